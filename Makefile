@@ -1,0 +1,95 @@
+# Tributary: `make run` serves the app, `make test` checks everything. Both install what a
+# fresh Debian machine lacks (PostgreSQL, Chromium, the Playwright driver, npm packages).
+SHELL := /bin/bash
+export GOTOOLCHAIN := local
+export GOFLAGS := -buildvcs=false
+
+ROOT        := $(CURDIR)
+CACHE       := $(ROOT)/.cache
+PW_VERSION   = $(shell sed -n 's/^const playwrightCliVersion = "\(.*\)"/\1/p' $$(go list -m -f '{{.Dir}}' github.com/playwright-community/playwright-go)/run.go)
+PW_DRIVER   := $(CACHE)/playwright-driver
+CHROMIUM    ?= /usr/bin/chromium
+VENDOR_JS   := static/js/vendor/htmx.min.js static/js/vendor/sse.min.js
+BIN         := $(CACHE)/bin/tributary
+APT_UPDATED := $(CACHE)/.apt-updated
+
+export PLAYWRIGHT_DRIVER_PATH := $(PW_DRIVER)
+export TRIBUTARY_CHROMIUM := $(CHROMIUM)
+
+.PHONY: run stop test test-go test-e2e vet generate check-generated bench deps deps-postgres deps-browser build fuzz clean
+
+run: deps-postgres $(VENDOR_JS) ## Start the app on http://localhost:8080 (private PostgreSQL unless DATABASE_URL is set)
+	go run ./cmd/tributary serve
+
+stop: ## Stop this checkout's private PostgreSQL cluster
+	go run ./cmd/tributary cluster stop
+
+build: $(VENDOR_JS)
+	go build -o $(BIN) ./cmd/tributary
+
+test: deps-postgres deps-browser $(VENDOR_JS) vet check-generated test-go ## Everything CI runs
+
+vet:
+	go vet ./...
+
+# Unit, integration (real PostgreSQL) and browser tests (e2e/, Chromium via playwright-go),
+# with a short fuzz run of the cursor and URL parsers.
+test-go:
+	go test -race -count=1 ./...
+	go test -run '^$$' -fuzz '^FuzzCanonicalize$$' -fuzztime 10s .
+
+generate: ## Regenerate templ and sqlc output
+	go tool templ generate -log-level warn
+	CGO_ENABLED=0 go tool -modfile=tools.mod sqlc generate
+
+# Generated code is committed; fail when it differs from what the generators produce now.
+check-generated: generate
+	@if [ -n "$$(git status --porcelain -- views db/internal/dbq)" ]; then \
+		echo "generated code is stale: run 'make generate' and commit the result:"; \
+		git status --porcelain -- views db/internal/dbq; exit 1; fi
+
+bench: build
+	go run ./cmd/tributary bench
+
+deps: deps-postgres deps-browser $(VENDOR_JS)
+
+# PostgreSQL server binaries: installed from Debian when missing and running as root.
+deps-postgres:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing PostgreSQL server (apt-get install postgresql)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+		else \
+			echo "PostgreSQL server binaries are missing: run 'sudo apt-get install postgresql' or set DATABASE_URL"; exit 1; \
+		fi; fi
+
+# Chromium from Debian and the Playwright driver (playwright-core from npm at exactly the
+# version playwright-go pins), never a browser download.
+deps-browser: $(PW_DRIVER)/package/cli.js
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing Chromium (apt-get install chromium)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		else \
+			echo "Chromium is missing: run 'sudo apt-get install chromium'"; exit 1; \
+		fi; fi
+
+$(PW_DRIVER)/package/cli.js: go.mod
+	@command -v node >/dev/null || { echo "node is required for the Playwright driver (apt-get install nodejs)"; exit 1; }
+	rm -rf $(PW_DRIVER) && mkdir -p $(PW_DRIVER)
+	cd $(PW_DRIVER) && npm pack --silent playwright-core@$(PW_VERSION) >/dev/null && tar xzf playwright-core-$(PW_VERSION).tgz && rm playwright-core-$(PW_VERSION).tgz
+	ln -sf $$(command -v node) $(PW_DRIVER)/node
+	touch $@
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund --silent
+	touch $@
+
+static/js/vendor/htmx.min.js: node_modules/.package-lock.json
+	mkdir -p static/js/vendor && cp node_modules/htmx.org/dist/htmx.min.js $@
+
+static/js/vendor/sse.min.js: node_modules/.package-lock.json
+	mkdir -p static/js/vendor && cp node_modules/htmx-ext-sse/dist/sse.min.js $@
+
+clean:
+	rm -rf $(CACHE) node_modules static/js/vendor

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"tributary/db"
+)
+
+// seedDemoPassword is every seeded user's password.
+const seedDemoPassword = "tributary"
+
+const seedHelp = `Usage: tributary seed [flags]
+
+Fills an empty database with a world for demos and benchmarks. The same flags give
+byte-identical data; --seed picks another, equally plausible world.
+
+  users    notability (external followers) is lognormal: median ~500, a tail into the
+           100k-1M range. 2.5 %% are VIP, mostly the notable ones. The demo logins come
+           first: ada (VIP), grace (follows ~650 people), alan and vera. Every seeded
+           user's password is %q, so any handle can log in.
+  follows  power law: most people follow 5-200, a few ~2,000; VIPs and notable, active
+           people collect most followers.
+  posts    the 180 days before --end, denser recently and in the UTC afternoon and
+           evening, quieter at night and on weekends. arXiv (abs, pdf, versions), Hugging
+           Face models, datasets and spaces, GitHub repositories (also /tree/main/...),
+           OpenReview, DOIs and publisher pages, blogs, and tweets
+           (https://x.com/<handle>/status/<id>) linking a paper with a preview image.
+           Resources have Zipf-like popularity: most are shared once, popular papers by
+           dozens to hundreds of people. Titles, comments and tags come from word lists;
+           some posts carry a /preview/<key>.svg image. Every post is in its author's
+           public posts feed, derived exactly as the app derives shares.
+  events   card_seen (type 7): followers seeing what their followees shared, minutes to
+           days after the share, with lognormal dwell (median 1.4 s); 12 per post unless
+           --events says otherwise.
+
+The benchmark dataset: tributary seed --users 50000 --posts 400000
+
+Flags:
+`
+
+func cmdSeed(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "seed", "seed [flags]")
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, seedHelp, seedDemoPassword)
+		fs.PrintDefaults()
+	}
+	var dbf dbFlags
+	dbf.register(fs, e)
+	users := fs.Int("users", 3000, "number of users (at least 10)")
+	posts := fs.Int("posts", 20000, "number of posts")
+	events := fs.Int("events", 0, "number of card_seen events (0: 12 per post)")
+	seed := fs.Int64("seed", 1, "random seed")
+	endFlag := fs.String("end", "", "end of the seeded period, RFC 3339 or YYYY-MM-DD (default: start of the current UTC day)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("seed: unexpected argument %q", fs.Arg(0))
+	}
+	end, err := parseSeedEnd(*endFlag, time.Now())
+	if err != nil {
+		return err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(seedDemoPassword), bcrypt.DefaultCost)
+	if err != nil {
+		return fmt.Errorf("seed: hash demo password: %w", err)
+	}
+	pool, err := dbf.open(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+
+	started := time.Now()
+	p := newSeedProgress(e.stderr)
+	res, err := db.NewStore(pool).Seed(ctx, db.SeedConfig{
+		Users: *users, Posts: *posts, Events: *events, Seed: *seed, End: end,
+		Progress: p.report, DemoPasswordHash: string(hash), DemoPassword: seedDemoPassword,
+	})
+	p.stop()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Seeded in %.1fs (data up to %s): %d users, %d follows, %d posts, %d anchors, %d events.\n",
+		time.Since(started).Seconds(), end.Format(time.RFC3339), res.Users, res.Follows, res.Posts, res.Anchors, res.Events)
+	fmt.Fprintf(e.stdout, "Demo logins (password %q):\n", seedDemoPassword)
+	for _, l := range res.Logins {
+		fmt.Fprintf(e.stdout, "  %-6s %s\n", l.Handle, l.Note)
+	}
+	fmt.Fprintln(e.stdout, res.Note)
+	return nil
+}
+
+// parseSeedEnd reads --end; empty means the start of now's UTC day.
+func parseSeedEnd(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return now.UTC().Truncate(24 * time.Hour), nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("seed: --end %q is neither RFC 3339 (2025-06-01T00:00:00Z) nor a date (2025-06-01)", s)
+}
+
+// seedProgress shows Seed's stages on stderr: a redrawn bar on a terminal, otherwise
+// one line per finished stage (logs stay readable).
+type seedProgress struct {
+	w          io.Writer
+	tty        bool
+	stage      string
+	stageStart time.Time
+	drawn      time.Time
+	finished   string // the last stage that reached its total
+}
+
+func newSeedProgress(w io.Writer) *seedProgress {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	return &seedProgress{w: w, tty: tty}
+}
+
+func (p *seedProgress) report(stage string, done, total int) {
+	now := time.Now()
+	if stage == p.finished {
+		return
+	}
+	if stage != p.stage {
+		p.stage, p.stageStart = stage, now
+	}
+	finished := done >= total
+	if p.tty && (finished || now.Sub(p.drawn) >= 100*time.Millisecond) {
+		p.drawn = now
+		const width = 30
+		filled := width
+		if total > 0 {
+			filled = width * done / total
+		}
+		fmt.Fprintf(p.w, "\r%-10s [%s%s] %10d/%d", stage, strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total)
+	}
+	if finished {
+		secs := now.Sub(p.stageStart).Seconds()
+		if p.tty {
+			fmt.Fprintf(p.w, " %6.1fs\n", secs)
+		} else {
+			fmt.Fprintf(p.w, "seed: %-10s %10d done in %.1fs\n", stage, total, secs)
+		}
+		p.stage, p.finished = "", stage
+	}
+}
+
+// stop ends an unfinished bar's line, so what follows starts on a fresh line.
+func (p *seedProgress) stop() {
+	if p.tty && p.stage != "" {
+		fmt.Fprintln(p.w)
+	}
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"tributary/db"
+	"tributary/feed"
+	"tributary/jobs"
+	"tributary/web"
+)
+
+func cmdServe(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "serve", "serve [flags]")
+	var dbf dbFlags
+	dbf.register(fs, e)
+	addr := fs.String("addr", e.envOr("TRIBUTARY_ADDR", ":8080"), "listen address (env TRIBUTARY_ADDR)")
+	demo := fs.Bool("demo", false, "load the demo dataset when the database has no users")
+	logLevel := fs.String("log-level", e.envOr("TRIBUTARY_LOG_LEVEL", "info"), "debug, info, warn or error (env TRIBUTARY_LOG_LEVEL)")
+	refreshEvery := fs.Duration("snapshot-every", envDuration(e, "TRIBUTARY_SNAPSHOT_EVERY", time.Hour), "how often the feed snapshot is rebuilt (env TRIBUTARY_SNAPSHOT_EVERY)")
+	secure := fs.Bool("secure-cookie", e.getenv("TRIBUTARY_SECURE_COOKIE") == "1", "mark the session cookie Secure (serve behind HTTPS; env TRIBUTARY_SECURE_COOKIE=1)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("serve: --log-level: %w", err)
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+
+	pool, err := dbf.open(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	store := db.NewStore(pool)
+	if *demo {
+		if err := loadDemo(ctx, e, store); err != nil {
+			return err
+		}
+	}
+
+	feeds := feed.New(store, feed.DefaultConfig(), time.Now)
+	srv := web.NewServer(web.Config{Store: store, Feed: feeds, Log: log, SecureCookie: *secure})
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobsDone := make(chan struct{})
+	go func() {
+		defer close(jobsDone)
+		jobs.Run(ctx, log,
+			jobs.Job{Name: "snapshot-refresh", Every: *refreshEvery, Jitter: 0.05, RunAtStart: true,
+				Run: func(ctx context.Context) (string, error) {
+					res, err := store.RefreshSnapshot(ctx, time.Now())
+					if res.Skipped {
+						return "skipped: another instance holds the lock", err
+					}
+					return fmt.Sprintf("%d rows in %s", res.Rows, res.Duration.Round(time.Millisecond)), err
+				}},
+			jobs.Job{Name: "session-cleanup", Every: time.Hour, Jitter: 0.1,
+				Run: func(ctx context.Context) (string, error) {
+					n, err := store.DeleteExpiredSessions(ctx)
+					return fmt.Sprintf("%d expired sessions deleted", n), err
+				}})
+	}()
+
+	log.Info("serving", "url", "http://"+displayAddr(ln.Addr().String()))
+	errc := make(chan error, 1)
+	go func() { errc <- httpSrv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	err = httpSrv.Shutdown(shutdownCtx)
+	cancel()
+	<-jobsDone
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: shutdown: %w", err)
+	}
+	return nil
+}
+
+// displayAddr turns ":8080" or "[::]:8080" into "localhost:8080" for the log line.
+func displayAddr(a string) string {
+	if strings.HasPrefix(a, "[::]:") || strings.HasPrefix(a, "0.0.0.0:") || strings.HasPrefix(a, ":") {
+		return "localhost:" + a[strings.LastIndex(a, ":")+1:]
+	}
+	return a
+}
+
+func loadDemo(ctx context.Context, e *env, store *db.Store) error { return nil }
+
+// envDuration reads a duration from the environment, or def.
+func envDuration(e *env, key string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(e.getenv(key)); err == nil && d > 0 {
+		return d
+	}
+	return def
+}

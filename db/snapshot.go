@@ -1,0 +1,168 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"tributary"
+	"tributary/db/internal/dbq"
+)
+
+// SnapshotWindow is how far back the snapshot covers anchors.
+const SnapshotWindow = 180 * 24 * time.Hour
+
+// snapshotLockKey guards the refresh so that one of many instances runs it.
+const snapshotLockKey = 0x7472_6962 // "trib"
+
+// RefreshResult reports one snapshot refresh.
+type RefreshResult struct {
+	Rows     int
+	Duration time.Duration
+	Skipped  bool // another instance holds the refresh lock
+}
+
+var snapshotColumns = []string{"anchor_id", "url", "canonical_url", "anchor_url", "rep_post_id", "title", "kind",
+	"host", "date", "score", "sci_score", "total_share", "primary_user_id", "sharer_user_ids", "public_sharer_ids",
+	"any_vip_sharer", "sharers", "images", "image_count", "url_count", "tags", "public_date", "primary_vip",
+	"primary_notability", "refreshed_at"}
+
+// snapshotRow turns a rollup into a snapshot row with its viewer-agnostic score.
+func snapshotRow(r dbq.AnchorRollup, w tributary.Weights, now time.Time) []any {
+	base := w.Score(rollupInputs(r), now).Base()
+	return []any{r.AnchorID, r.Url, r.CanonicalUrl, r.AnchorUrl, r.RepPostID, r.Title, r.Kind, r.Host, r.Date,
+		base, r.SciScore, r.TotalShare, r.PrimaryUserID, r.SharerUserIds, r.PublicSharerIds, r.AnyVipSharer,
+		r.Sharers, r.Images, r.ImageCount, r.UrlCount, r.Tags, r.PublicDate, r.PrimaryVip, r.PrimaryNotability, now}
+}
+
+func rollupInputs(r dbq.AnchorRollup) tributary.ScoreInputs {
+	return tributary.ScoreInputs{SciScore: int(r.SciScore), Date: r.Date, TotalShare: int(r.TotalShare),
+		PrimaryVIP: r.PrimaryVip, PrimaryNotability: r.PrimaryNotability, HasImage: r.ImageCount > 0}
+}
+
+// RefreshSnapshot rebuilds feed_snapshot off to the side and swaps it in in one
+// transaction, so readers see the old or the new snapshot, never a partial one. Only one
+// instance refreshes at a time (pg_try_advisory_lock); the others skip.
+func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResult, error) {
+	start := time.Now()
+	conn, err := s.Pool.Acquire(ctx)
+	if err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: %w", err)
+	}
+	defer conn.Release()
+	var locked bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", snapshotLockKey).Scan(&locked); err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh lock: %w", err)
+	}
+	if !locked {
+		return RefreshResult{Skipped: true}, nil
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", snapshotLockKey)
+
+	if _, err := conn.Exec(ctx, `DROP TABLE IF EXISTS feed_snapshot_next;
+		CREATE TABLE feed_snapshot_next (LIKE feed_snapshot INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`); err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: create next: %w", err)
+	}
+	rollups, err := dbq.New(conn).RollupSince(ctx, now.Add(-SnapshotWindow))
+	if err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: rollup: %w", err)
+	}
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{"feed_snapshot_next"}, snapshotColumns,
+		pgx.CopyFromSlice(len(rollups), func(i int) ([]any, error) { return snapshotRow(rollups[i], s.Weights, now), nil }))
+	if err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: copy: %w", err)
+	}
+	// Indexes are built after the load (faster than maintaining them row by row).
+	if _, err := conn.Exec(ctx, `ALTER TABLE feed_snapshot_next ADD CONSTRAINT feed_snapshot_next_pkey PRIMARY KEY (anchor_id);
+		CREATE INDEX feed_snapshot_next_sharers_idx ON feed_snapshot_next USING gin (sharer_user_ids);
+		CREATE INDEX feed_snapshot_next_vip_score_idx ON feed_snapshot_next (score DESC) WHERE any_vip_sharer;
+		ANALYZE feed_snapshot_next`); err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: index: %w", err)
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: begin swap: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `LOCK TABLE feed_snapshot IN ACCESS EXCLUSIVE MODE;
+		ALTER TABLE feed_snapshot RENAME TO feed_snapshot_old;
+		ALTER TABLE feed_snapshot_next RENAME TO feed_snapshot;
+		DROP TABLE feed_snapshot_old;
+		ALTER INDEX feed_snapshot_next_pkey RENAME TO feed_snapshot_pkey;
+		ALTER INDEX feed_snapshot_next_sharers_idx RENAME TO feed_snapshot_sharers_idx;
+		ALTER INDEX feed_snapshot_next_vip_score_idx RENAME TO feed_snapshot_vip_score_idx`); err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: swap: %w", err)
+	}
+	dur := time.Since(start)
+	if err := dbq.New(tx).SetSnapshotMeta(ctx, dbq.SetSnapshotMetaParams{RefreshedAt: now, Rows: int32(n),
+		DurationMs: int32(dur.Milliseconds())}); err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: meta: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: commit swap: %w", err)
+	}
+	// Shares written while the new snapshot was built went into the old one: redo them.
+	recent, err := s.q.AnchorsPostedSince(ctx, now.Add(-5*time.Minute))
+	if err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: catch up: %w", err)
+	}
+	if err := s.RefreshAnchors(ctx, recent, now); err != nil {
+		return RefreshResult{}, err
+	}
+	return RefreshResult{Rows: int(n), Duration: time.Since(start)}, nil
+}
+
+// RefreshAnchors recomputes the snapshot rows of some anchors right away (after a share,
+// a deletion or an access change), so the snapshot path never lags the primary tables.
+func (s *Store) RefreshAnchors(ctx context.Context, anchorIDs []int64, now time.Time) error {
+	if len(anchorIDs) == 0 {
+		return nil
+	}
+	tx, err := s.Pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("db: refresh anchors: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	q := s.q.WithTx(tx)
+	rollups, err := q.RollupByAnchors(ctx, anchorIDs)
+	if err != nil {
+		return fmt.Errorf("db: refresh anchors: rollup: %w", err)
+	}
+	if err := q.DeleteSnapshotRows(ctx, anchorIDs); err != nil {
+		return fmt.Errorf("db: refresh anchors: delete: %w", err)
+	}
+	rows := make([][]any, 0, len(rollups))
+	for _, r := range rollups {
+		if r.Date.After(now.Add(-SnapshotWindow)) {
+			rows = append(rows, snapshotRow(r, s.Weights, now))
+		}
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"feed_snapshot"}, snapshotColumns, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("db: refresh anchors: insert: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("db: refresh anchors: commit: %w", err)
+	}
+	return nil
+}
+
+// SnapshotState says when the snapshot was last rebuilt and how many rows it had.
+type SnapshotState struct {
+	RefreshedAt time.Time
+	Rows        int
+}
+
+// Snapshot returns the snapshot's state; ok is false before the first refresh.
+func (s *Store) Snapshot(ctx context.Context) (st SnapshotState, ok bool, err error) {
+	m, err := s.q.SnapshotMeta(ctx)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return SnapshotState{}, false, nil
+	}
+	if err != nil {
+		return SnapshotState{}, false, fmt.Errorf("db: snapshot meta: %w", err)
+	}
+	return SnapshotState{RefreshedAt: m.RefreshedAt, Rows: int(m.Rows)}, true, nil
+}

@@ -1,0 +1,227 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tributary"
+	"tributary/db/internal/dbq"
+)
+
+// Store reads and writes Tributary's primary tables and returns domain types; the
+// sqlc-generated types stay inside this package.
+type Store struct {
+	Pool *pgxpool.Pool
+	// Weights score snapshot rows; the feed service reads the same ones.
+	Weights tributary.Weights
+	q       *dbq.Queries
+}
+
+// NewStore wraps a pool, scoring with the default weights.
+func NewStore(pool *pgxpool.Pool) *Store {
+	return &Store{Pool: pool, Weights: tributary.DefaultWeights, q: dbq.New(pool)}
+}
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.Pool.Ping(ctx) }
+
+// inTx runs fn in one transaction, committed only when fn succeeds.
+func (s *Store) inTx(ctx context.Context, fn func(q *dbq.Queries) error) error {
+	tx, err := s.Pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("db: begin: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	if err := fn(s.q.WithTx(tx)); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("db: commit: %w", err)
+	}
+	return nil
+}
+
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+// NewUser is an account to create; PasswordHash is already hashed.
+type NewUser struct {
+	Handle       string
+	DisplayName  string
+	PasswordHash string
+	VIP          bool
+	Notability   int64
+	CreatedAt    time.Time
+}
+
+// CreateUser creates an account with its posts feed. A taken handle is an EConflict.
+func (s *Store) CreateUser(ctx context.Context, nu NewUser) (tributary.User, error) {
+	var u dbq.User
+	err := s.inTx(ctx, func(q *dbq.Queries) error {
+		var err error
+		u, err = q.CreateUser(ctx, dbq.CreateUserParams{
+			Handle: nu.Handle, DisplayName: nu.DisplayName, PasswordHash: nu.PasswordHash,
+			Vip: nu.VIP, Notability: nu.Notability, CreatedAt: nu.CreatedAt,
+		})
+		if isUniqueViolation(err) {
+			return tributary.Errorf(tributary.EConflict, "Handle %q is taken.", nu.Handle)
+		} else if err != nil {
+			return fmt.Errorf("db: create user: %w", err)
+		}
+		if _, err := q.CreatePostsFeed(ctx, u.ID); err != nil {
+			return fmt.Errorf("db: create posts feed: %w", err)
+		}
+		return nil
+	})
+	return userOf(u), err
+}
+
+// UserByHandle finds a user by handle (case-insensitive); a missing one is ENotFound.
+func (s *Store) UserByHandle(ctx context.Context, handle string) (tributary.User, error) {
+	u, err := s.q.UserByHandle(ctx, handle)
+	return userOf(u), notFound(err, "No user @%s.", handle)
+}
+
+// Credentials returns the user and their password hash, for logging in.
+func (s *Store) Credentials(ctx context.Context, handle string) (tributary.User, string, error) {
+	u, err := s.q.UserByHandle(ctx, handle)
+	return userOf(u), u.PasswordHash, notFound(err, "No user @%s.", handle)
+}
+
+// UserByID finds a user by id.
+func (s *Store) UserByID(ctx context.Context, id int64) (tributary.User, error) {
+	u, err := s.q.UserByID(ctx, id)
+	return userOf(u), notFound(err, "No such user.")
+}
+
+// UserStats counts what a profile shows.
+type UserStats struct{ Following, Followers, Posts int64 }
+
+// Stats counts a user's followees, followers and posts.
+func (s *Store) Stats(ctx context.Context, userID int64) (UserStats, error) {
+	r, err := s.q.UserStats(ctx, userID)
+	if err != nil {
+		return UserStats{}, fmt.Errorf("db: user stats: %w", err)
+	}
+	return UserStats{Following: r.Following, Followers: r.Followers, Posts: r.Posts}, nil
+}
+
+func notFound(err error, format string, args ...any) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return tributary.Errorf(tributary.ENotFound, format, args...)
+	}
+	if err != nil {
+		return fmt.Errorf("db: %w", err)
+	}
+	return nil
+}
+
+func userOf(u dbq.User) tributary.User {
+	return tributary.User{ID: u.ID, Handle: u.Handle, DisplayName: u.DisplayName, VIP: u.Vip,
+		Notability: u.Notability, Private: u.IsPrivate, CreatedAt: u.CreatedAt}
+}
+
+// Follow makes follower follow followed. Following yourself is EInvalid; following twice is a no-op.
+func (s *Store) Follow(ctx context.Context, follower, followed int64) error {
+	if follower == followed {
+		return tributary.Errorf(tributary.EInvalid, "You cannot follow yourself.")
+	}
+	err := s.q.Follow(ctx, dbq.FollowParams{FollowerID: follower, FollowedID: followed, State: "active"})
+	if err != nil {
+		return fmt.Errorf("db: follow: %w", err)
+	}
+	return nil
+}
+
+// Unfollow stops following; unfollowing someone you don't follow is a no-op.
+func (s *Store) Unfollow(ctx context.Context, follower, followed int64) error {
+	if err := s.q.Unfollow(ctx, dbq.UnfollowParams{FollowerID: follower, FollowedID: followed}); err != nil {
+		return fmt.Errorf("db: unfollow: %w", err)
+	}
+	return nil
+}
+
+// Follows reports whether follower actively follows followed.
+func (s *Store) Follows(ctx context.Context, follower, followed int64) (bool, error) {
+	st, err := s.q.FollowState(ctx, dbq.FollowStateParams{FollowerID: follower, FollowedID: followed})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("db: follow state: %w", err)
+	}
+	return st == "active", nil
+}
+
+// CreatePost stores a prepared share in its author's posts feed. It returns the new post's
+// id, or 0 when the same share (author, canonical URL, time) exists already.
+func (s *Store) CreatePost(ctx context.Context, p tributary.Prepared) (int64, error) {
+	var id, anchorID int64
+	err := s.inTx(ctx, func(q *dbq.Queries) error {
+		var err error
+		id, anchorID, err = insertPost(ctx, q, p)
+		return err
+	})
+	if err != nil || id == 0 {
+		return id, err
+	}
+	// The share shows in ranked feeds at once, not at the next snapshot refresh.
+	return id, s.RefreshAnchors(ctx, []int64{anchorID}, p.CreatedAt)
+}
+
+// insertPost stores a share and returns its id and anchor id; id 0 means the share existed.
+func insertPost(ctx context.Context, q *dbq.Queries, p tributary.Prepared) (id, anchorID int64, err error) {
+	anchorID, err = q.UpsertAnchor(ctx, dbq.UpsertAnchorParams{Url: p.AnchorURL, Kind: string(p.AnchorKind)})
+	if err != nil {
+		return 0, 0, fmt.Errorf("db: anchor: %w", err)
+	}
+	feedID, err := q.PostsFeedOf(ctx, p.AuthorID)
+	if err != nil {
+		return 0, 0, fmt.Errorf("db: posts feed of %d: %w", p.AuthorID, err)
+	}
+	links, err := json.Marshal(nonNil(p.Links))
+	if err != nil {
+		return 0, 0, fmt.Errorf("db: links: %w", err)
+	}
+	id, err = q.InsertPost(ctx, dbq.InsertPostParams{
+		AuthorID: p.AuthorID, AnchorID: anchorID, Url: p.NewPost.URL, Title: p.Title, Body: p.Body,
+		CanonicalUrl: p.CanonicalURL, AnchorUrl: p.AnchorURL, Kind: string(p.Kind), Host: p.Host,
+		LinkHosts: p.LinkHosts, LinkedUrls: links, ImageCount: int32(p.ImageCount),
+		UrlCount: int32(p.URLCount), SciScore: int16(p.SciScore), Tags: p.Tags, CreatedAt: p.CreatedAt,
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, anchorID, nil // the same share exists: ON CONFLICT DO NOTHING returned no row
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("db: insert post: %w", err)
+	}
+	if err := q.InsertFeedPost(ctx, dbq.InsertFeedPostParams{FeedID: feedID, PostID: id, TimeOrd: p.CreatedAt}); err != nil {
+		return 0, 0, fmt.Errorf("db: insert feed post: %w", err)
+	}
+	return id, anchorID, nil
+}
+
+func nonNil(l []tributary.Link) []tributary.Link {
+	if l == nil {
+		return []tributary.Link{}
+	}
+	return l
+}
+
+// DeleteExpiredSessions removes sessions past their expiry.
+func (s *Store) DeleteExpiredSessions(ctx context.Context) (int64, error) {
+	n, err := s.q.DeleteExpiredSessions(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("db: delete expired sessions: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,86 @@
+package tributary
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func items(authors ...int64) []Item {
+	out := make([]Item, len(authors))
+	for i, a := range authors {
+		out[i] = Item{ID: int64(i + 1), Score: 100 - float64(i)*0.2, PrimaryUser: UserRef{ID: a}}
+	}
+	return out
+}
+
+func ids(in []Item) []int64 {
+	out := make([]int64, len(in))
+	for i, it := range in {
+		out[i] = it.ID
+	}
+	return out
+}
+
+func TestDiversifyKeepsEverything(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := range 60 {
+		authors := make([]int64, n)
+		for i := range authors {
+			authors[i] = r.Int64N(4)
+		}
+		in := items(authors...)
+		out := DefaultDiversity.Diversify(in)
+		got, want := ids(out), ids(in)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("n=%d: diversified ids %v are not a permutation of %v", n, got, want)
+		}
+	}
+}
+
+func TestDiversifySpacesSameAuthor(t *testing.T) {
+	// Author 1 holds the top five; others follow close behind.
+	in := items(1, 1, 1, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
+	out := DefaultDiversity.Diversify(in)
+	// Once the other authors run out, author 1's rest must follow each other: only the
+	// first 17 slots can alternate.
+	for i := 1; i < 17; i++ {
+		if out[i].PrimaryUser.ID == out[i-1].PrimaryUser.ID {
+			t.Fatalf("items %d and %d share author %d: %v", i-1, i, out[i].PrimaryUser.ID, ids(out))
+		}
+	}
+	if out[0].ID != 1 {
+		t.Fatalf("the best item moved: first is %d", out[0].ID)
+	}
+	pos := []int{}
+	for i, it := range out {
+		if it.PrimaryUser.ID == 1 {
+			pos = append(pos, i)
+		}
+	}
+	if pos[1]-pos[0] < 5 {
+		t.Fatalf("author 1's second item comes %d slots after the first, want several: %v", pos[1]-pos[0], pos)
+	}
+}
+
+func TestDiversifyDeterministic(t *testing.T) {
+	in := items(1, 2, 1, 1, 3, 2, 2, 4, 1, 5)
+	a := fmt.Sprint(ids(DefaultDiversity.Diversify(in)))
+	for range 20 {
+		if b := fmt.Sprint(ids(DefaultDiversity.Diversify(in))); a != b {
+			t.Fatalf("two runs differ: %s vs %s", a, b)
+		}
+	}
+}
+
+func TestDiversifyQueueCap(t *testing.T) {
+	d := DefaultDiversity
+	d.Queue = 3
+	in := items(1, 1, 1, 2, 2)
+	out := d.Diversify(in)
+	if got := ids(out[3:]); !slices.Equal(got, []int64{4, 5}) {
+		t.Fatalf("items past the queue cap moved: %v", ids(out))
+	}
+}

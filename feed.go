@@ -1,0 +1,163 @@
+package tributary
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Sharer is one person who shared an item, as the sharer stack shows them.
+type Sharer struct {
+	UserRef
+	At       time.Time `json:"at"`
+	Followed bool      `json:"followed,omitempty"` // the viewer follows them
+}
+
+// Item is one feed entry: an anchor with its representative post. Every read path
+// (cache, snapshot, live) produces this one schema.
+type Item struct {
+	ID           int64      `json:"id"` // the anchor id: stable across paths and refreshes
+	URL          string     `json:"url"`
+	CanonicalURL string     `json:"canonical_url"`
+	AnchorURL    string     `json:"anchor_url"`
+	Title        string     `json:"title"`
+	Kind         Kind       `json:"kind"`
+	Host         string     `json:"host"`
+	Date         time.Time  `json:"date"`
+	Score        float64    `json:"score"`
+	ScoreParts   ScoreParts `json:"score_parts"`
+	PrimaryUser  UserRef    `json:"primary_user"`
+	Sharers      []Sharer   `json:"sharers"`
+	ShareCount   int        `json:"share_count"`
+	AlreadySeen  bool       `json:"already_seen"`
+	Images       []string   `json:"images"`
+	Tags         []string   `json:"tags"`
+	RepPostID    int64      `json:"rep_post_id"`
+	// Inputs kept for re-scoring and access checks; not part of the API.
+	SharerIDs []int64 `json:"-"`
+}
+
+// Paths that can serve a timeline.
+const (
+	PathCache    = "cache"
+	PathSnapshot = "snapshot"
+	PathLive     = "live"
+)
+
+// Timeline is one page of a feed: the JSON API's envelope.
+type Timeline struct {
+	Items      []Item `json:"items"`
+	NextCursor string `json:"next_cursor"`
+	Path       string `json:"path"`
+	Fencepost  string `json:"fencepost"`
+}
+
+// Feed query limits.
+const (
+	DefaultLimit = 20
+	MaxLimit     = 100
+)
+
+// FeedQuery is a validated timeline request.
+type FeedQuery struct {
+	Limit       int
+	Cursor      string
+	Source      Kind // "" for every kind
+	Tag         string
+	Since       time.Time // zero: unbounded
+	Until       time.Time // zero: unbounded
+	IncludeSeen bool
+}
+
+// ParseFeedQuery validates timeline parameters; errors name the parameter at fault.
+func ParseFeedQuery(v url.Values) (FeedQuery, error) {
+	q := FeedQuery{Limit: DefaultLimit, Cursor: v.Get("cursor")}
+	if s := v.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return q, FieldErrorf("limit", "Parameter 'limit' must be a whole number, got %q.", s)
+		}
+		if n < 1 || n > MaxLimit {
+			return q, FieldErrorf("limit", "Parameter 'limit' must be between 1 and %d, got %d.", MaxLimit, n)
+		}
+		q.Limit = n
+	}
+	if s := v.Get("source"); s != "" {
+		k, ok := ParseKind(s)
+		if !ok {
+			return q, FieldErrorf("source", "Parameter 'source' must be one of %s, got %q.", kindList(), s)
+		}
+		q.Source = k
+	}
+	if s := strings.TrimSpace(v.Get("tag")); s != "" {
+		tags, err := NormalizeTags([]string{s})
+		if err != nil || len(tags) != 1 {
+			return q, FieldErrorf("tag", "Parameter 'tag' is not a valid tag: %q.", s)
+		}
+		q.Tag = tags[0]
+	}
+	var err error
+	if q.Since, err = parseDateParam(v, "since"); err != nil {
+		return q, err
+	}
+	if q.Until, err = parseDateParam(v, "until"); err != nil {
+		return q, err
+	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
+		return q, FieldErrorf("since", "Parameter 'since' must be before 'until'.")
+	}
+	switch s := v.Get("include_seen"); s {
+	case "", "0", "false":
+	case "1", "true":
+		q.IncludeSeen = true
+	default:
+		return q, FieldErrorf("include_seen", "Parameter 'include_seen' must be true or false, got %q.", s)
+	}
+	return q, nil
+}
+
+func kindList() string {
+	s := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}
+
+// parseDateParam accepts RFC 3339 or a plain date (midnight UTC).
+func parseDateParam(v url.Values, name string) (time.Time, error) {
+	s := v.Get(name)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, FieldErrorf(name, "Parameter '%s' must be a date like 2026-01-02 or 2026-01-02T15:04:05Z, got %q.", name, s)
+}
+
+// Signature is the canonical form of the query's filters (without the cursor): the key of
+// the anonymous cache and of fence templates, the same however the URL spelled them.
+func (q FeedQuery) Signature() string {
+	var b strings.Builder
+	b.WriteString("limit=" + strconv.Itoa(q.Limit))
+	if q.Source != "" {
+		b.WriteString("&source=" + string(q.Source))
+	}
+	if q.Tag != "" {
+		b.WriteString("&tag=" + url.QueryEscape(q.Tag))
+	}
+	if !q.Since.IsZero() {
+		b.WriteString("&since=" + q.Since.Format(time.RFC3339Nano))
+	}
+	if !q.Until.IsZero() {
+		b.WriteString("&until=" + q.Until.Format(time.RFC3339Nano))
+	}
+	if q.IncludeSeen {
+		b.WriteString("&include_seen=1")
+	}
+	return b.String()
+}

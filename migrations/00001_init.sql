@@ -1,0 +1,277 @@
+-- +goose Up
+-- The whole domain of DESIGN.md, so later work extends rather than rewrites it.
+
+CREATE TABLE users (
+    id            bigserial PRIMARY KEY,
+    handle        text        NOT NULL,
+    display_name  text        NOT NULL,
+    password_hash text        NOT NULL DEFAULT '',
+    vip           boolean     NOT NULL DEFAULT false,
+    -- External follower count; feeds the notability term of the score.
+    notability    bigint      NOT NULL DEFAULT 0,
+    is_private    boolean     NOT NULL DEFAULT false,
+    created_at    timestamptz NOT NULL DEFAULT now()
+);
+-- Handles are case-insensitive: "Ada" and "ada" are the same person.
+CREATE UNIQUE INDEX users_handle_key ON users (lower(handle));
+-- Anonymous front page: the followed set is the VIP users.
+CREATE INDEX users_vip_idx ON users (id) WHERE vip;
+
+-- follower follows followed. A follow of a private account is 'pending' until approved.
+CREATE TABLE follows (
+    follower_id bigint      NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    followed_id bigint      NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    state       text        NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'pending')),
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (follower_id, followed_id),
+    CHECK (follower_id <> followed_id)
+);
+CREATE INDEX follows_followed_idx ON follows (followed_id, follower_id);
+
+-- A banned user no longer reads the banner's protected feeds (seed 003).
+CREATE TABLE bans (
+    user_id    bigint      NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    banned_id  bigint      NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (user_id, banned_id)
+);
+CREATE INDEX bans_banned_idx ON bans (banned_id, user_id);
+
+-- Feeds (seed 003): base feeds hold posts and carry read access; filter and aggregator
+-- feeds are derived per user.
+CREATE TABLE feeds (
+    id         bigserial PRIMARY KEY,
+    kind       text        NOT NULL CHECK (kind IN ('posts', 'group', 'directs',
+                               'comments', 'likes', 'tag', 'mention', 'home')),
+    owner_id   bigint      NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    name       text        NOT NULL DEFAULT '',
+    access     text        NOT NULL DEFAULT 'public' CHECK (access IN ('public', 'protected', 'private')),
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+-- One posts feed per user; groups and filter feeds are told apart by name.
+CREATE UNIQUE INDEX feeds_owner_kind_name_key ON feeds (owner_id, kind, name);
+
+-- The explicit reader set of a private feed.
+CREATE TABLE feed_readers (
+    feed_id bigint NOT NULL REFERENCES feeds (id) ON DELETE CASCADE,
+    user_id bigint NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    PRIMARY KEY (feed_id, user_id)
+);
+CREATE INDEX feed_readers_user_idx ON feed_readers (user_id, feed_id);
+
+-- Anchors: the resource posts are about. Feed items are anchors; their ids are the
+-- stable item ids of every feed.
+CREATE TABLE anchors (
+    id   bigserial PRIMARY KEY,
+    url  text NOT NULL UNIQUE,
+    -- What the resource is (arxiv, github, ...): the feed's source/category filter.
+    kind text NOT NULL DEFAULT 'web'
+);
+
+CREATE TABLE posts (
+    id            bigserial PRIMARY KEY,
+    author_id     bigint      NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    anchor_id     bigint      NOT NULL REFERENCES anchors (id),
+    url           text        NOT NULL,
+    title         text        NOT NULL DEFAULT '',
+    body          text        NOT NULL DEFAULT '',
+    canonical_url text        NOT NULL,
+    anchor_url    text        NOT NULL,
+    kind          text        NOT NULL,
+    host          text        NOT NULL,
+    link_hosts    text[]      NOT NULL DEFAULT '{}',
+    -- [{"url": "...", "image": "..."}]: URLs the post links, with preview images.
+    linked_urls   jsonb       NOT NULL DEFAULT '[]',
+    image_count   integer     NOT NULL DEFAULT 0,
+    url_count     integer     NOT NULL DEFAULT 1,
+    sci_score     smallint    NOT NULL DEFAULT 0,
+    tags          text[]      NOT NULL DEFAULT '{}',
+    -- Denormalized from the post's feeds (seed 003) so readers filter with one index.
+    is_public     boolean     NOT NULL DEFAULT true,
+    is_protected  boolean     NOT NULL DEFAULT false,
+    is_private    boolean     NOT NULL DEFAULT false,
+    created_at    timestamptz NOT NULL DEFAULT now(),
+    deleted_at    timestamptz
+);
+CREATE INDEX posts_author_created_idx ON posts (author_id, created_at DESC, id DESC);
+CREATE INDEX posts_anchor_idx ON posts (anchor_id, created_at DESC);
+CREATE INDEX posts_created_idx ON posts (created_at DESC, id DESC);
+CREATE INDEX posts_tags_idx ON posts USING gin (tags);
+-- Re-importing the same share is a no-op.
+CREATE UNIQUE INDEX posts_share_key ON posts (author_id, canonical_url, created_at);
+
+-- A post with what its card shows of the author; every post list reads through it.
+CREATE VIEW post_cards AS
+SELECT p.*, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
+  FROM posts p
+  JOIN users u ON u.id = p.author_id;
+
+-- Every post's destination feeds; ord comes from one global sequence (bumping, seed 003).
+CREATE SEQUENCE feed_posts_ord_seq;
+CREATE TABLE feed_posts (
+    feed_id  bigint      NOT NULL REFERENCES feeds (id) ON DELETE CASCADE,
+    post_id  bigint      NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
+    ord      bigint      NOT NULL DEFAULT nextval('feed_posts_ord_seq'),
+    time_ord timestamptz NOT NULL,
+    PRIMARY KEY (feed_id, post_id)
+);
+CREATE INDEX feed_posts_feed_ord_idx ON feed_posts (feed_id, ord DESC);
+CREATE INDEX feed_posts_post_idx ON feed_posts (post_id);
+
+-- What a viewer did with an item. type 7 = card_seen (seed 000).
+CREATE TABLE events (
+    id         bigserial PRIMARY KEY,
+    viewer_id  bigint      NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    type       smallint    NOT NULL,
+    anchor_id  bigint      NOT NULL REFERENCES anchors (id),
+    dwell_ms   integer     NOT NULL DEFAULT 0 CHECK (dwell_ms >= 0),
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+-- Hide-seen sums one viewer's dwell per item over a time window.
+CREATE INDEX events_viewer_seen_idx ON events (viewer_id, type, anchor_id, created_at) INCLUDE (dwell_ms);
+
+-- One row per anchor over the last 180 days, rebuilt hourly (seed 000).
+CREATE TABLE feed_snapshot (
+    anchor_id        bigint      PRIMARY KEY,
+    url              text        NOT NULL,
+    canonical_url    text        NOT NULL,
+    anchor_url       text        NOT NULL,
+    rep_post_id      bigint      NOT NULL,
+    title            text        NOT NULL,
+    kind             text        NOT NULL,
+    host             text        NOT NULL,
+    date             timestamptz NOT NULL,
+    score            double precision NOT NULL,
+    sci_score        smallint    NOT NULL,
+    total_share      integer     NOT NULL,
+    primary_user_id  bigint      NOT NULL,
+    -- Every sharer; GIN-indexed for the followed-set overlap (logged-in path).
+    sharer_user_ids  bigint[]    NOT NULL,
+    -- Sharers whose share is public: what anonymous viewers may see (access rules).
+    public_sharer_ids bigint[]   NOT NULL DEFAULT '{}',
+    any_vip_sharer   boolean     NOT NULL,
+    sharers          jsonb       NOT NULL,
+    images           jsonb       NOT NULL DEFAULT '[]',
+    image_count      integer     NOT NULL DEFAULT 0,
+    url_count        integer     NOT NULL DEFAULT 1,
+    tags             text[]      NOT NULL DEFAULT '{}',
+    -- Newest public share (epoch when none): the anonymous audience's arrival time.
+    public_date      timestamptz NOT NULL,
+    primary_vip      boolean     NOT NULL,
+    primary_notability bigint    NOT NULL,
+    refreshed_at     timestamptz NOT NULL
+);
+CREATE INDEX feed_snapshot_sharers_idx ON feed_snapshot USING gin (sharer_user_ids);
+CREATE INDEX feed_snapshot_vip_score_idx ON feed_snapshot (score DESC) WHERE any_vip_sharer;
+
+-- anchor_rollup is one row per anchor computed from its live posts: what the snapshot stores
+-- and what the live path scores, defined once. Filter it on anchor_id (pushed down into the
+-- grouping) or on date.
+CREATE VIEW anchor_rollup AS
+SELECT g.anchor_id,
+       a.url                  AS anchor_url,
+       g.date,
+       g.public_date,
+       g.total_share,
+       g.sharer_user_ids,
+       g.public_sharer_ids,
+       g.any_vip_sharer,
+       g.sci_score,
+       r.id                   AS rep_post_id,
+       r.url,
+       r.canonical_url,
+       r.title,
+       a.kind,
+       r.host,
+       r.linked_urls          AS images,
+       r.image_count,
+       r.url_count,
+       r.author_id            AS primary_user_id,
+       r.vip                  AS primary_vip,
+       r.notability           AS primary_notability,
+       t.tags,
+       sh.sharers
+  FROM (SELECT p.anchor_id,
+               max(p.created_at)::timestamptz                          AS date,
+               coalesce(max(p.created_at) FILTER (WHERE p.is_public), 'epoch')::timestamptz AS public_date,
+               count(DISTINCT p.author_id)::integer                     AS total_share,
+               array_agg(DISTINCT p.author_id)::bigint[]                AS sharer_user_ids,
+               coalesce(array_agg(DISTINCT p.author_id) FILTER (WHERE p.is_public), '{}')::bigint[] AS public_sharer_ids,
+               coalesce(bool_or(u.vip AND p.is_public), false)::boolean AS any_vip_sharer,
+               max(p.sci_score)::smallint                               AS sci_score
+          FROM posts p
+          JOIN users u ON u.id = p.author_id
+         WHERE p.deleted_at IS NULL
+         GROUP BY p.anchor_id) g
+  JOIN anchors a ON a.id = g.anchor_id
+  -- The representative post is the visually richest share.
+ CROSS JOIN LATERAL (
+        SELECT p.id, p.url, p.canonical_url, p.title, p.host, p.linked_urls, p.image_count,
+               p.url_count, p.author_id, u.vip, u.notability
+          FROM posts p
+          JOIN users u ON u.id = p.author_id
+         WHERE p.anchor_id = g.anchor_id AND p.deleted_at IS NULL
+         ORDER BY p.image_count DESC, p.url_count DESC, p.created_at DESC, u.vip DESC, u.notability DESC, p.id DESC
+         LIMIT 1) r
+ CROSS JOIN LATERAL (
+        SELECT coalesce(array_agg(DISTINCT tag ORDER BY tag), '{}')::text[] AS tags
+          FROM posts p, unnest(p.tags) AS tag
+         WHERE p.anchor_id = g.anchor_id AND p.deleted_at IS NULL) t
+  -- Pre-rendered sharer stack: the primary sharer, then the most recent ones, with whether
+  -- they shared publicly.
+ CROSS JOIN LATERAL (
+        SELECT coalesce(jsonb_agg(jsonb_build_object('id', s.author_id, 'handle', s.handle, 'name', s.display_name,
+                                                     'vip', s.vip, 'public', s.pub, 'at', s.at)
+                                  ORDER BY s.author_id = r.author_id DESC, s.at DESC, s.author_id), '[]')::jsonb AS sharers
+          FROM (SELECT p.author_id, u.handle, u.display_name, u.vip,
+                       bool_or(p.is_public) AS pub, max(p.created_at) AS at
+                  FROM posts p
+                  JOIN users u ON u.id = p.author_id
+                 WHERE p.anchor_id = g.anchor_id AND p.deleted_at IS NULL
+                 GROUP BY p.author_id, u.handle, u.display_name, u.vip
+                 -- The primary sharer always makes the stack, first.
+                 ORDER BY p.author_id = r.author_id DESC, max(p.created_at) DESC, p.author_id
+                 LIMIT 12) s) sh;
+
+-- Freshness and swap bookkeeping of the snapshot.
+CREATE TABLE snapshot_meta (
+    id           boolean PRIMARY KEY DEFAULT true CHECK (id),
+    refreshed_at timestamptz NOT NULL,
+    rows         integer     NOT NULL,
+    duration_ms  integer     NOT NULL
+);
+
+-- scs sessions (pgxstore).
+CREATE TABLE sessions (
+    token  text        PRIMARY KEY,
+    data   bytea       NOT NULL,
+    expiry timestamptz NOT NULL
+);
+CREATE INDEX sessions_expiry_idx ON sessions (expiry);
+
+-- Fence state is transient (seed 001): losing it resets feeds, never breaks them.
+CREATE UNLOGGED TABLE fences (
+    viewer_id  bigint      NOT NULL,
+    template   text        NOT NULL,
+    latest     timestamptz NOT NULL,
+    used_at    timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (viewer_id, template)
+);
+CREATE INDEX fences_used_idx ON fences (used_at);
+
+CREATE UNLOGGED TABLE fenceposts (
+    viewer_id  bigint      NOT NULL,
+    template   text        NOT NULL,
+    at         timestamptz NOT NULL,
+    prev_at    timestamptz,
+    head       bigint[]    NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (viewer_id, template, at)
+);
+
+-- +goose Down
+DROP VIEW post_cards, anchor_rollup;
+DROP TABLE snapshot_meta;
+DROP TABLE fenceposts, fences, sessions, feed_snapshot, events, feed_posts, posts, anchors,
+    feed_readers, feeds, bans, follows, users;
+DROP SEQUENCE IF EXISTS feed_posts_ord_seq;

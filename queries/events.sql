@@ -1,0 +1,2 @@
+-- name: InsertEvents :copyfrom
+INSERT INTO events (viewer_id, type, anchor_id, dwell_ms, created_at) VALUES (@viewer_id, @type, @anchor_id, @dwell_ms, @created_at);

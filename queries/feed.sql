@@ -1,0 +1,71 @@
+-- name: FollowedIDs :many
+-- The followed set of a logged-in viewer: followees and the viewer.
+SELECT followed_id AS id FROM follows WHERE follower_id = @viewer_id::bigint AND state = 'active'
+UNION
+SELECT @viewer_id::bigint;
+
+-- name: VIPIDs :many
+SELECT id FROM users WHERE vip ORDER BY id;
+
+-- name: SeenAnchors :many
+-- Items the viewer has seen: card_seen dwell summed over [from, to) reaches the threshold.
+SELECT anchor_id FROM events
+ WHERE viewer_id = @viewer_id AND type = 7 AND created_at >= @from_at AND created_at < @to_at
+ GROUP BY anchor_id
+HAVING sum(dwell_ms) >= @min_dwell_ms::bigint;
+
+-- name: RecentSharesBy :many
+-- Own shares of the viewer since a time: the fresh-self boost.
+SELECT anchor_id, max(created_at)::timestamptz AS at FROM posts
+ WHERE author_id = @author_id AND created_at >= @since AND deleted_at IS NULL
+ GROUP BY anchor_id;
+
+-- name: SnapshotFeed :many
+-- Snapshot path, logged in: anchors shared by the followed set (GIN overlap), ranked by the
+-- stored score plus the bonuses of the viewer. Each parameter appears once (v) because
+-- sqlc mis-rewrites a repeated array parameter.
+WITH v AS (SELECT @followed::bigint[] AS followed, @fresh_ids::bigint[] AS fresh, @kind::text AS kind,
+                  @tag::text AS tag, @followee_cap::float8 AS fcap, @followee_weight::float8 AS fweight)
+SELECT sqlc.embed(s),
+       (SELECT count(*) FROM unnest(s.sharer_user_ids) x WHERE x = ANY(v.followed))::integer AS followee_share,
+       (s.score
+        + least(v.fcap, greatest(0, (SELECT count(*) FROM unnest(s.sharer_user_ids) x WHERE x = ANY(v.followed)) - 1)) * v.fweight
+        + CASE WHEN s.anchor_id = ANY(v.fresh) THEN @fresh_weight::float8 ELSE 0 END)::float8 AS effective_score
+  FROM feed_snapshot s, v
+ WHERE s.sharer_user_ids && v.followed
+   AND (v.kind = '' OR s.kind = v.kind)
+   AND (v.tag = '' OR s.tags @> ARRAY[v.tag])
+   AND s.date >= @since AND s.date < @until
+   AND NOT (s.anchor_id = ANY(@hidden_ids::bigint[]))
+ ORDER BY effective_score DESC, s.date DESC, s.url
+ LIMIT @lim;
+
+-- name: SnapshotFeedAnon :many
+-- Snapshot path, anonymous: anchors a VIP shared publicly, straight off the partial index.
+SELECT s.*
+  FROM feed_snapshot s
+ WHERE s.any_vip_sharer
+   AND (sqlc.arg(kind)::text = '' OR s.kind = sqlc.arg(kind)::text)
+   AND (sqlc.arg(tag)::text = '' OR s.tags @> ARRAY[sqlc.arg(tag)::text])
+   AND s.public_date >= @since AND s.public_date < @until
+ ORDER BY s.score DESC, s.public_date DESC, s.url
+ LIMIT @lim;
+
+-- name: LiveCandidates :many
+-- Live path, first layers: the most recent shares of the followed set (candidates), grouped
+-- per anchor with how many followees shared it (url_share).
+WITH candidates AS (
+    SELECT p.anchor_id, p.author_id
+      FROM posts p
+      JOIN anchors a ON a.id = p.anchor_id
+     WHERE p.author_id = ANY(@followed::bigint[])
+       AND p.deleted_at IS NULL
+       AND (NOT @public_only::boolean OR p.is_public)
+       AND p.created_at >= @since AND p.created_at < @until
+       AND (@kind::text = '' OR a.kind = @kind::text)
+       AND (@tag::text = '' OR p.tags @> ARRAY[@tag::text])
+     ORDER BY p.created_at DESC, p.id DESC
+     LIMIT @cand_limit)
+SELECT anchor_id, count(DISTINCT author_id)::integer AS followee_share
+  FROM candidates
+ GROUP BY anchor_id;

@@ -1,0 +1,1 @@
+// Tributary's own front-end behaviour. Kept small: the server renders everything.

@@ -1,0 +1,173 @@
+// Package views renders Tributary's pages with templ. Components take explicit typed data;
+// only the current user and the flash message come from the page struct.
+package views
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"tributary"
+)
+
+// Page is what every page's layout needs.
+type Page struct {
+	Title string
+	User  *tributary.User // nil when anonymous
+	Flash string
+	Now   time.Time
+}
+
+// FieldErrors maps a form field to its message; "" holds form-wide errors.
+type FieldErrors map[string]string
+
+// Form is a submitted form's values and errors, for re-rendering.
+type Form struct {
+	Values url.Values
+	Errors FieldErrors
+}
+
+// Get returns a submitted value.
+func (f Form) Get(key string) string {
+	if f.Values == nil {
+		return ""
+	}
+	return f.Values.Get(key)
+}
+
+// PostList is a page of post cards with a link to the older ones.
+type PostList struct {
+	Posts    []tributary.Post
+	OlderURL string // "" at the end
+	Empty    string // what to say when there are no posts
+}
+
+// Profile is a user page.
+type Profile struct {
+	User      tributary.User
+	Following int64
+	Followers int64
+	PostCount int64
+	IsSelf    bool
+	Follows   bool // the viewer follows this user
+	Posts     PostList
+}
+
+// Ago renders a time relative to now: "just now", "5m", "3h", "2d", or a date.
+func Ago(t, now time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d < 30*24*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	case t.Year() == now.Year():
+		return t.Format("Jan 2")
+	}
+	return t.Format("Jan 2, 2006")
+}
+
+// Excerpt shortens text to at most n runes at a word boundary.
+func Excerpt(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	cut := string(r[:n])
+	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
+		cut = cut[:i]
+	}
+	return cut + "…"
+}
+
+// Initials are the avatar letters of a display name.
+func Initials(name string) string {
+	f := strings.Fields(name)
+	switch {
+	case len(f) == 0:
+		return "?"
+	case len(f) == 1:
+		return strings.ToUpper(string([]rune(f[0])[:1]))
+	}
+	return strings.ToUpper(string([]rune(f[0])[:1]) + string([]rune(f[len(f)-1])[:1]))
+}
+
+// AvatarHue gives each user a stable avatar colour.
+func AvatarHue(id int64) string { return fmt.Sprintf("--hue:%d", (id*47)%360) }
+
+// KindLabel names a resource kind for a badge.
+func KindLabel(k tributary.Kind) string {
+	switch k {
+	case tributary.KindArxiv:
+		return "arXiv"
+	case tributary.KindHuggingFace:
+		return "Hugging Face"
+	case tributary.KindGitHub:
+		return "GitHub"
+	case tributary.KindOpenReview:
+		return "OpenReview"
+	case tributary.KindDOI:
+		return "DOI"
+	case tributary.KindTweet:
+		return "Post"
+	}
+	return "Web"
+}
+
+// FirstImage returns the first preview image of a post, or "".
+func FirstImage(p tributary.Post) string {
+	for _, l := range p.Links {
+		if l.Image != "" {
+			return l.Image
+		}
+	}
+	return ""
+}
+
+// sharersLabel says who shared an item: "Ada and 3 others".
+func sharersLabel(it tributary.Item) string {
+	if len(it.Sharers) == 0 {
+		return ""
+	}
+	first := it.Sharers[0].Name
+	for _, s := range it.Sharers { // a followee is the most meaningful name to show
+		if s.Followed {
+			first = s.Name
+			break
+		}
+	}
+	switch n := max(it.ShareCount, len(it.Sharers)) - 1; n {
+	case 0:
+		return "Shared by " + first
+	case 1:
+		return "Shared by " + first + " and 1 other"
+	default:
+		return fmt.Sprintf("Shared by %s and %d others", first, n)
+	}
+}
+
+type scorePart struct{ Label, Value string }
+
+// scoreParts lists the non-zero terms of a score for "why am I seeing this".
+func scoreParts(p tributary.ScoreParts) []scorePart {
+	var out []scorePart
+	add := func(label string, v float64) {
+		if v != 0 {
+			out = append(out, scorePart{label, fmt.Sprintf("+%.2f", v)})
+		}
+	}
+	add("Scientific source", p.Sci)
+	add("Shared recently", p.Recency)
+	add("Several people you follow shared it", p.FolloweeShare)
+	add("Popular", p.TotalShare)
+	add("Shared by a VIP", p.VIP)
+	add("Notable sharer", p.Notability)
+	add("Has a preview", p.RichPost)
+	add("You just shared it", p.FreshSelf)
+	return out
+}

@@ -1,0 +1,122 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"tributary"
+	"tributary/db"
+	"tributary/views"
+)
+
+func (s *Server) signupForm(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusOK, views.SignupPage(s.page(r, "Sign up"), views.Form{}))
+}
+
+func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
+	f := parseForm(r)
+	handle := strings.TrimSpace(f.Get("handle"))
+	password := f.Get("password")
+	if err := tributary.ValidateHandle(handle); err != nil {
+		f.Errors["handle"] = tributary.ErrorMessage(err)
+	}
+	name, err := tributary.NormalizeDisplayName(f.Get("display_name"), handle)
+	if err != nil {
+		f.Errors["display_name"] = tributary.ErrorMessage(err)
+	}
+	if err := tributary.ValidatePassword(password); err != nil {
+		f.Errors["password"] = tributary.ErrorMessage(err)
+	}
+	if len(f.Errors) > 0 {
+		s.render(w, r, http.StatusBadRequest, views.SignupPage(s.page(r, "Sign up"), f))
+		return
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.cost())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	u, err := s.store.CreateUser(r.Context(), db.NewUser{Handle: handle, DisplayName: name,
+		PasswordHash: string(hash), CreatedAt: s.now()})
+	if tributary.ErrorCode(err) == tributary.EConflict {
+		f.Errors["handle"] = tributary.ErrorMessage(err)
+		s.render(w, r, http.StatusBadRequest, views.SignupPage(s.page(r, "Sign up"), f))
+		return
+	} else if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := s.startSession(r, u.ID); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.flash(r, "Welcome to Tributary, "+u.DisplayName+"! Share a link or follow people to fill your feed.")
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {
+	f := views.Form{Values: url.Values{"next": {r.URL.Query().Get("next")}}}
+	s.render(w, r, http.StatusOK, views.LoginPage(s.page(r, "Log in"), f))
+}
+
+// errBadLogin deliberately does not say which of handle or password was wrong.
+const errBadLogin = "Handle or password is incorrect."
+
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	f := parseForm(r)
+	u, hash, err := s.store.Credentials(r.Context(), strings.TrimSpace(f.Get("handle")))
+	if err != nil && tributary.ErrorCode(err) != tributary.ENotFound {
+		s.fail(w, r, err)
+		return
+	}
+	if err != nil || bcrypt.CompareHashAndPassword([]byte(hash), []byte(f.Get("password"))) != nil {
+		f.Errors[""] = errBadLogin
+		s.render(w, r, http.StatusBadRequest, views.LoginPage(s.page(r, "Log in"), f))
+		return
+	}
+	if err := s.startSession(r, u.ID); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, safeNext(f.Get("next")), http.StatusSeeOther)
+}
+
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	if err := s.sessions.Destroy(r.Context()); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// startSession renews the session token on login, so a token planted before login is useless.
+func (s *Server) startSession(r *http.Request, userID int64) error {
+	if err := s.sessions.RenewToken(r.Context()); err != nil {
+		return err
+	}
+	s.sessions.Put(r.Context(), "user_id", userID)
+	return nil
+}
+
+func (s *Server) cost() int {
+	if s.hashCost == 0 {
+		return bcrypt.DefaultCost
+	}
+	return s.hashCost
+}
+
+// safeNext allows only local redirect targets after login.
+func safeNext(next string) string {
+	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return "/"
+	}
+	return next
+}
+
+func parseForm(r *http.Request) views.Form {
+	r.ParseForm()
+	return views.Form{Values: r.PostForm, Errors: views.FieldErrors{}}
+}

@@ -1,0 +1,62 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"tributary"
+	"tributary/views"
+)
+
+var errCSRF = tributary.Errorf(tributary.EForbidden, "This request came from another site and was refused.")
+
+// statusOf maps an application error code to its HTTP status: the one place that does.
+func statusOf(code string) int {
+	switch code {
+	case tributary.EInvalid:
+		return http.StatusBadRequest
+	case tributary.EUnauthorized:
+		return http.StatusUnauthorized
+	case tributary.EForbidden:
+		return http.StatusForbidden
+	case tributary.ENotFound:
+		return http.StatusNotFound
+	case tributary.EConflict:
+		return http.StatusConflict
+	case tributary.ETooMany:
+		return http.StatusTooManyRequests
+	}
+	return http.StatusInternalServerError
+}
+
+// fail answers a request with err: internal errors are logged once here and shown as
+// "Internal error"; application errors show their safe message.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	code := tributary.ErrorCode(err)
+	status := statusOf(code)
+	msg := tributary.ErrorMessage(err)
+	if status == http.StatusInternalServerError {
+		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	if wantsJSON(r) {
+		writeJSON(w, status, map[string]string{"error": msg})
+		return
+	}
+	p := views.Page{Title: views.StatusTitle(status), User: currentUser(r.Context()), Now: s.now()}
+	s.render(w, r, status, views.ErrorPage(p, status, msg))
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.fail(w, r, tributary.Errorf(tributary.ENotFound, "There is no page at %s.", r.URL.Path))
+}
+
+func wantsJSON(r *http.Request) bool {
+	return strings.HasPrefix(r.URL.Path, "/api/") || strings.Contains(r.Header.Get("Accept"), "application/json")
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,88 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"tributary"
+)
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+// Flush lets streaming responses (server-sent events) through the recorder.
+func (r *statusRecorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(rec, r)
+		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "dur", time.Since(start))
+	})
+}
+
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.fail(w, r, fmt.Errorf("panic: %v", v))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// loadUser puts the session's user in the request context.
+func (s *Server) loadUser(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := s.sessions.GetInt64(r.Context(), "user_id")
+		if id == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		u, err := s.store.UserByID(r.Context(), id)
+		if tributary.ErrorCode(err) == tributary.ENotFound {
+			s.sessions.Remove(r.Context(), "user_id") // the account is gone
+			next.ServeHTTP(w, r)
+			return
+		} else if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey, &u)))
+	})
+}
+
+// requireUser sends anonymous visitors to the login page (or 401 for JSON clients).
+func (s *Server) requireUser(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if currentUser(r.Context()) != nil {
+			h(w, r)
+			return
+		}
+		if wantsJSON(r) || r.Method != http.MethodGet {
+			s.fail(w, r, tributary.Errorf(tributary.EUnauthorized, "Log in first."))
+			return
+		}
+		http.Redirect(w, r, "/login?next="+r.URL.EscapedPath(), http.StatusSeeOther)
+	}
+}

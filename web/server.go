@@ -1,0 +1,95 @@
+// Package web is Tributary's HTTP layer: routes, thin handlers, middleware and the one
+// mapping from application errors to HTTP statuses.
+package web
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/alexedwards/scs/pgxstore"
+	"github.com/alexedwards/scs/v2"
+
+	"tributary"
+	"tributary/db"
+	"tributary/feed"
+	"tributary/views"
+)
+
+// Server holds what handlers need; it is built once in main and passed down.
+type Server struct {
+	store    *db.Store
+	feed     *feed.Service
+	sessions *scs.SessionManager
+	log      *slog.Logger
+	now      func() time.Time
+	// HashCost is the bcrypt cost; tests lower it.
+	hashCost int
+}
+
+// Config configures a Server.
+type Config struct {
+	Store        *db.Store
+	Feed         *feed.Service    // defaults to a service with the default configuration
+	Log          *slog.Logger
+	Now          func() time.Time // defaults to time.Now
+	HashCost     int              // defaults to bcrypt.DefaultCost
+	SecureCookie bool             // set the session cookie's Secure flag (behind HTTPS)
+}
+
+// NewServer builds a Server with sessions stored in PostgreSQL.
+func NewServer(cfg Config) *Server {
+	sm := scs.New()
+	sm.Store = pgxstore.NewWithCleanupInterval(cfg.Store.Pool, 0) // the scheduler cleans up
+	sm.Lifetime = 30 * 24 * time.Hour
+	sm.IdleTimeout = 14 * 24 * time.Hour
+	sm.Cookie.Name = "tributary_session"
+	sm.Cookie.HttpOnly = true
+	sm.Cookie.SameSite = http.SameSiteLaxMode
+	sm.Cookie.Secure = cfg.SecureCookie
+	s := &Server{store: cfg.Store, feed: cfg.Feed, sessions: sm, log: cfg.Log, now: cfg.Now, hashCost: cfg.HashCost}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.feed == nil {
+		s.feed = feed.New(cfg.Store, feed.DefaultConfig(), s.now)
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) { s.fail(w, r, err) }
+	return s
+}
+
+// page builds the layout data of the current request.
+func (s *Server) page(r *http.Request, title string) views.Page {
+	return views.Page{
+		Title: title,
+		User:  currentUser(r.Context()),
+		Flash: s.sessions.PopString(r.Context(), "flash"),
+		Now:   s.now(),
+	}
+}
+
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	if err := c.Render(r.Context(), w); err != nil {
+		s.log.Error("render", "path", r.URL.Path, "err", err)
+	}
+}
+
+// flash shows msg on the next page rendered for this session.
+func (s *Server) flash(r *http.Request, msg string) { s.sessions.Put(r.Context(), "flash", msg) }
+
+type ctxKey int
+
+const userKey ctxKey = 0
+
+// currentUser is the logged-in user of a request, or nil.
+func currentUser(ctx context.Context) *tributary.User {
+	u, _ := ctx.Value(userKey).(*tributary.User)
+	return u
+}
