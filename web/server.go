@@ -32,7 +32,7 @@ type Server struct {
 // Config configures a Server.
 type Config struct {
 	Store        *db.Store
-	Feed         *feed.Service    // defaults to a service with the default configuration
+	Feed         *feed.Service // defaults to a service with the default configuration
 	Log          *slog.Logger
 	Now          func() time.Time // defaults to time.Now
 	HashCost     int              // defaults to bcrypt.DefaultCost
