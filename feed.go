@@ -22,6 +22,7 @@ type Item struct {
 	CanonicalURL string     `json:"canonical_url"`
 	AnchorURL    string     `json:"anchor_url"`
 	Title        string     `json:"title"`
+	Excerpt      string     `json:"excerpt"` // the representative post's comment, shortened
 	Kind         Kind       `json:"kind"`
 	Host         string     `json:"host"`
 	Date         time.Time  `json:"date"`
@@ -51,6 +52,8 @@ type Timeline struct {
 	NextCursor string `json:"next_cursor"`
 	Path       string `json:"path"`
 	Fencepost  string `json:"fencepost"`
+	// Refreshed says the cursor pointed into feed state that is gone: this is a fresh first page.
+	Refreshed bool `json:"refreshed,omitempty"`
 }
 
 // Feed query limits.
@@ -137,6 +140,14 @@ func parseDateParam(v url.Values, name string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, FieldErrorf(name, "Parameter '%s' must be a date like 2026-01-02 or 2026-01-02T15:04:05Z, got %q.", name, s)
+}
+
+// Template names the feed a fence belongs to: the filters, without page size, cursor or
+// include_seen (which only changes what is shown, not what the feed holds).
+func (q FeedQuery) Template() string {
+	t := q
+	t.Limit, t.Cursor, t.IncludeSeen = 0, "", false
+	return t.Signature()
 }
 
 // Signature is the canonical form of the query's filters (without the cursor): the key of

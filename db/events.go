@@ -31,3 +31,16 @@ func (s *Store) AddEvents(ctx context.Context, events []Event) error {
 	}
 	return nil
 }
+
+// KnownAnchors returns which of ids are items that exist.
+func (s *Store) KnownAnchors(ctx context.Context, ids []int64) (map[int64]bool, error) {
+	found, err := s.q.KnownAnchors(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("db: known anchors: %w", err)
+	}
+	m := make(map[int64]bool, len(found))
+	for _, id := range found {
+		m[id] = true
+	}
+	return m, nil
+}

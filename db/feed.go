@@ -77,6 +77,7 @@ type SnapshotQuery struct {
 	Followed []int64 // sorted
 	Fresh    []int64 // anchors the viewer shared within the fresh-self window
 	Hidden   []int64 // seen items to leave out
+	Only     []int64 // when set, rank only these items
 	Limit    int
 }
 
@@ -94,7 +95,7 @@ func (s *Store) SnapshotFeed(ctx context.Context, q SnapshotQuery) ([]Candidate,
 	since, until := q.bounds()
 	w := s.Weights
 	rows, err := s.q.SnapshotFeed(ctx, dbq.SnapshotFeedParams{
-		Followed: q.Followed, FreshIds: nonNilIDs(q.Fresh), HiddenIds: nonNilIDs(q.Hidden), Kind: string(q.Source), Tag: q.Tag,
+		Followed: q.Followed, FreshIds: nonNilIDs(q.Fresh), HiddenIds: nonNilIDs(q.Hidden), OnlyIds: nonNilIDs(q.Only), Kind: string(q.Source), Tag: q.Tag,
 		Since: since, Until: until, Lim: int32(q.Limit),
 		FolloweeCap: w.FolloweeCap, FolloweeWeight: w.FolloweeShare, FreshWeight: w.FreshSelf,
 	})
@@ -179,7 +180,7 @@ func snapshotCandidate(r dbq.FeedSnapshot) (Candidate, error) {
 	return candidate(dbq.AnchorRollup{
 		AnchorID: r.AnchorID, AnchorUrl: r.AnchorUrl, Date: r.Date, PublicDate: r.PublicDate, TotalShare: r.TotalShare,
 		SharerUserIds: r.SharerUserIds, PublicSharerIds: r.PublicSharerIds, AnyVipSharer: r.AnyVipSharer,
-		SciScore: r.SciScore, RepPostID: r.RepPostID, Url: r.Url, CanonicalUrl: r.CanonicalUrl, Title: r.Title,
+		SciScore: r.SciScore, RepPostID: r.RepPostID, Url: r.Url, CanonicalUrl: r.CanonicalUrl, Title: r.Title, Excerpt: r.Excerpt,
 		Kind: r.Kind, Host: r.Host, Images: r.Images, ImageCount: r.ImageCount, UrlCount: r.UrlCount,
 		PrimaryUserID: r.PrimaryUserID, PrimaryVip: r.PrimaryVip, PrimaryNotability: r.PrimaryNotability,
 		Tags: r.Tags, Sharers: r.Sharers,
@@ -207,7 +208,7 @@ func candidate(r dbq.AnchorRollup, scoredAt time.Time) (Candidate, error) {
 		return Candidate{}, fmt.Errorf("db: item %d sharers: %w", r.AnchorID, err)
 	}
 	it := tributary.Item{
-		ID: r.AnchorID, URL: r.Url, CanonicalURL: r.CanonicalUrl, AnchorURL: r.AnchorUrl, Title: r.Title,
+		ID: r.AnchorID, URL: r.Url, CanonicalURL: r.CanonicalUrl, AnchorURL: r.AnchorUrl, Title: r.Title, Excerpt: r.Excerpt,
 		Kind: tributary.Kind(r.Kind), Host: r.Host, Date: r.Date, ShareCount: int(r.TotalShare),
 		Images: []string{}, Tags: r.Tags, RepPostID: r.RepPostID, SharerIDs: r.SharerUserIds,
 		PrimaryUser: tributary.UserRef{ID: r.PrimaryUserID},

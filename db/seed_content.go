@@ -214,7 +214,7 @@ func (w *seedWorld) tweetAbout(r *rand.Rand, p *tributary.NewPost, s seedShare, 
 	default:
 		p.URL = fmt.Sprintf("https://x.com/%s/status/%d", handle, id)
 	}
-	p.Title = fmt.Sprintf(seedPick(r, seedTweetTexts), seedShort(res.title, 90))
+	p.Title = fmt.Sprintf(seedPick(r, seedTweetTexts), seedShort(res.subject(), 90))
 	link := tributary.Link{URL: target}
 	if r.Float64() < 0.6 {
 		link.Image = res.preview

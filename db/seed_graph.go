@@ -29,14 +29,15 @@ type seedDemo struct {
 	notability   int64
 	follows      int
 	postRate     float64
+	viewRate     float64
 	note         string // %d is the number of people they follow
 }
 
 var seedDemos = []seedDemo{
-	{"ada", "Ada Lindqvist", true, 184_000, 140, 6, "VIP: her shares make the anonymous front page; follows %d people"},
-	{"grace", "Grace Okafor", false, 2_300, 650, 2, "heavy follower: follows %d people, a busy home feed"},
-	{"alan", "Alan Moreau", false, 640, 60, 1.5, "an ordinary member; follows %d people"},
-	{"vera", "Vera Castellanos", false, 90, 14, 0.6, "follows %d people: a small, quiet home feed"},
+	{"ada", "Ada Lindqvist", true, 184_000, 140, 6, 1.5, "VIP: her shares make the anonymous front page; follows %d people"},
+	{"grace", "Grace Okafor", false, 2_300, 650, 2, 4, "heavy follower: follows %d people, a busy home feed"},
+	{"alan", "Alan Moreau", false, 640, 60, 1.5, 2, "an ordinary member; follows %d people"},
+	{"vera", "Vera Castellanos", false, 90, 14, 0.6, 1, "follows %d people: a small, quiet home feed"},
 }
 
 // genUsers makes the members: lognormal notability (median ~500, a tail into the
@@ -62,13 +63,13 @@ func (w *seedWorld) genUsers() {
 		if r.Float64() < 0.003 {
 			u.follows = 1200 + r.IntN(1300)
 		} else {
-			u.follows = max(1, int(math.Round(seedLogNormal(r, 22, 1.15))))
+			u.follows = max(1, int(math.Round(seedLogNormal(r, 18, 1.15))))
 		}
 		first, last := seedPick(r, seedFirstNames), seedPick(r, seedLastNames)
 		u.name = first + " " + last
 		if i < len(seedDemos) {
 			d := seedDemos[i]
-			u.handle, u.name, u.notability, u.follows, u.postRate = d.handle, d.name, d.notability, d.follows, d.postRate
+			u.handle, u.name, u.notability, u.follows, u.postRate, u.viewRate = d.handle, d.name, d.notability, d.follows, d.postRate, d.viewRate
 			u.created -= 365 * seedDay // early members
 			continue
 		}

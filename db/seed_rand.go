@@ -138,13 +138,13 @@ type seedSource[T any] struct {
 	batches <-chan []T
 	cur     []T
 	i       int
-	row     func(*T, []any)
+	row     func(*T, []any) error
 	vals    []any
 	done    int
 	report  func(done int)
 }
 
-func newSeedSource[T any](ctx context.Context, batches <-chan []T, columns int, row func(*T, []any), report func(int)) *seedSource[T] {
+func newSeedSource[T any](ctx context.Context, batches <-chan []T, columns int, row func(*T, []any) error, report func(int)) *seedSource[T] {
 	return &seedSource[T]{ctx: ctx, batches: batches, i: -1, row: row, vals: make([]any, columns), report: report}
 }
 
@@ -166,8 +166,7 @@ func (s *seedSource[T]) Next() bool {
 
 // Values reuses one slice: pgx encodes a row before asking for the next.
 func (s *seedSource[T]) Values() ([]any, error) {
-	s.row(&s.cur[s.i], s.vals)
-	return s.vals, nil
+	return s.vals, s.row(&s.cur[s.i], s.vals)
 }
 
 // Err turns an early end of the batches (a cancelled context) into an aborted COPY.

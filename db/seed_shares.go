@@ -63,7 +63,11 @@ func (w *seedWorld) genResources() {
 	for idx := 0; total < w.cfg.Posts; idx++ {
 		r := seedRNG(w.cfg.Seed, seedStageResources, idx)
 		res := seedResource{kind: seedKind(kinds.pick(r)), topic: r.IntN(len(seedTopics))}
-		res.shares = min(capShares, int(math.Pow(1-r.Float64(), -1/1.25)), w.cfg.Posts-total)
+		res.shares = capShares + 1
+		for res.shares > capShares { // truncated, so no pile of resources sits at the cap
+			res.shares = int(math.Pow(1-r.Float64(), -1/1.3))
+		}
+		res.shares = min(res.shares, w.cfg.Posts-total)
 		res.classic = res.kind != seedTweet && r.Float64() < 0.08
 		res.t0 = w.skewedTime(r)
 		if res.classic {
@@ -86,7 +90,7 @@ func (w *seedWorld) genResources() {
 
 // skewedTime draws a time in the window, denser towards its end and in busy hours.
 func (w *seedWorld) skewedTime(r *rand.Rand) int64 {
-	const a = 1.5 // the last day is 1+a times as busy as the first
+	const a = 1.0 // the last day is 1+a times as busy as the first
 	for {
 		u := r.Float64()
 		x := (math.Sqrt(1+2*a*u*(1+a/2)) - 1) / a // inverse CDF of density 1+a·x
@@ -206,7 +210,16 @@ func seedRepoOwner(r *rand.Rand, w *seedWorld) string {
 	if r.IntN(3) == 0 {
 		return seedPick(r, seedOrgs)
 	}
-	return w.users[r.IntN(len(w.users))].handle
+	return strings.ReplaceAll(w.users[r.IntN(len(w.users))].handle, "_", "-") // GitHub allows no '_'
+}
+
+// subject is how a tweet names res.
+func (res *seedResource) subject() string {
+	switch res.kind {
+	case seedHFModel, seedHFDataset, seedHFSpace, seedGitHub:
+		return res.key
+	}
+	return res.title
 }
 
 func seedRepoName(r *rand.Rand, method string, t seedTopic) string {

@@ -25,7 +25,7 @@ type RefreshResult struct {
 	Skipped  bool // another instance holds the refresh lock
 }
 
-var snapshotColumns = []string{"anchor_id", "url", "canonical_url", "anchor_url", "rep_post_id", "title", "kind",
+var snapshotColumns = []string{"anchor_id", "url", "canonical_url", "anchor_url", "rep_post_id", "title", "excerpt", "kind",
 	"host", "date", "score", "sci_score", "total_share", "primary_user_id", "sharer_user_ids", "public_sharer_ids",
 	"any_vip_sharer", "sharers", "images", "image_count", "url_count", "tags", "public_date", "primary_vip",
 	"primary_notability", "refreshed_at"}
@@ -33,7 +33,7 @@ var snapshotColumns = []string{"anchor_id", "url", "canonical_url", "anchor_url"
 // snapshotRow turns a rollup into a snapshot row with its viewer-agnostic score.
 func snapshotRow(r dbq.AnchorRollup, w tributary.Weights, now time.Time) []any {
 	base := w.Score(rollupInputs(r), now).Base()
-	return []any{r.AnchorID, r.Url, r.CanonicalUrl, r.AnchorUrl, r.RepPostID, r.Title, r.Kind, r.Host, r.Date,
+	return []any{r.AnchorID, r.Url, r.CanonicalUrl, r.AnchorUrl, r.RepPostID, r.Title, r.Excerpt, r.Kind, r.Host, r.Date,
 		base, r.SciScore, r.TotalShare, r.PrimaryUserID, r.SharerUserIds, r.PublicSharerIds, r.AnyVipSharer,
 		r.Sharers, r.Images, r.ImageCount, r.UrlCount, r.Tags, r.PublicDate, r.PrimaryVip, r.PrimaryNotability, now}
 }

@@ -135,17 +135,28 @@ func (s *Store) Follow(ctx context.Context, follower, followed int64) error {
 	if follower == followed {
 		return tributary.Errorf(tributary.EInvalid, "You cannot follow yourself.")
 	}
-	err := s.q.Follow(ctx, dbq.FollowParams{FollowerID: follower, FollowedID: followed, State: "active"})
-	if err != nil {
-		return fmt.Errorf("db: follow: %w", err)
-	}
-	return nil
+	return s.inTx(ctx, func(q *dbq.Queries) error {
+		if err := q.Follow(ctx, dbq.FollowParams{FollowerID: follower, FollowedID: followed, State: "active"}); err != nil {
+			return fmt.Errorf("db: follow: %w", err)
+		}
+		return resetFences(ctx, q, follower)
+	})
 }
 
 // Unfollow stops following; unfollowing someone you don't follow is a no-op.
 func (s *Store) Unfollow(ctx context.Context, follower, followed int64) error {
-	if err := s.q.Unfollow(ctx, dbq.UnfollowParams{FollowerID: follower, FollowedID: followed}); err != nil {
-		return fmt.Errorf("db: unfollow: %w", err)
+	return s.inTx(ctx, func(q *dbq.Queries) error {
+		if err := q.Unfollow(ctx, dbq.UnfollowParams{FollowerID: follower, FollowedID: followed}); err != nil {
+			return fmt.Errorf("db: unfollow: %w", err)
+		}
+		return resetFences(ctx, q, follower)
+	})
+}
+
+// resetFences drops a viewer's fence state: their followed set changed, so their feeds do.
+func resetFences(ctx context.Context, q *dbq.Queries, viewer int64) error {
+	if err := q.ResetFences(ctx, viewer); err != nil {
+		return fmt.Errorf("db: reset fences: %w", err)
 	}
 	return nil
 }

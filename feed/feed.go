@@ -5,6 +5,8 @@ package feed
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -25,6 +27,8 @@ type Config struct {
 	LiveCap        int           // ... at most this many
 	AnonTTL        time.Duration
 	AnonCacheSize  int
+	HeadSize       int    // a fencepost's ranked head holds at most this many items
+	CursorKey      []byte // signs cursors; instances serving one site share it
 }
 
 // DefaultConfig returns seed 000's defaults.
@@ -33,7 +37,7 @@ func DefaultConfig() Config {
 		Weights: tributary.DefaultWeights, Diversity: tributary.DefaultDiversity,
 		MinSeenDwellMs: 1500, SeenGrace: 10 * time.Minute, SeenHorizon: 30 * 24 * time.Hour,
 		SnapshotMaxAge: 3 * time.Hour, LiveFactor: 16, LiveCap: 2000,
-		AnonTTL: 60 * time.Second, AnonCacheSize: 512,
+		AnonTTL: 60 * time.Second, AnonCacheSize: 512, HeadSize: 50,
 	}
 }
 
@@ -43,6 +47,7 @@ type Service struct {
 	cfg   Config
 	now   func() time.Time
 	anon  *anonCache
+	codec cursorCodec
 }
 
 // New builds a Service; now defaults to time.Now.
@@ -51,22 +56,159 @@ func New(store *db.Store, cfg Config, now func() time.Time) *Service {
 		now = time.Now
 	}
 	store.Weights = cfg.Weights
-	return &Service{store: store, cfg: cfg, now: now, anon: newAnonCache(cfg.AnonTTL, cfg.AnonCacheSize, now)}
+	if len(cfg.CursorKey) == 0 {
+		cfg.CursorKey = make([]byte, 32)
+		rand.Read(cfg.CursorKey) // a per-process key: cursors do not survive a restart
+	}
+	return &Service{store: store, cfg: cfg, now: now, anon: newAnonCache(cfg.AnonTTL, cfg.AnonCacheSize, now),
+		codec: cursorCodec{key: cfg.CursorKey}}
 }
 
-// Timeline returns one page of the viewer's ranked feed (viewer nil: the anonymous front page).
+// Timeline returns one page of the viewer's ranked feed (viewer nil: the anonymous front
+// page): a first page when q has no cursor, the page at the cursor otherwise.
 func (s *Service) Timeline(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery) (tributary.Timeline, error) {
 	if viewer != nil {
-		return s.rank(ctx, viewer, q)
+		return s.page(ctx, viewer, q)
 	}
 	q.IncludeSeen = false // nothing is seen by nobody
 	t, hit, err := s.anon.get(ctx, q.Signature()+"&cursor="+q.Cursor, func(ctx context.Context) (tributary.Timeline, error) {
-		return s.rank(ctx, nil, q)
+		return s.page(ctx, nil, q)
 	})
 	if hit {
 		t.Path = tributary.PathCache
 	}
 	return t, err
+}
+
+// request is one timeline request's state.
+type request struct {
+	src   *source
+	fence Fence
+	key   FenceKey
+	now   time.Time
+}
+
+func (s *Service) request(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery) (*request, error) {
+	now := s.now()
+	v, err := s.load(ctx, viewer, now)
+	if err != nil {
+		return nil, err
+	}
+	path, err := s.path(ctx, q, now)
+	if err != nil {
+		return nil, err
+	}
+	src := &source{s: s, viewer: viewer, v: v, q: q, now: now, path: path, items: map[int64]tributary.Item{}}
+	r := &request{src: src, now: now, key: FenceKey{Template: q.Template()},
+		fence: Fence{Store: fenceStore{store: s.store, now: now}, Source: src, HeadSize: s.cfg.HeadSize}}
+	if viewer != nil {
+		r.key.Viewer = viewer.ID
+	}
+	return r, nil
+}
+
+func (s *Service) page(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery) (tributary.Timeline, error) {
+	r, err := s.request(ctx, viewer, q)
+	if err != nil {
+		return tributary.Timeline{}, err
+	}
+	var p Page
+	refreshed := false
+	if q.Cursor == "" {
+		p, err = r.fence.First(ctx, r.key, r.now, q.Limit)
+	} else {
+		c, cerr := s.codec.decode(q.Cursor, r.key, r.now)
+		if cerr != nil {
+			return tributary.Timeline{}, cerr
+		}
+		p, err = r.fence.Next(ctx, r.key, c, q.Limit)
+		if errors.Is(err, ErrReset) {
+			p, err = r.fence.First(ctx, r.key, r.now, q.Limit)
+			refreshed = true
+		}
+	}
+	if err != nil {
+		return tributary.Timeline{}, err
+	}
+	t := r.timeline(p, time.Time{})
+	t.Refreshed = refreshed
+	return t, nil
+}
+
+// timeline renders a page's items, keeping only those from fenceposts after newerThan.
+func (r *request) timeline(p Page, newerThan time.Time) tributary.Timeline {
+	t := tributary.Timeline{Items: make([]tributary.Item, 0, len(p.IDs)), Path: r.src.path}
+	for i, id := range p.IDs {
+		if p.In[i].After(newerThan) {
+			t.Items = append(t.Items, r.src.items[id])
+		}
+	}
+	if p.Next != nil {
+		t.NextCursor = r.src.s.codec.encode(r.key, *p.Next, r.now)
+	}
+	if !p.Fencepost.IsZero() {
+		t.Fencepost = FormatFencepost(p.Fencepost)
+	}
+	return t
+}
+
+// FormatFencepost and ParseFencepost spell a fencepost's time in URLs and the API.
+func FormatFencepost(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// ParseFencepost parses a fencepost time given by a client.
+func ParseFencepost(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, tributary.FieldErrorf("fencepost", "Parameter 'fencepost' must be a fencepost time from this feed, got %q.", s)
+	}
+	return t.UTC(), nil
+}
+
+// NewCount counts the items that arrived after the fencepost a page shows (at most max):
+// the "N new" notice.
+func (s *Service) NewCount(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery, after time.Time, max int) (int, error) {
+	r, err := s.request(ctx, viewer, q)
+	if err != nil {
+		return 0, err
+	}
+	arrived, err := s.store.Arrived(ctx, r.src.arrivedQuery(after, r.now, Pos{}, nil, max))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, a := range arrived {
+		if q.IncludeSeen || !r.src.v.seen[a.AnchorID] {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// NewItems commits the newest fencepost (a first-page load) and returns its items that come
+// from fenceposts newer than after: what goes above a page the viewer already has open.
+func (s *Service) NewItems(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery, after time.Time) (tributary.Timeline, error) {
+	r, err := s.request(ctx, viewer, q)
+	if err != nil {
+		return tributary.Timeline{}, err
+	}
+	p, err := r.fence.First(ctx, r.key, r.now, s.cfg.HeadSize*2)
+	if err != nil {
+		return tributary.Timeline{}, err
+	}
+	return r.timeline(p, after), nil
+}
+
+// path says where this request's items come from: the snapshot when it is fresh and no
+// category filter is set, the live path otherwise.
+func (s *Service) path(ctx context.Context, q tributary.FeedQuery, now time.Time) (string, error) {
+	st, ok, err := s.store.Snapshot(ctx)
+	if err != nil {
+		return "", err
+	}
+	if ok && now.Sub(st.RefreshedAt) < s.cfg.SnapshotMaxAge && q.Source == "" {
+		return tributary.PathSnapshot, nil
+	}
+	return tributary.PathLive, nil
 }
 
 // viewerState is what ranking needs to know about the viewer.
@@ -98,52 +240,13 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Tim
 	return v, err
 }
 
-func (s *Service) rank(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery) (tributary.Timeline, error) {
-	now := s.now()
-	v, err := s.load(ctx, viewer, now)
-	if err != nil {
-		return tributary.Timeline{}, err
-	}
-	filter := db.FeedFilter{Source: q.Source, Tag: q.Tag, Since: q.Since, Until: q.Until}
-	var hidden []int64
-	if !q.IncludeSeen {
-		for id := range v.seen {
-			hidden = append(hidden, id)
-		}
-		slices.Sort(hidden)
-	}
-	path, cands, err := s.candidates(ctx, viewer, v, filter, hidden, q.Limit*2, now)
-	if err != nil {
-		return tributary.Timeline{}, err
-	}
-	items := make([]tributary.Item, 0, len(cands))
-	for _, c := range cands {
-		if !q.IncludeSeen && v.seen[c.Item.ID] {
-			continue // the live path filters seen items here, the snapshot path in SQL
-		}
-		items = append(items, s.explain(c, viewer, v, now))
-	}
-	slices.SortStableFunc(items, compareItems)
-	if len(items) > q.Limit*2 {
-		items = items[:q.Limit*2]
-	}
-	items = s.cfg.Diversity.Diversify(items)
-	if len(items) > q.Limit {
-		items = items[:q.Limit]
-	}
-	return tributary.Timeline{Items: items, Path: path}, nil
-}
-
-// candidates picks the path: the snapshot when it is fresh and no category filter is set,
-// the live path otherwise.
+// candidates ranks the whole window on the given path; the Go side then explains and
+// diversifies.
 func (s *Service) candidates(ctx context.Context, viewer *tributary.User, v viewerState, f db.FeedFilter,
-	hidden []int64, limit int, now time.Time) (string, []db.Candidate, error) {
-	st, ok, err := s.store.Snapshot(ctx)
-	if err != nil {
-		return "", nil, err
-	}
-	if ok && now.Sub(st.RefreshedAt) < s.cfg.SnapshotMaxAge && f.Source == "" {
+	hidden []int64, limit int, path string, now time.Time) ([]db.Candidate, error) {
+	if path == tributary.PathSnapshot {
 		var cands []db.Candidate
+		var err error
 		if viewer == nil {
 			cands, err = s.store.SnapshotFeedAnon(ctx, f, limit)
 		} else {
@@ -154,12 +257,16 @@ func (s *Service) candidates(ctx context.Context, viewer *tributary.User, v view
 			cands, err = s.store.SnapshotFeed(ctx, db.SnapshotQuery{FeedFilter: f, Followed: v.followed,
 				Fresh: fresh, Hidden: hidden, Limit: limit})
 		}
-		return tributary.PathSnapshot, cands, err
+		return cands, err
 	}
 	n := min(limit/2*s.cfg.LiveFactor, s.cfg.LiveCap)
 	cands, err := s.store.LiveFeed(ctx, db.LiveQuery{FeedFilter: f, Followed: v.followed, PublicOnly: viewer == nil,
 		Candidates: n}, now)
-	return tributary.PathLive, cands, err
+	if err != nil {
+		return nil, err
+	}
+	// The snapshot path leaves seen items out in SQL; the live path here.
+	return slices.DeleteFunc(cands, func(c db.Candidate) bool { _, h := slices.BinarySearch(hidden, c.Item.ID); return h }), nil
 }
 
 // explain scores a candidate term by term for this viewer and marks what the viewer knows.

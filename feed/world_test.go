@@ -84,8 +84,12 @@ func (w *world) refresh() {
 	}
 }
 
+// timeline loads a fresh first page (dropping fence state, so each call ranks anew).
 func (w *world) timeline(s *feed.Service, viewer string, q tributary.FeedQuery) tributary.Timeline {
 	w.t.Helper()
+	if err := w.store.ResetFences(w.ctx, w.users[viewer].ID); err != nil {
+		w.t.Fatal(err)
+	}
 	if q.Limit == 0 {
 		q.Limit = 20
 	}

@@ -138,6 +138,7 @@ CREATE TABLE feed_snapshot (
     anchor_url       text        NOT NULL,
     rep_post_id      bigint      NOT NULL,
     title            text        NOT NULL,
+    excerpt          text        NOT NULL DEFAULT '',
     kind             text        NOT NULL,
     host             text        NOT NULL,
     date             timestamptz NOT NULL,
@@ -181,6 +182,7 @@ SELECT g.anchor_id,
        r.url,
        r.canonical_url,
        r.title,
+       left(r.body, 300)::text AS excerpt,
        a.kind,
        r.host,
        r.linked_urls          AS images,
@@ -206,7 +208,7 @@ SELECT g.anchor_id,
   JOIN anchors a ON a.id = g.anchor_id
   -- The representative post is the visually richest share.
  CROSS JOIN LATERAL (
-        SELECT p.id, p.url, p.canonical_url, p.title, p.host, p.linked_urls, p.image_count,
+        SELECT p.id, p.url, p.canonical_url, p.title, p.body, p.host, p.linked_urls, p.image_count,
                p.url_count, p.author_id, u.vip, u.notability
           FROM posts p
           JOIN users u ON u.id = p.author_id

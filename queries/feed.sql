@@ -37,6 +37,7 @@ SELECT sqlc.embed(s),
    AND (v.tag = '' OR s.tags @> ARRAY[v.tag])
    AND s.date >= @since AND s.date < @until
    AND NOT (s.anchor_id = ANY(@hidden_ids::bigint[]))
+   AND (cardinality(@only_ids::bigint[]) = 0 OR s.anchor_id = ANY(@only_ids::bigint[]))
  ORDER BY effective_score DESC, s.date DESC, s.url
  LIMIT @lim;
 

@@ -17,6 +17,8 @@ type Page struct {
 	User  *tributary.User // nil when anonymous
 	Flash string
 	Now   time.Time
+	// DwellFlushMs is how often the dwell tracker reports (tests shorten it); "" for the default.
+	DwellFlushMs string
 }
 
 // FieldErrors maps a form field to its message; "" holds form-wide errors.
@@ -170,4 +172,26 @@ func scoreParts(p tributary.ScoreParts) []scorePart {
 	add("Has a preview", p.RichPost)
 	add("You just shared it", p.FreshSelf)
 	return out
+}
+
+// withParam adds or replaces one query parameter of a local URL.
+func withParam(base, key, value string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return base
+	}
+	q := u.Query()
+	q.Set(key, value)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// onPath moves a local URL's query onto another path.
+func onPath(path, base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return path
+	}
+	u.Path = path
+	return u.String()
 }

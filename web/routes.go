@@ -15,6 +15,9 @@ func (s *Server) Handler() http.Handler {
 
 	mux.HandleFunc("GET /{$}", s.home)
 	mux.HandleFunc("GET /api/timeline", s.apiTimeline)
+	mux.HandleFunc("GET /feed/new", s.newCount)
+	mux.HandleFunc("GET /feed/new/items", s.newItems)
+	mux.HandleFunc("POST /events", s.requireUser(s.events))
 	mux.HandleFunc("GET /signup", s.signupForm)
 	mux.HandleFunc("POST /signup", s.signup)
 	mux.HandleFunc("GET /login", s.loginForm)

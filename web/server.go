@@ -6,6 +6,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/a-h/templ"
@@ -26,7 +27,10 @@ type Server struct {
 	log      *slog.Logger
 	now      func() time.Time
 	// HashCost is the bcrypt cost; tests lower it.
-	hashCost int
+	hashCost    int
+	pollSeconds int
+	dwellFlush  string
+	limiter     *eventLimiter
 }
 
 // Config configures a Server.
@@ -37,6 +41,9 @@ type Config struct {
 	Now          func() time.Time // defaults to time.Now
 	HashCost     int              // defaults to bcrypt.DefaultCost
 	SecureCookie bool             // set the session cookie's Secure flag (behind HTTPS)
+	PollSeconds  int              // how often open feeds ask for new items (default 15; <0: never)
+	EventsPerMin int              // card_seen events accepted per user per minute (default 600)
+	DwellFlushMs int              // how often pages report dwell (0: the script's default)
 }
 
 // NewServer builds a Server with sessions stored in PostgreSQL.
@@ -53,6 +60,14 @@ func NewServer(cfg Config) *Server {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.pollSeconds = cfg.PollSeconds
+	if s.pollSeconds == 0 {
+		s.pollSeconds = 15
+	}
+	if cfg.DwellFlushMs > 0 {
+		s.dwellFlush = strconv.Itoa(cfg.DwellFlushMs)
+	}
+	s.limiter = newEventLimiter(cfg.EventsPerMin, s.now)
 	if s.feed == nil {
 		s.feed = feed.New(cfg.Store, feed.DefaultConfig(), s.now)
 	}
@@ -70,6 +85,8 @@ func (s *Server) page(r *http.Request, title string) views.Page {
 		User:  currentUser(r.Context()),
 		Flash: s.sessions.PopString(r.Context(), "flash"),
 		Now:   s.now(),
+
+		DwellFlushMs: s.dwellFlush,
 	}
 }
 

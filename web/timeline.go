@@ -2,33 +2,108 @@ package web
 
 import (
 	"net/http"
+	"net/url"
+	"strings"
+	"time"
 
 	"tributary"
+	"tributary/feed"
 	"tributary/views"
 )
 
 // home is the ranked feed: the viewer's when logged in, the cached front page otherwise.
+// htmx asks for the next page with a cursor and gets just the cards.
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	q, err := tributary.ParseFeedQuery(r.URL.Query())
 	if err != nil {
-		s.fail(w, r, err)
+		s.failFeed(w, r, err)
 		return
 	}
 	u := currentUser(r.Context())
 	t, err := s.feed.Timeline(r.Context(), u, q)
 	if err != nil {
+		s.failFeed(w, r, err)
+		return
+	}
+	fv := s.feedView(r, q, t)
+	if isHTMX(r) {
+		s.render(w, r, http.StatusOK, views.Cards(t, fv, s.now()))
+		return
+	}
+	s.render(w, r, http.StatusOK, views.RankedPage(s.page(r, fv.Heading), fv))
+}
+
+// failFeed answers a bad cursor in a page with "your feed was refreshed" and a way back.
+func (s *Server) failFeed(w http.ResponseWriter, r *http.Request, err error) {
+	if tributary.ErrorField(err) != "cursor" {
 		s.fail(w, r, err)
 		return
 	}
-	fv := views.FeedView{Timeline: t}
-	if u == nil {
-		fv.Heading, fv.Intro = "What people are reading", "Papers, models, repositories and posts that trusted members shared. Sign up to follow people and get your own feed."
+	if isHTMX(r) {
+		// htmx does not swap 4xx answers: tell it to load the explanation page instead.
+		w.Header().Set("HX-Redirect", r.URL.Path+"?"+dropParam(r.URL.Query(), "cursor"))
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	s.render(w, r, http.StatusBadRequest, views.RefreshedPage(s.page(r, "Feed refreshed"), "/?"+dropParam(r.URL.Query(), "cursor")))
+}
+
+func (s *Server) feedView(r *http.Request, q tributary.FeedQuery, t tributary.Timeline) views.FeedView {
+	fv := views.FeedView{Timeline: t, Base: "/?" + dropParam(r.URL.Query(), "cursor"), IncludeSeen: q.IncludeSeen,
+		PollSeconds: s.pollSeconds}
+	if currentUser(r.Context()) == nil {
+		fv.Heading = "What people are reading"
+		fv.Intro = "Papers, models, repositories and posts that trusted members shared. Sign up to follow people and get your own feed."
 		fv.Empty = "Nothing has been shared yet."
 	} else {
-		fv.Heading = "Your feed"
+		fv.Heading, fv.ShowChip = "Your feed", true
 		fv.Empty = "Your feed is empty. Share a link, or follow people from their pages."
 	}
-	s.render(w, r, http.StatusOK, views.RankedPage(s.page(r, fv.Heading), fv))
+	return fv
+}
+
+// newCount answers an open page's poll: a pill when items arrived after its fencepost.
+func (s *Server) newCount(w http.ResponseWriter, r *http.Request) {
+	q, after, err := parseNewQuery(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	n, err := s.feed.NewCount(r.Context(), currentUser(r.Context()), q, after, 100)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, views.NewPill(n, s.feedView(r, q, tributary.Timeline{}), feed.FormatFencepost(after)))
+}
+
+// newItems commits the newest fencepost and returns its cards, to go above the open page.
+func (s *Server) newItems(w http.ResponseWriter, r *http.Request) {
+	q, after, err := parseNewQuery(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	t, err := s.feed.NewItems(r.Context(), currentUser(r.Context()), q, after)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	t.NextCursor = "" // the open page below continues the feed
+	fv := s.feedView(r, q, t)
+	w.Header().Set("HX-Push-Url", "false")
+	s.render(w, r, http.StatusOK, views.Cards(t, fv, s.now()))
+}
+
+func parseNewQuery(r *http.Request) (tributary.FeedQuery, time.Time, error) {
+	v := r.URL.Query()
+	after, err := feed.ParseFencepost(v.Get("fencepost"))
+	if err != nil {
+		return tributary.FeedQuery{}, time.Time{}, err
+	}
+	v.Del("fencepost")
+	q, err := tributary.ParseFeedQuery(v)
+	return q, after, err
 }
 
 // apiTimeline is the same data as the home page, as JSON.
@@ -47,4 +122,16 @@ func (s *Server) apiTimeline(w http.ResponseWriter, r *http.Request) {
 		t.Items = []tributary.Item{}
 	}
 	writeJSON(w, http.StatusOK, t)
+}
+
+func isHTMX(r *http.Request) bool { return r.Header.Get("HX-Request") == "true" }
+
+func dropParam(v url.Values, key string) string {
+	c := url.Values{}
+	for k, vs := range v {
+		if k != key && !strings.HasPrefix(k, "_") {
+			c[k] = vs
+		}
+	}
+	return c.Encode()
 }

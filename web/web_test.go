@@ -55,11 +55,13 @@ type response struct {
 	location string
 }
 
-func (c *client) do(method, path string, form url.Values, header http.Header) response {
+func (c *client) do(method, path string, form url.Values, header http.Header, raw ...string) response {
 	c.a.t.Helper()
 	var body io.Reader
 	if form != nil {
 		body = strings.NewReader(form.Encode())
+	} else if len(raw) > 0 {
+		body = strings.NewReader(raw[0])
 	}
 	req, err := http.NewRequest(method, c.a.srv.URL+path, body)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -113,15 +114,22 @@ func parseSeedEnd(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("seed: --end %q is neither RFC 3339 (2025-06-01T00:00:00Z) nor a date (2025-06-01)", s)
 }
 
-// seedProgress shows Seed's stages on stderr: a redrawn bar on a terminal, otherwise
-// one line per finished stage (logs stay readable).
+// seedProgress shows Seed's stages on stderr: bars redrawn in place on a terminal,
+// otherwise one line per finished stage, so logs stay readable. Some stages run at the
+// same time (follows and posts alongside events), so a terminal line shows every
+// running stage.
 type seedProgress struct {
-	w          io.Writer
-	tty        bool
-	stage      string
-	stageStart time.Time
-	drawn      time.Time
-	finished   string // the last stage that reached its total
+	w        io.Writer
+	tty      bool
+	running  []*seedStage
+	finished map[string]bool
+	drawn    time.Time
+}
+
+type seedStage struct {
+	name        string
+	done, total int
+	started     time.Time
 }
 
 func newSeedProgress(w io.Writer) *seedProgress {
@@ -131,41 +139,57 @@ func newSeedProgress(w io.Writer) *seedProgress {
 			tty = true
 		}
 	}
-	return &seedProgress{w: w, tty: tty}
+	return &seedProgress{w: w, tty: tty, finished: map[string]bool{}}
 }
 
 func (p *seedProgress) report(stage string, done, total int) {
-	now := time.Now()
-	if stage == p.finished {
+	if p.finished[stage] {
 		return
 	}
-	if stage != p.stage {
-		p.stage, p.stageStart = stage, now
+	now := time.Now()
+	i := slices.IndexFunc(p.running, func(s *seedStage) bool { return s.name == stage })
+	if i < 0 {
+		p.running = append(p.running, &seedStage{name: stage, started: now})
+		i = len(p.running) - 1
 	}
-	finished := done >= total
-	if p.tty && (finished || now.Sub(p.drawn) >= 100*time.Millisecond) {
-		p.drawn = now
-		const width = 30
-		filled := width
-		if total > 0 {
-			filled = width * done / total
+	st := p.running[i]
+	st.done, st.total = done, total
+	if done < total {
+		if p.tty && now.Sub(p.drawn) >= 100*time.Millisecond {
+			p.redraw(now)
 		}
-		fmt.Fprintf(p.w, "\r%-10s [%s%s] %10d/%d", stage, strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total)
+		return
 	}
-	if finished {
-		secs := now.Sub(p.stageStart).Seconds()
-		if p.tty {
-			fmt.Fprintf(p.w, " %6.1fs\n", secs)
-		} else {
-			fmt.Fprintf(p.w, "seed: %-10s %10d done in %.1fs\n", stage, total, secs)
+	p.running = slices.Delete(p.running, i, i+1)
+	p.finished[stage] = true
+	line := fmt.Sprintf("%-10s %10d in %5.1fs", stage, total, now.Sub(st.started).Seconds())
+	if !p.tty {
+		fmt.Fprintln(p.w, "seed:", line)
+		return
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s\n", line)
+	p.redraw(now)
+}
+
+// redraw rewrites the terminal's last line with a bar per running stage.
+func (p *seedProgress) redraw(now time.Time) {
+	p.drawn = now
+	parts := make([]string, 0, len(p.running))
+	for _, st := range p.running {
+		const width = 20
+		filled := 0
+		if st.total > 0 {
+			filled = min(width, width*st.done/st.total)
 		}
-		p.stage, p.finished = "", stage
+		parts = append(parts, fmt.Sprintf("%s [%s%s] %3d%%", st.name, strings.Repeat("#", filled),
+			strings.Repeat(".", width-filled), 100*st.done/max(1, st.total)))
 	}
+	fmt.Fprintf(p.w, "\r\033[K%s", strings.Join(parts, "   "))
 }
 
 // stop ends an unfinished bar's line, so what follows starts on a fresh line.
 func (p *seedProgress) stop() {
-	if p.tty && p.stage != "" {
+	if p.tty && len(p.running) > 0 {
 		fmt.Fprintln(p.w)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +25,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	demo := fs.Bool("demo", false, "load the demo dataset when the database has no users")
 	logLevel := fs.String("log-level", e.envOr("TRIBUTARY_LOG_LEVEL", "info"), "debug, info, warn or error (env TRIBUTARY_LOG_LEVEL)")
 	refreshEvery := fs.Duration("snapshot-every", envDuration(e, "TRIBUTARY_SNAPSHOT_EVERY", time.Hour), "how often the feed snapshot is rebuilt (env TRIBUTARY_SNAPSHOT_EVERY)")
+	poll := fs.Int("poll-seconds", envInt(e, "TRIBUTARY_POLL_SECONDS", 15), "how often open feeds check for new items; -1 never (env TRIBUTARY_POLL_SECONDS)")
+	seenGrace := fs.Duration("seen-grace", envDuration(e, "TRIBUTARY_SEEN_GRACE", 10*time.Minute), "dwell younger than this does not hide an item yet (env TRIBUTARY_SEEN_GRACE)")
+	dwellFlush := fs.Int("dwell-flush-ms", envInt(e, "TRIBUTARY_DWELL_FLUSH_MS", 0), "how often pages report card dwell, in ms (0: 5000)")
 	secure := fs.Bool("secure-cookie", e.getenv("TRIBUTARY_SECURE_COOKIE") == "1", "mark the session cookie Secure (serve behind HTTPS; env TRIBUTARY_SECURE_COOKIE=1)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -46,8 +50,11 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		}
 	}
 
-	feeds := feed.New(store, feed.DefaultConfig(), time.Now)
-	srv := web.NewServer(web.Config{Store: store, Feed: feeds, Log: log, SecureCookie: *secure})
+	fcfg := feed.DefaultConfig()
+	fcfg.SeenGrace = *seenGrace
+	feeds := feed.New(store, fcfg, time.Now)
+	srv := web.NewServer(web.Config{Store: store, Feed: feeds, Log: log, SecureCookie: *secure,
+		PollSeconds: *poll, DwellFlushMs: *dwellFlush})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -67,6 +74,11 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 						return "skipped: another instance holds the lock", err
 					}
 					return fmt.Sprintf("%d rows in %s", res.Rows, res.Duration.Round(time.Millisecond)), err
+				}},
+			jobs.Job{Name: "fence-evict", Every: 10 * time.Minute, Jitter: 0.2,
+				Run: func(ctx context.Context) (string, error) {
+					n, err := store.EvictFences(ctx, time.Now().Add(-24*time.Hour))
+					return fmt.Sprintf("%d fences and fenceposts older than a day evicted", n), err
 				}},
 			jobs.Job{Name: "session-cleanup", Every: time.Hour, Jitter: 0.1,
 				Run: func(ctx context.Context) (string, error) {
@@ -104,6 +116,14 @@ func displayAddr(a string) string {
 }
 
 func loadDemo(ctx context.Context, e *env, store *db.Store) error { return nil }
+
+// envInt reads an integer from the environment, or def.
+func envInt(e *env, key string, def int) int {
+	if n, err := strconv.Atoi(e.getenv(key)); err == nil {
+		return n
+	}
+	return def
+}
 
 // envDuration reads a duration from the environment, or def.
 func envDuration(e *env, key string, def time.Duration) time.Duration {

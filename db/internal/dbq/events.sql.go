@@ -6,6 +6,7 @@
 package dbq
 
 import (
+	"context"
 	"time"
 )
 
@@ -15,4 +16,28 @@ type InsertEventsParams struct {
 	AnchorID  int64
 	DwellMs   int32
 	CreatedAt time.Time
+}
+
+const knownAnchors = `-- name: KnownAnchors :many
+SELECT id FROM anchors WHERE id = ANY($1::bigint[])
+`
+
+func (q *Queries) KnownAnchors(ctx context.Context, ids []int64) ([]int64, error) {
+	rows, err := q.db.Query(ctx, knownAnchors, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -178,9 +178,9 @@ func (q *Queries) SeenAnchors(ctx context.Context, arg SeenAnchorsParams) ([]int
 }
 
 const snapshotFeed = `-- name: SnapshotFeed :many
-WITH v AS (SELECT $6::bigint[] AS followed, $7::bigint[] AS fresh, $8::text AS kind,
-                  $9::text AS tag, $10::float8 AS fcap, $11::float8 AS fweight)
-SELECT s.anchor_id, s.url, s.canonical_url, s.anchor_url, s.rep_post_id, s.title, s.kind, s.host, s.date, s.score, s.sci_score, s.total_share, s.primary_user_id, s.sharer_user_ids, s.public_sharer_ids, s.any_vip_sharer, s.sharers, s.images, s.image_count, s.url_count, s.tags, s.public_date, s.primary_vip, s.primary_notability, s.refreshed_at,
+WITH v AS (SELECT $7::bigint[] AS followed, $8::bigint[] AS fresh, $9::text AS kind,
+                  $10::text AS tag, $11::float8 AS fcap, $12::float8 AS fweight)
+SELECT s.anchor_id, s.url, s.canonical_url, s.anchor_url, s.rep_post_id, s.title, s.excerpt, s.kind, s.host, s.date, s.score, s.sci_score, s.total_share, s.primary_user_id, s.sharer_user_ids, s.public_sharer_ids, s.any_vip_sharer, s.sharers, s.images, s.image_count, s.url_count, s.tags, s.public_date, s.primary_vip, s.primary_notability, s.refreshed_at,
        (SELECT count(*) FROM unnest(s.sharer_user_ids) x WHERE x = ANY(v.followed))::integer AS followee_share,
        (s.score
         + least(v.fcap, greatest(0, (SELECT count(*) FROM unnest(s.sharer_user_ids) x WHERE x = ANY(v.followed)) - 1)) * v.fweight
@@ -191,8 +191,9 @@ SELECT s.anchor_id, s.url, s.canonical_url, s.anchor_url, s.rep_post_id, s.title
    AND (v.tag = '' OR s.tags @> ARRAY[v.tag])
    AND s.date >= $2 AND s.date < $3
    AND NOT (s.anchor_id = ANY($4::bigint[]))
+   AND (cardinality($5::bigint[]) = 0 OR s.anchor_id = ANY($5::bigint[]))
  ORDER BY effective_score DESC, s.date DESC, s.url
- LIMIT $5
+ LIMIT $6
 `
 
 type SnapshotFeedParams struct {
@@ -200,6 +201,7 @@ type SnapshotFeedParams struct {
 	Since          time.Time
 	Until          time.Time
 	HiddenIds      []int64
+	OnlyIds        []int64
 	Lim            int32
 	Followed       []int64
 	FreshIds       []int64
@@ -224,6 +226,7 @@ func (q *Queries) SnapshotFeed(ctx context.Context, arg SnapshotFeedParams) ([]S
 		arg.Since,
 		arg.Until,
 		arg.HiddenIds,
+		arg.OnlyIds,
 		arg.Lim,
 		arg.Followed,
 		arg.FreshIds,
@@ -246,6 +249,7 @@ func (q *Queries) SnapshotFeed(ctx context.Context, arg SnapshotFeedParams) ([]S
 			&i.FeedSnapshot.AnchorUrl,
 			&i.FeedSnapshot.RepPostID,
 			&i.FeedSnapshot.Title,
+			&i.FeedSnapshot.Excerpt,
 			&i.FeedSnapshot.Kind,
 			&i.FeedSnapshot.Host,
 			&i.FeedSnapshot.Date,
@@ -279,7 +283,7 @@ func (q *Queries) SnapshotFeed(ctx context.Context, arg SnapshotFeedParams) ([]S
 }
 
 const snapshotFeedAnon = `-- name: SnapshotFeedAnon :many
-SELECT s.anchor_id, s.url, s.canonical_url, s.anchor_url, s.rep_post_id, s.title, s.kind, s.host, s.date, s.score, s.sci_score, s.total_share, s.primary_user_id, s.sharer_user_ids, s.public_sharer_ids, s.any_vip_sharer, s.sharers, s.images, s.image_count, s.url_count, s.tags, s.public_date, s.primary_vip, s.primary_notability, s.refreshed_at
+SELECT s.anchor_id, s.url, s.canonical_url, s.anchor_url, s.rep_post_id, s.title, s.excerpt, s.kind, s.host, s.date, s.score, s.sci_score, s.total_share, s.primary_user_id, s.sharer_user_ids, s.public_sharer_ids, s.any_vip_sharer, s.sharers, s.images, s.image_count, s.url_count, s.tags, s.public_date, s.primary_vip, s.primary_notability, s.refreshed_at
   FROM feed_snapshot s
  WHERE s.any_vip_sharer
    AND ($1::text = '' OR s.kind = $1::text)
@@ -320,6 +324,7 @@ func (q *Queries) SnapshotFeedAnon(ctx context.Context, arg SnapshotFeedAnonPara
 			&i.AnchorUrl,
 			&i.RepPostID,
 			&i.Title,
+			&i.Excerpt,
 			&i.Kind,
 			&i.Host,
 			&i.Date,

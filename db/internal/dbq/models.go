@@ -28,6 +28,7 @@ type AnchorRollup struct {
 	Url               string
 	CanonicalUrl      string
 	Title             string
+	Excerpt           string
 	Kind              string
 	Host              string
 	Images            []byte
@@ -83,6 +84,7 @@ type FeedSnapshot struct {
 	AnchorUrl         string
 	RepPostID         int64
 	Title             string
+	Excerpt           string
 	Kind              string
 	Host              string
 	Date              time.Time

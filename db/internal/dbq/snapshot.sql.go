@@ -68,7 +68,7 @@ func (q *Queries) DeleteSnapshotRows(ctx context.Context, anchorIds []int64) err
 }
 
 const rollupByAnchors = `-- name: RollupByAnchors :many
-SELECT anchor_id, anchor_url, date, public_date, total_share, sharer_user_ids, public_sharer_ids, any_vip_sharer, sci_score, rep_post_id, url, canonical_url, title, kind, host, images, image_count, url_count, primary_user_id, primary_vip, primary_notability, tags, sharers FROM anchor_rollup WHERE anchor_id = ANY($1::bigint[])
+SELECT anchor_id, anchor_url, date, public_date, total_share, sharer_user_ids, public_sharer_ids, any_vip_sharer, sci_score, rep_post_id, url, canonical_url, title, excerpt, kind, host, images, image_count, url_count, primary_user_id, primary_vip, primary_notability, tags, sharers FROM anchor_rollup WHERE anchor_id = ANY($1::bigint[])
 `
 
 func (q *Queries) RollupByAnchors(ctx context.Context, anchorIds []int64) ([]AnchorRollup, error) {
@@ -94,6 +94,7 @@ func (q *Queries) RollupByAnchors(ctx context.Context, anchorIds []int64) ([]Anc
 			&i.Url,
 			&i.CanonicalUrl,
 			&i.Title,
+			&i.Excerpt,
 			&i.Kind,
 			&i.Host,
 			&i.Images,
@@ -116,7 +117,7 @@ func (q *Queries) RollupByAnchors(ctx context.Context, anchorIds []int64) ([]Anc
 }
 
 const rollupSince = `-- name: RollupSince :many
-SELECT anchor_id, anchor_url, date, public_date, total_share, sharer_user_ids, public_sharer_ids, any_vip_sharer, sci_score, rep_post_id, url, canonical_url, title, kind, host, images, image_count, url_count, primary_user_id, primary_vip, primary_notability, tags, sharers FROM anchor_rollup WHERE date > $1
+SELECT anchor_id, anchor_url, date, public_date, total_share, sharer_user_ids, public_sharer_ids, any_vip_sharer, sci_score, rep_post_id, url, canonical_url, title, excerpt, kind, host, images, image_count, url_count, primary_user_id, primary_vip, primary_notability, tags, sharers FROM anchor_rollup WHERE date > $1
 `
 
 func (q *Queries) RollupSince(ctx context.Context, since time.Time) ([]AnchorRollup, error) {
@@ -142,6 +143,7 @@ func (q *Queries) RollupSince(ctx context.Context, since time.Time) ([]AnchorRol
 			&i.Url,
 			&i.CanonicalUrl,
 			&i.Title,
+			&i.Excerpt,
 			&i.Kind,
 			&i.Host,
 			&i.Images,

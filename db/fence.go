@@ -1,0 +1,163 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"tributary/db/internal/dbq"
+)
+
+// FencepostRow is a stored fencepost; PrevAt is zero when there is no older one.
+type FencepostRow struct {
+	At     time.Time
+	PrevAt time.Time
+	Head   []int64
+}
+
+func fencepostOf(r dbq.Fencepost) FencepostRow {
+	fp := FencepostRow{At: r.At.UTC(), Head: r.Head}
+	if r.PrevAt != nil {
+		fp.PrevAt = r.PrevAt.UTC()
+	}
+	return fp
+}
+
+// LatestFencepost returns the newest committed fencepost of a fence.
+func (s *Store) LatestFencepost(ctx context.Context, viewer int64, template string) (FencepostRow, bool, error) {
+	r, err := s.q.LatestFencepost(ctx, dbq.LatestFencepostParams{ViewerID: viewer, Template: template})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return FencepostRow{}, false, nil
+	}
+	if err != nil {
+		return FencepostRow{}, false, fmt.Errorf("db: latest fencepost: %w", err)
+	}
+	return fencepostOf(r), true, nil
+}
+
+// Fencepost returns the fencepost of a fence committed at at.
+func (s *Store) Fencepost(ctx context.Context, viewer int64, template string, at time.Time) (FencepostRow, bool, error) {
+	r, err := s.q.GetFencepost(ctx, dbq.GetFencepostParams{ViewerID: viewer, Template: template, At: at})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return FencepostRow{}, false, nil
+	}
+	if err != nil {
+		return FencepostRow{}, false, fmt.Errorf("db: fencepost: %w", err)
+	}
+	return fencepostOf(r), true, nil
+}
+
+// CommitFencepost stores a fencepost and moves the fence forward to it.
+func (s *Store) CommitFencepost(ctx context.Context, viewer int64, template string, fp FencepostRow, now time.Time) error {
+	var prev *time.Time
+	if !fp.PrevAt.IsZero() {
+		prev = &fp.PrevAt
+	}
+	return s.inTx(ctx, func(q *dbq.Queries) error {
+		if err := q.InsertFencepost(ctx, dbq.InsertFencepostParams{ViewerID: viewer, Template: template, At: fp.At,
+			PrevAt: prev, Head: nonNilIDs(fp.Head), CreatedAt: now}); err != nil {
+			return fmt.Errorf("db: insert fencepost: %w", err)
+		}
+		if err := q.AdvanceFence(ctx, dbq.AdvanceFenceParams{ViewerID: viewer, Template: template, Latest: fp.At, UsedAt: now}); err != nil {
+			return fmt.Errorf("db: advance fence: %w", err)
+		}
+		return nil
+	})
+}
+
+// EvictFences drops fenceposts committed and fences last used before a time.
+func (s *Store) EvictFences(ctx context.Context, before time.Time) (int64, error) {
+	n, err := s.q.EvictFenceposts(ctx, before)
+	if err != nil {
+		return 0, fmt.Errorf("db: evict fenceposts: %w", err)
+	}
+	m, err := s.q.EvictFences(ctx, before)
+	if err != nil {
+		return 0, fmt.Errorf("db: evict fences: %w", err)
+	}
+	return n + m, nil
+}
+
+// Arrival is an item and when it arrived in an interval.
+type Arrival struct {
+	AnchorID int64
+	At       time.Time
+}
+
+// ArrivedQuery asks for the items that arrived in (From, To] from the followed set.
+type ArrivedQuery struct {
+	FeedFilter
+	Followed   []int64
+	PublicOnly bool
+	From, To   time.Time
+	Skip       []int64
+	PosAt      time.Time // list strictly after (PosAt, PosID); zero PosID: from the newest
+	PosID      int64
+	Limit      int
+}
+
+// Arrived lists items that arrived in an interval, newest arrival first.
+func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) {
+	posAt, posID := q.PosAt, q.PosID
+	if posID == 0 {
+		posAt, posID = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 0
+	}
+	rows, err := s.q.ArrivedAnchors(ctx, dbq.ArrivedAnchorsParams{Followed: q.Followed, PublicOnly: q.PublicOnly,
+		FromAt: q.From, ToAt: q.To, Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip),
+		PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
+	if err != nil {
+		return nil, fmt.Errorf("db: arrived: %w", err)
+	}
+	out := make([]Arrival, len(rows))
+	for i, r := range rows {
+		out[i] = Arrival{AnchorID: r.AnchorID, At: r.Arrival}
+	}
+	return out, nil
+}
+
+// Items returns the current data of some items: from the snapshot, or computed from the
+// posts for items the snapshot lacks. Items that no longer exist are left out.
+func (s *Store) Items(ctx context.Context, ids []int64, now time.Time) (map[int64]Candidate, error) {
+	out := make(map[int64]Candidate, len(ids))
+	rows, err := s.q.SnapshotRowsByAnchors(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("db: items: %w", err)
+	}
+	for _, r := range rows {
+		c, err := snapshotCandidate(r)
+		if err != nil {
+			return nil, err
+		}
+		out[r.AnchorID] = c
+	}
+	var missing []int64
+	for _, id := range ids {
+		if _, ok := out[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	rollups, err := s.q.RollupByAnchors(ctx, missing)
+	if err != nil {
+		return nil, fmt.Errorf("db: items rollup: %w", err)
+	}
+	for _, r := range rollups {
+		c, err := candidate(r, now)
+		if err != nil {
+			return nil, err
+		}
+		out[r.AnchorID] = c
+	}
+	return out, nil
+}
+
+// ResetFences drops all fence state of a viewer (0: anonymous): their next first page
+// starts a new feed.
+func (s *Store) ResetFences(ctx context.Context, viewer int64) error {
+	return resetFences(ctx, s.q, viewer)
+}

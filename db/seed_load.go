@@ -1,0 +1,302 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"tributary"
+)
+
+// How Seed writes the world: one COPY per table, ids allocated here, rows generated on
+// all CPUs while PostgreSQL ingests the previous ones.
+
+// seedTables are the tables Seed writes.
+var seedTables = []string{"users", "feeds", "follows", "anchors", "posts", "feed_posts", "events"}
+
+func seedTime(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+func (w *seedWorld) copyUsers(ctx context.Context, tx pgx.Tx) error {
+	n := len(w.users)
+	w.cfg.Progress("users", 0, n)
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"users"},
+		[]string{"id", "handle", "display_name", "password_hash", "vip", "notability", "created_at"},
+		pgx.CopyFromSlice(n, func(i int) ([]any, error) {
+			u := &w.users[i]
+			return []any{int64(i + 1), u.handle, u.name, w.cfg.DemoPasswordHash, u.vip, u.notability, seedTime(u.created)}, nil
+		}))
+	if err != nil {
+		return fmt.Errorf("db: seed: copy users: %w", err)
+	}
+	// Every user's public posts feed has the user's id.
+	_, err = tx.CopyFrom(ctx, pgx.Identifier{"feeds"},
+		[]string{"id", "kind", "owner_id", "name", "access", "created_at"},
+		pgx.CopyFromSlice(n, func(i int) ([]any, error) {
+			return []any{int64(i + 1), "posts", int64(i + 1), "", "public", seedTime(w.users[i].created)}, nil
+		}))
+	if err != nil {
+		return fmt.Errorf("db: seed: copy feeds: %w", err)
+	}
+	w.cfg.Progress("users", n, n)
+	return nil
+}
+
+func (w *seedWorld) copyFollows(ctx context.Context, tx pgx.Tx) error {
+	total := len(w.outDst)
+	w.cfg.Progress("follows", 0, total)
+	follower := 0
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"follows"},
+		[]string{"follower_id", "followed_id", "state", "created_at"},
+		pgx.CopyFromSlice(total, func(e int) ([]any, error) {
+			for int(w.outOff[follower+1]) <= e {
+				follower++
+			}
+			if e%(1<<16) == 0 {
+				w.cfg.Progress("follows", e, total)
+			}
+			return []any{int64(follower + 1), int64(w.outDst[e]) + 1, "active", seedTime(w.outAt[e])}, nil
+		}))
+	if err != nil {
+		return fmt.Errorf("db: seed: copy follows: %w", err)
+	}
+	w.cfg.Progress("follows", total, total)
+	return nil
+}
+
+// seedAnchor is one anchors row: anchor i+1 is w.anchors[i].
+type seedAnchor struct {
+	url  string
+	kind tributary.Kind
+}
+
+const seedPostChunk = 4096
+
+// seedPostRow is a post prepared for writing.
+type seedPostRow struct {
+	p     tributary.Prepared
+	links []byte
+	err   error
+}
+
+// preparePosts builds and prepares posts [c·seedPostChunk, …) as the share form would.
+func (w *seedWorld) preparePosts(c int) []seedPostRow {
+	first := c * seedPostChunk
+	rows := make([]seedPostRow, min(seedPostChunk, len(w.shares)-first))
+	for k := range rows {
+		np := w.seedPost(first + k)
+		p, err := tributary.Prepare(np)
+		if err != nil {
+			rows[k].err = fmt.Errorf("db: seed: post %d (%s): %w", first+k+1, np.URL, err)
+			continue
+		}
+		links := p.Links
+		if links == nil {
+			links = []tributary.Link{}
+		}
+		rows[k].p = p
+		rows[k].links, rows[k].err = json.Marshal(links)
+	}
+	return rows
+}
+
+// planAnchors prepares every post once to learn its anchor, numbering anchors in order of
+// first share. Events need the anchor ids before the posts are written; preparing the
+// posts again then is cheaper than holding them all in memory.
+func (w *seedWorld) planAnchors(ctx context.Context) error {
+	total := len(w.shares)
+	w.cfg.Progress("anchors", 0, total)
+	w.postAnchor = make([]int32, total)
+	ids := map[string]int32{}
+	done := 0
+	for rows := range seedOrdered(ctx, (total+seedPostChunk-1)/seedPostChunk, w.preparePosts) {
+		for _, r := range rows {
+			if r.err != nil {
+				return r.err
+			}
+			id, ok := ids[r.p.AnchorURL]
+			if !ok {
+				w.anchors = append(w.anchors, seedAnchor{r.p.AnchorURL, r.p.AnchorKind})
+				id = int32(len(w.anchors))
+				ids[r.p.AnchorURL] = id
+			}
+			w.postAnchor[done] = id
+			done++
+		}
+		w.cfg.Progress("anchors", done, total)
+	}
+	if done < total {
+		return fmt.Errorf("db: seed: plan anchors: %w", context.Cause(ctx))
+	}
+	return nil
+}
+
+// copyPosts writes the anchors, then the posts, prepared again on all CPUs.
+func (w *seedWorld) copyPosts(ctx context.Context, tx pgx.Tx) error {
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"anchors"}, []string{"id", "url", "kind"},
+		pgx.CopyFromSlice(len(w.anchors), func(i int) ([]any, error) {
+			return []any{int64(i + 1), w.anchors[i].url, string(w.anchors[i].kind)}, nil
+		}))
+	if err != nil {
+		return fmt.Errorf("db: seed: copy anchors: %w", err)
+	}
+	total := len(w.shares)
+	w.cfg.Progress("posts", 0, total)
+	id := 0
+	src := newSeedSource(ctx, seedOrdered(ctx, (total+seedPostChunk-1)/seedPostChunk, w.preparePosts), 17,
+		func(r *seedPostRow, vals []any) error {
+			id++
+			p, anchor := &r.p, w.postAnchor[id-1]
+			if r.err != nil {
+				return r.err
+			}
+			if p.AnchorURL != w.anchors[anchor-1].url { // Prepare is deterministic; this is a seeder bug
+				return fmt.Errorf("db: seed: post %d anchors to %s, planned %s", id, p.AnchorURL, w.anchors[anchor-1].url)
+			}
+			copy(vals, []any{int64(id), p.AuthorID, int64(anchor), p.NewPost.URL, p.Title, p.Body,
+				p.CanonicalURL, p.AnchorURL, string(p.Kind), p.Host, p.LinkHosts, r.links,
+				int32(p.ImageCount), int32(p.URLCount), int16(p.SciScore), p.Tags, p.CreatedAt})
+			return nil
+		}, func(done int) { w.cfg.Progress("posts", done, total) })
+	n, err := tx.CopyFrom(ctx, pgx.Identifier{"posts"},
+		[]string{"id", "author_id", "anchor_id", "url", "title", "body", "canonical_url", "anchor_url", "kind",
+			"host", "link_hosts", "linked_urls", "image_count", "url_count", "sci_score", "tags", "created_at"}, src)
+	if err == nil && int(n) != total {
+		err = fmt.Errorf("wrote %d of %d posts", n, total)
+	}
+	if err != nil {
+		return fmt.Errorf("db: seed: copy posts: %w", err)
+	}
+	w.cfg.Progress("posts", total, total)
+	return nil
+}
+
+// copyFeedPosts puts every post in its author's posts feed; ord follows created_at.
+func (w *seedWorld) copyFeedPosts(ctx context.Context, tx pgx.Tx) error {
+	total := len(w.shares)
+	w.cfg.Progress("feed_posts", 0, total)
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"feed_posts"}, []string{"feed_id", "post_id", "ord", "time_ord"},
+		pgx.CopyFromSlice(total, func(i int) ([]any, error) {
+			if i%(1<<16) == 0 {
+				w.cfg.Progress("feed_posts", i, total)
+			}
+			s := &w.shares[i]
+			return []any{int64(s.author) + 1, int64(i + 1), int64(i + 1), seedTime(s.t)}, nil
+		}))
+	if err != nil {
+		return fmt.Errorf("db: seed: copy feed posts: %w", err)
+	}
+	w.cfg.Progress("feed_posts", total, total)
+	return nil
+}
+
+// copyEvents streams the card_seen events, generated viewer by viewer on all CPUs.
+func (w *seedWorld) copyEvents(ctx context.Context, tx pgx.Tx) error {
+	budgets := w.eventBudgets(w.cfg.Events)
+	total := 0
+	for _, b := range budgets {
+		total += b
+	}
+	w.cfg.Progress("events", 0, total)
+	batches := seedEventBatches(budgets)
+	gen := seedOrdered(ctx, len(batches), func(b int) []seedEvent {
+		var evs []seedEvent
+		for v := batches[b][0]; v < batches[b][1]; v++ {
+			evs = append(evs, w.viewerEvents(v, budgets[v])...)
+		}
+		return evs
+	})
+	id := int64(0)
+	src := newSeedSource(ctx, gen, 6, func(e *seedEvent, vals []any) error {
+		id++
+		vals[0], vals[1], vals[2], vals[3], vals[4], vals[5] =
+			id, int64(e.viewer)+1, int16(seedCardSeen), int64(e.anchor), e.dwell, seedTime(e.t)
+		return nil
+	}, func(done int) { w.cfg.Progress("events", done, total) })
+	n, err := tx.CopyFrom(ctx, pgx.Identifier{"events"},
+		[]string{"id", "viewer_id", "type", "anchor_id", "dwell_ms", "created_at"}, src)
+	if err == nil && int(n) != total {
+		err = fmt.Errorf("wrote %d of %d events", n, total)
+	}
+	if err != nil {
+		return fmt.Errorf("db: seed: copy events: %w", err)
+	}
+	w.events = int(n)
+	w.cfg.Progress("events", total, total)
+	return nil
+}
+
+// seedSkipTriggers stops PostgreSQL from checking foreign keys row by row in this
+// transaction, when the role may (a superuser, as in the private cluster) and the seeded
+// tables have no triggers of their own that must fire. One-by-one checks of ~10M generated
+// references would take most of the load time; checkReferences checks them in bulk
+// instead. Other roles load the same data, more slowly.
+func seedSkipTriggers(ctx context.Context, tx pgx.Tx) (bool, error) {
+	var ok bool
+	err := tx.QueryRow(ctx, `SELECT current_setting('is_superuser') = 'on' AND NOT EXISTS (
+		SELECT 1 FROM pg_trigger WHERE NOT tgisinternal AND tgrelid = ANY ($1::text[]::regclass[]))`, seedTables).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("db: seed: check triggers: %w", err)
+	}
+	if !ok {
+		return false, nil
+	}
+	if _, err := tx.Exec(ctx, "SET LOCAL session_replication_role = replica"); err != nil {
+		return false, fmt.Errorf("db: seed: skip triggers: %w", err)
+	}
+	return true, nil
+}
+
+// checkReferences does the foreign-key checks that seedSkipTriggers skipped. The
+// referenced tables were empty before, so their ids are exactly 1..count and a reference
+// is valid when it lies in that range.
+func (w *seedWorld) checkReferences(ctx context.Context, tx pgx.Tx, tables ...string) error {
+	users, anchors, posts := len(w.users), len(w.anchors), len(w.shares)
+	checks := map[string]struct {
+		cond string
+		args []any
+	}{
+		"feeds":      {"owner_id NOT BETWEEN 1 AND $1", []any{users}},
+		"follows":    {"follower_id NOT BETWEEN 1 AND $1 OR followed_id NOT BETWEEN 1 AND $1", []any{users}},
+		"posts":      {"author_id NOT BETWEEN 1 AND $1 OR anchor_id NOT BETWEEN 1 AND $2", []any{users, anchors}},
+		"feed_posts": {"feed_id NOT BETWEEN 1 AND $1 OR post_id NOT BETWEEN 1 AND $2", []any{users, posts}},
+		"events":     {"viewer_id NOT BETWEEN 1 AND $1 OR anchor_id NOT BETWEEN 1 AND $2", []any{users, anchors}},
+	}
+	for _, table := range tables {
+		c := checks[table]
+		var bad bool
+		q := fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM %s WHERE %s)", table, c.cond)
+		if err := tx.QueryRow(ctx, q, c.args...).Scan(&bad); err != nil {
+			return fmt.Errorf("db: seed: check %s references: %w", table, err)
+		}
+		if bad {
+			return fmt.Errorf("db: seed: %s refers to a missing row (a bug in the seeder)", table)
+		}
+	}
+	return nil
+}
+
+// seedSetSequences moves every id sequence past the ids Seed allocated.
+func seedSetSequences(ctx context.Context, tx pgx.Tx, res SeedResult) error {
+	seqs := []struct {
+		seq string
+		n   int
+	}{
+		{"pg_get_serial_sequence('users', 'id')", res.Users},
+		{"pg_get_serial_sequence('feeds', 'id')", res.Users},
+		{"pg_get_serial_sequence('anchors', 'id')", res.Anchors},
+		{"pg_get_serial_sequence('posts', 'id')", res.Posts},
+		{"pg_get_serial_sequence('events', 'id')", res.Events},
+		{"'feed_posts_ord_seq'", res.Posts},
+	}
+	for _, s := range seqs {
+		// An empty table leaves its sequence at 1, not yet called.
+		q := fmt.Sprintf("SELECT setval(%s, greatest($1::bigint, 1), $1::bigint > 0)", s.seq)
+		if _, err := tx.Exec(ctx, q, s.n); err != nil {
+			return fmt.Errorf("db: seed: set sequence %s: %w", s.seq, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,204 @@
+package feed
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Fencepost ranking (seed 001): a fence per (viewer, template) records first-page loads as
+// fenceposts. A fencepost covers the items that arrived in (PrevAt, At]: a ranked Head of at
+// most H items, never empty, then a Tail of the rest of that interval in arrival order; after
+// it comes the fencepost at PrevAt. Committed fenceposts never change, so scrolling is stable.
+
+// Fencepost is one committed first-page load.
+type Fencepost struct {
+	At     time.Time
+	PrevAt time.Time // zero: no older fencepost (the interval is unbounded below)
+	Head   []int64
+}
+
+// FenceKey names one fence: a viewer (0 for anonymous) and a feed template.
+type FenceKey struct {
+	Viewer   int64
+	Template string
+}
+
+// Pos is a position in a tail: after the item that arrived at Arrival with id ID.
+type Pos struct {
+	Arrival time.Time
+	ID      int64
+}
+
+// Entry is an item with its arrival time in the interval being listed.
+type Entry struct {
+	ID      int64
+	Arrival time.Time
+}
+
+// FenceStore keeps fences and fenceposts. State may be lost at any time (transient storage).
+type FenceStore interface {
+	Latest(ctx context.Context, k FenceKey) (Fencepost, bool, error)
+	Get(ctx context.Context, k FenceKey, at time.Time) (Fencepost, bool, error)
+	Commit(ctx context.Context, k FenceKey, fp Fencepost) error
+}
+
+// Source supplies a feed's items.
+type Source interface {
+	// Ranked returns up to limit items that arrived in (after, upTo], best first; after zero
+	// means no lower bound.
+	Ranked(ctx context.Context, after, upTo time.Time, limit int) ([]int64, error)
+	// Tail lists items that arrived in (from, to] strictly after pos in (arrival desc, id
+	// desc) order, leaving out skip, up to limit.
+	Tail(ctx context.Context, from, to time.Time, pos Pos, skip []int64, limit int) ([]Entry, error)
+	// Keep drops the items the viewer may not see now (deleted, unreadable, seen), in order.
+	Keep(ctx context.Context, ids []int64) ([]int64, error)
+}
+
+// Segment kinds of a cursor.
+const (
+	segHead = 1
+	segTail = 2
+)
+
+// Cursor is a position in a fence: inside fencepost At, either at offset Off of its head or
+// at Pos in its tail.
+type Cursor struct {
+	At  time.Time
+	Seg int
+	Off int
+	Pos Pos
+}
+
+// Page is one page of ids and the cursor of the next (nil at the end of the feed).
+type Page struct {
+	IDs       []int64
+	In        []time.Time // the fencepost each id comes from
+	Next      *Cursor
+	Fencepost time.Time
+	New       bool // a new fencepost was committed for this page
+}
+
+func (p *Page) add(ids []int64, at time.Time) {
+	p.IDs = append(p.IDs, ids...)
+	for range ids {
+		p.In = append(p.In, at)
+	}
+}
+
+// ErrReset means the fence state a cursor points into is gone: the caller serves a fresh
+// first page and says the feed was refreshed.
+var ErrReset = errors.New("feed: fence state lost")
+
+// Fence paginates one feed over fenceposts.
+type Fence struct {
+	Store    FenceStore
+	Source   Source
+	HeadSize int
+}
+
+// First serves a first page (no cursor): it commits a new fencepost when items arrived since
+// the latest one, and serves the latest fencepost again otherwise.
+func (f Fence) First(ctx context.Context, k FenceKey, now time.Time, limit int) (Page, error) {
+	latest, ok, err := f.Store.Latest(ctx, k)
+	if err != nil {
+		return Page{}, err
+	}
+	var after time.Time
+	if ok {
+		after = latest.At
+	}
+	fp := latest
+	created := false
+	if !ok || now.After(latest.At) {
+		head, err := f.Source.Ranked(ctx, after, now, f.HeadSize)
+		if err != nil {
+			return Page{}, err
+		}
+		if len(head) > 0 {
+			fp = Fencepost{At: now, PrevAt: after, Head: head}
+			if err := f.Store.Commit(ctx, k, fp); err != nil {
+				return Page{}, err
+			}
+			created, ok = true, true
+		}
+	}
+	if !ok { // nothing has ever arrived
+		return Page{IDs: []int64{}}, nil
+	}
+	p, err := f.fill(ctx, k, fp, Cursor{At: fp.At, Seg: segHead}, limit)
+	p.New = created
+	return p, err
+}
+
+// Next serves the page at a cursor.
+func (f Fence) Next(ctx context.Context, k FenceKey, c Cursor, limit int) (Page, error) {
+	fp, ok, err := f.Store.Get(ctx, k, c.At)
+	if err != nil {
+		return Page{}, err
+	}
+	if !ok {
+		return Page{}, ErrReset
+	}
+	return f.fill(ctx, k, fp, c, limit)
+}
+
+// fill collects up to limit visible items from c onwards, crossing into older fenceposts.
+func (f Fence) fill(ctx context.Context, k FenceKey, fp Fencepost, c Cursor, limit int) (Page, error) {
+	page := Page{IDs: []int64{}, Fencepost: fp.At}
+	for len(page.IDs) < limit {
+		need := limit - len(page.IDs)
+		if c.Seg == segHead {
+			end := min(c.Off+need, len(fp.Head))
+			kept, err := f.Source.Keep(ctx, fp.Head[c.Off:end])
+			if err != nil {
+				return Page{}, err
+			}
+			page.add(kept, fp.At)
+			c.Off = end
+			if c.Off >= len(fp.Head) {
+				c = Cursor{At: fp.At, Seg: segTail}
+			}
+			continue
+		}
+		entries, err := f.Source.Tail(ctx, fp.PrevAt, fp.At, c.Pos, fp.Head, need)
+		if err != nil {
+			return Page{}, err
+		}
+		ids := make([]int64, len(entries))
+		for i, e := range entries {
+			ids[i] = e.ID
+		}
+		kept, err := f.Source.Keep(ctx, ids)
+		if err != nil {
+			return Page{}, err
+		}
+		page.add(kept, fp.At)
+		if len(entries) == need {
+			last := entries[len(entries)-1]
+			c.Pos = Pos{Arrival: last.Arrival, ID: last.ID}
+			continue
+		}
+		// This fencepost is done: go on to the older one.
+		if fp.PrevAt.IsZero() {
+			return page, nil // the end of the feed
+		}
+		older, ok, err := f.Store.Get(ctx, k, fp.PrevAt)
+		if err != nil {
+			return Page{}, err
+		}
+		if !ok {
+			// The older fencepost was evicted: its history continues as one plain tail.
+			older = Fencepost{At: fp.PrevAt}
+			if err := f.Store.Commit(ctx, k, older); err != nil {
+				return Page{}, err
+			}
+		}
+		fp, c = older, Cursor{At: older.At, Seg: segHead}
+		if len(fp.Head) == 0 {
+			c.Seg = segTail
+		}
+	}
+	page.Next = &c
+	return page, nil
+}

@@ -1,0 +1,160 @@
+package feed
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"tributary"
+	"tributary/db"
+)
+
+// fenceStore adapts db.Store to FenceStore.
+type fenceStore struct {
+	store *db.Store
+	now   time.Time
+}
+
+func (f fenceStore) Latest(ctx context.Context, k FenceKey) (Fencepost, bool, error) {
+	r, ok, err := f.store.LatestFencepost(ctx, k.Viewer, k.Template)
+	return Fencepost(r), ok, err
+}
+
+func (f fenceStore) Get(ctx context.Context, k FenceKey, at time.Time) (Fencepost, bool, error) {
+	r, ok, err := f.store.Fencepost(ctx, k.Viewer, k.Template, at)
+	return Fencepost(r), ok, err
+}
+
+func (f fenceStore) Commit(ctx context.Context, k FenceKey, fp Fencepost) error {
+	return f.store.CommitFencepost(ctx, k.Viewer, k.Template, db.FencepostRow(fp), f.now)
+}
+
+// source is one request's view of the feed: the viewer, the filters, and the items it has
+// loaded (kept to render them without a second query).
+type source struct {
+	s      *Service
+	viewer *tributary.User
+	v      viewerState
+	q      tributary.FeedQuery
+	now    time.Time
+	path   string // snapshot or live: where items come from
+	items  map[int64]tributary.Item
+}
+
+func (src *source) filter() db.FeedFilter {
+	return db.FeedFilter{Source: src.q.Source, Tag: src.q.Tag, Since: src.q.Since, Until: src.q.Until}
+}
+
+// Ranked ranks the items that arrived in (after, upTo]. The first fencepost ranks the whole
+// window with the snapshot or live path; later ones rank just what arrived since.
+func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int) ([]int64, error) {
+	var cands []db.Candidate
+	var err error
+	if after.IsZero() {
+		cands, err = src.s.candidates(ctx, src.viewer, src.v, src.filter(), src.hidden(), limit*2, src.path, src.now)
+	} else {
+		var arrived []db.Arrival
+		arrived, err = src.s.store.Arrived(ctx, src.arrivedQuery(after, upTo, Pos{}, nil, src.s.cfg.LiveCap))
+		if err != nil || len(arrived) == 0 {
+			return nil, err
+		}
+		ids := make([]int64, 0, len(arrived))
+		for _, a := range arrived {
+			if src.q.IncludeSeen || !src.v.seen[a.AnchorID] {
+				ids = append(ids, a.AnchorID)
+			}
+		}
+		if len(ids) == 0 { // everything new was seen already: still a new fencepost
+			ids = []int64{arrived[0].AnchorID}
+		}
+		var m map[int64]db.Candidate
+		m, err = src.s.store.Items(ctx, ids, src.now)
+		for _, id := range ids {
+			if c, ok := m[id]; ok {
+				cands = append(cands, c)
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	items := make([]tributary.Item, len(cands))
+	for i, c := range cands {
+		items[i] = src.s.explain(c, src.viewer, src.v, src.now)
+	}
+	slices.SortStableFunc(items, compareItems)
+	items = src.s.cfg.Diversity.Diversify(items[:min(len(items), limit*2)])
+	ids := make([]int64, 0, limit)
+	for _, it := range items[:min(len(items), limit)] {
+		ids = append(ids, it.ID)
+		src.items[it.ID] = it
+	}
+	return ids, nil
+}
+
+func (src *source) hidden() []int64 {
+	if src.q.IncludeSeen {
+		return nil
+	}
+	ids := make([]int64, 0, len(src.v.seen))
+	for id := range src.v.seen {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func (src *source) arrivedQuery(from, to time.Time, pos Pos, skip []int64, limit int) db.ArrivedQuery {
+	if w := src.now.Add(-db.SnapshotWindow); from.Before(w) {
+		from = w
+	}
+	if since := src.q.Since.Add(-time.Nanosecond); from.Before(since) {
+		from = since // the interval is (from, to]; since is inclusive
+	}
+	if !src.q.Until.IsZero() && to.After(src.q.Until) {
+		to = src.q.Until
+	}
+	return db.ArrivedQuery{FeedFilter: src.filter(), Followed: src.v.followed, PublicOnly: src.viewer == nil,
+		From: from, To: to, Skip: skip, PosAt: pos.Arrival, PosID: pos.ID, Limit: limit}
+}
+
+// Tail lists an interval's items in arrival order.
+func (src *source) Tail(ctx context.Context, from, to time.Time, pos Pos, skip []int64, limit int) ([]Entry, error) {
+	arrived, err := src.s.store.Arrived(ctx, src.arrivedQuery(from, to, pos, skip, limit))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, len(arrived))
+	for i, a := range arrived {
+		out[i] = Entry{ID: a.AnchorID, Arrival: a.At}
+	}
+	return out, nil
+}
+
+// Keep loads the items' current data and drops those that are gone or seen.
+func (src *source) Keep(ctx context.Context, ids []int64) ([]int64, error) {
+	var missing []int64
+	for _, id := range ids {
+		if _, ok := src.items[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		m, err := src.s.store.Items(ctx, missing, src.now)
+		if err != nil {
+			return nil, err
+		}
+		for id, c := range m {
+			src.items[id] = src.s.explain(c, src.viewer, src.v, src.now)
+		}
+	}
+	kept := make([]int64, 0, len(ids))
+	for _, id := range ids {
+		it, ok := src.items[id]
+		if !ok || (it.AlreadySeen && !src.q.IncludeSeen) {
+			continue
+		}
+		kept = append(kept, id)
+	}
+	return kept, nil
+}

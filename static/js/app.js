@@ -1,1 +1,0 @@
-// Tributary's own front-end behaviour. Kept small: the server renders everything.
