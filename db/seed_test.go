@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"tributary"
 	"tributary/db"
 	"tributary/db/dbtest"
@@ -271,5 +273,51 @@ func TestSeedRejectsBadConfig(t *testing.T) {
 	}
 	if got := seedInt(t, s, "SELECT count(*) FROM users"); got != 0 {
 		t.Errorf("users after refused seeds: got %v, want 0", got)
+	}
+}
+
+// An ordinary role cannot skip the per-row foreign-key checks, so Seed takes its slower,
+// single-connection path; it must write the same data.
+func TestSeedAsOrdinaryRole(t *testing.T) {
+	ctx := context.Background()
+	dsn := dbtest.DSN(t)
+	admin, err := db.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	_, err = admin.Exec(ctx, `DO $$ BEGIN CREATE ROLE tributary_seed_test LOGIN;
+		EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`)
+	if err != nil {
+		t.Fatalf("create role: %v", err)
+	}
+	_, err = admin.Exec(ctx, `GRANT ALL ON ALL TABLES IN SCHEMA public TO tributary_seed_test;
+		GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO tributary_seed_test`)
+	if err != nil {
+		t.Fatalf("grant: %v", err)
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.User = "tributary_seed_test"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err == nil {
+		err = pool.Ping(ctx)
+	}
+	if err != nil {
+		t.Skipf("this server does not let a password-less role log in: %v", err)
+	}
+	defer pool.Close()
+	ordinary := db.NewStore(pool)
+	if _, err := ordinary.Seed(ctx, seedSmall(3)); err != nil {
+		t.Fatalf("Seed as an ordinary role: %v", err)
+	}
+	super, _ := seeded(t, seedSmall(3))
+	got, want := seedFingerprints(t, ordinary), seedFingerprints(t, super)
+	for _, tb := range append(seedTables, struct{ name, order string }{"sequences", ""}) {
+		if got[tb.name] != want[tb.name] {
+			t.Errorf("%s: got %s, want %s (as a superuser)", tb.name, got[tb.name], want[tb.name])
+		}
 	}
 }

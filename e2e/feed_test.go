@@ -74,3 +74,5 @@ func TestBadSignupShowsMessage(t *testing.T) {
 	must(t, page.GetByTestId("signup-submit").Click())
 	must(t, expect.Locator(page.GetByTestId("error-handle")).ToContainText("may use only letters"))
 }
+
+var regexpSeen = regexp.MustCompile(`\bseen\b`)
