@@ -12,6 +12,7 @@ type Sharer struct {
 	UserRef
 	At       time.Time `json:"at"`
 	Followed bool      `json:"followed,omitempty"` // the viewer follows them
+	Public   bool      `json:"-"`                  // this sharer's share is public
 }
 
 // Item is one feed entry: an anchor with its representative post. Every read path

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"tributary"
 	"tributary/db/internal/dbq"
 )
 
@@ -32,11 +33,12 @@ func (s *Store) AddEvents(ctx context.Context, events []Event) error {
 	return nil
 }
 
-// KnownAnchors returns which of ids are items that exist.
-func (s *Store) KnownAnchors(ctx context.Context, ids []int64) (map[int64]bool, error) {
-	found, err := s.q.KnownAnchors(ctx, ids)
+// ReadableAnchors returns which of ids are items the viewer may read.
+func (s *Store) ReadableAnchors(ctx context.Context, ids []int64, v tributary.Viewer) (map[int64]bool, error) {
+	found, err := s.q.ReadableAnchors(ctx, dbq.ReadableAnchorsParams{Ids: ids, ViewerID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	if err != nil {
-		return nil, fmt.Errorf("db: known anchors: %w", err)
+		return nil, fmt.Errorf("db: readable anchors: %w", err)
 	}
 	m := make(map[int64]bool, len(found))
 	for _, id := range found {

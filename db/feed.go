@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -74,6 +73,7 @@ func (s *Store) RecentShares(ctx context.Context, viewerID int64, since time.Tim
 // SnapshotQuery is a logged-in viewer's snapshot-path request.
 type SnapshotQuery struct {
 	FeedFilter
+	Viewer   tributary.Viewer
 	Followed []int64 // sorted
 	Fresh    []int64 // anchors the viewer shared within the fresh-self window
 	Hidden   []int64 // seen items to leave out
@@ -83,35 +83,30 @@ type SnapshotQuery struct {
 
 // Candidate is a ranked row before the Go side explains and diversifies it.
 type Candidate struct {
-	Item          tributary.Item
-	Inputs        tributary.ScoreInputs // viewer-agnostic inputs
-	ScoredAt      time.Time             // the time the stored score was computed at
+	Rollup        tributary.Rollup
+	ScoredAt      time.Time // the time the stored score was computed at
 	FolloweeShare int
-	Effective     float64 // the SQL-side ranking score (0 when ranking happens in Go)
 }
 
-// SnapshotFeed runs the snapshot path for a logged-in viewer.
+// SnapshotFeed runs the snapshot path for a logged-in viewer. Rows the viewer may read only
+// in part come back rolled up from the posts the viewer may read.
 func (s *Store) SnapshotFeed(ctx context.Context, q SnapshotQuery) ([]Candidate, error) {
 	since, until := q.bounds()
 	w := s.Weights
 	rows, err := s.q.SnapshotFeed(ctx, dbq.SnapshotFeedParams{
-		Followed: q.Followed, FreshIds: nonNilIDs(q.Fresh), HiddenIds: nonNilIDs(q.Hidden), OnlyIds: nonNilIDs(q.Only), Kind: string(q.Source), Tag: q.Tag,
-		Since: since, Until: until, Lim: int32(q.Limit),
+		Followed: q.Followed, FreshIds: nonNilIDs(q.Fresh), HiddenIds: nonNilIDs(q.Hidden), OnlyIds: nonNilIDs(q.Only),
+		Kind: string(q.Source), Tag: q.Tag, Since: since, Until: until, Lim: int32(q.Limit),
+		Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 		FolloweeCap: w.FolloweeCap, FolloweeWeight: w.FolloweeShare, FreshWeight: w.FreshSelf,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("db: snapshot feed: %w", err)
 	}
-	out := make([]Candidate, 0, len(rows))
-	for _, r := range rows {
-		c, err := snapshotCandidate(r.FeedSnapshot)
-		if err != nil {
-			return nil, err
-		}
-		c.FolloweeShare, c.Effective = int(r.FolloweeShare), r.EffectiveScore
-		out = append(out, c)
+	snaps := make([]dbq.FeedSnapshot, len(rows))
+	for i, r := range rows {
+		snaps[i] = r.FeedSnapshot
 	}
-	return out, nil
+	return s.readable(ctx, snaps, q.Viewer)
 }
 
 // SnapshotFeedAnon runs the snapshot path for anonymous viewers: public VIP shares.
@@ -122,14 +117,36 @@ func (s *Store) SnapshotFeedAnon(ctx context.Context, f FeedFilter, limit int) (
 	if err != nil {
 		return nil, fmt.Errorf("db: anonymous snapshot feed: %w", err)
 	}
+	return s.readable(ctx, rows, tributary.Anonymous)
+}
+
+// readable turns snapshot rows into candidates as the viewer may see them: rows shared only
+// publicly as they are, the others rolled up again from the posts the viewer may read (so a
+// private share's title, comment or sharer never shows), and unreadable ones dropped.
+func (s *Store) readable(ctx context.Context, rows []dbq.FeedSnapshot, v tributary.Viewer) ([]Candidate, error) {
 	out := make([]Candidate, 0, len(rows))
+	var mixed []int64
 	for _, r := range rows {
-		c, err := snapshotCandidate(r)
+		if !r.AllPublic {
+			mixed = append(mixed, r.AnchorID)
+		}
+	}
+	redone, err := s.Rollups(ctx, mixed, func(p tributary.PostFacts) bool { return v.CanRead(p.Access) })
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		if !r.AllPublic {
+			if ru, ok := redone[r.AnchorID]; ok {
+				out = append(out, Candidate{Rollup: ru, ScoredAt: r.RefreshedAt})
+			}
+			continue
+		}
+		ru, err := rollupOfRow(r)
 		if err != nil {
 			return nil, err
 		}
-		c.Effective = r.Score
-		out = append(out, c)
+		out = append(out, Candidate{Rollup: ru, ScoredAt: r.RefreshedAt})
 	}
 	return out, nil
 }
@@ -137,19 +154,21 @@ func (s *Store) SnapshotFeedAnon(ctx context.Context, f FeedFilter, limit int) (
 // LiveQuery is a live-path request.
 type LiveQuery struct {
 	FeedFilter
+	Viewer     tributary.Viewer
 	Followed   []int64
-	PublicOnly bool // anonymous audience
-	Candidates int  // how many recent shares to scan
+	Candidates int // how many recent shares to scan
 }
 
-// LiveFeed runs the live path's SQL layers: the most recent shares of the followed set, then
-// one rollup row per anchor (representative post, sharers, counts). Scoring happens in Go.
+// LiveFeed runs the live path's SQL layers: the most recent shares of the followed set that
+// the viewer may read, then one rollup per anchor from the posts the viewer may read. Scoring
+// happens in Go.
 func (s *Store) LiveFeed(ctx context.Context, q LiveQuery, now time.Time) ([]Candidate, error) {
 	since, until := q.bounds()
 	if w := now.Add(-SnapshotWindow); since.Before(w) {
 		since = w
 	}
-	shares, err := s.q.LiveCandidates(ctx, dbq.LiveCandidatesParams{Followed: q.Followed, PublicOnly: q.PublicOnly,
+	shares, err := s.q.LiveCandidates(ctx, dbq.LiveCandidatesParams{Followed: q.Followed, ViewerID: q.Viewer.ID,
+		Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 		Since: since, Until: until, Kind: string(q.Source), Tag: q.Tag, CandLimit: int32(q.Candidates)})
 	if err != nil {
 		return nil, fmt.Errorf("db: live candidates: %w", err)
@@ -160,72 +179,17 @@ func (s *Store) LiveFeed(ctx context.Context, q LiveQuery, now time.Time) ([]Can
 		ids[i] = sh.AnchorID
 		followee[sh.AnchorID] = int(sh.FolloweeShare)
 	}
-	rollups, err := s.q.RollupByAnchors(ctx, ids)
+	rollups, err := s.Rollups(ctx, ids, func(p tributary.PostFacts) bool { return q.Viewer.CanRead(p.Access) })
 	if err != nil {
-		return nil, fmt.Errorf("db: live rollup: %w", err)
+		return nil, err
 	}
 	out := make([]Candidate, 0, len(rollups))
-	for _, r := range rollups {
-		c, err := candidate(r, now)
-		if err != nil {
-			return nil, err
+	for _, id := range ids {
+		if r, ok := rollups[id]; ok {
+			out = append(out, Candidate{Rollup: r, ScoredAt: now, FolloweeShare: followee[id]})
 		}
-		c.FolloweeShare = followee[r.AnchorID]
-		out = append(out, c)
 	}
 	return out, nil
-}
-
-func snapshotCandidate(r dbq.FeedSnapshot) (Candidate, error) {
-	return candidate(dbq.AnchorRollup{
-		AnchorID: r.AnchorID, AnchorUrl: r.AnchorUrl, Date: r.Date, PublicDate: r.PublicDate, TotalShare: r.TotalShare,
-		SharerUserIds: r.SharerUserIds, PublicSharerIds: r.PublicSharerIds, AnyVipSharer: r.AnyVipSharer,
-		SciScore: r.SciScore, RepPostID: r.RepPostID, Url: r.Url, CanonicalUrl: r.CanonicalUrl, Title: r.Title, Excerpt: r.Excerpt,
-		Kind: r.Kind, Host: r.Host, Images: r.Images, ImageCount: r.ImageCount, UrlCount: r.UrlCount,
-		PrimaryUserID: r.PrimaryUserID, PrimaryVip: r.PrimaryVip, PrimaryNotability: r.PrimaryNotability,
-		Tags: r.Tags, Sharers: r.Sharers,
-	}, r.RefreshedAt)
-}
-
-type sharerJSON struct {
-	ID     int64     `json:"id"`
-	Handle string    `json:"handle"`
-	Name   string    `json:"name"`
-	VIP    bool      `json:"vip"`
-	Public bool      `json:"public"`
-	At     time.Time `json:"at"`
-}
-
-// candidate builds the one item schema from a rollup row (snapshot rows are rollups as of
-// scoredAt).
-func candidate(r dbq.AnchorRollup, scoredAt time.Time) (Candidate, error) {
-	var links []tributary.Link
-	if err := json.Unmarshal(r.Images, &links); err != nil {
-		return Candidate{}, fmt.Errorf("db: item %d images: %w", r.AnchorID, err)
-	}
-	var sharers []sharerJSON
-	if err := json.Unmarshal(r.Sharers, &sharers); err != nil {
-		return Candidate{}, fmt.Errorf("db: item %d sharers: %w", r.AnchorID, err)
-	}
-	it := tributary.Item{
-		ID: r.AnchorID, URL: r.Url, CanonicalURL: r.CanonicalUrl, AnchorURL: r.AnchorUrl, Title: r.Title, Excerpt: r.Excerpt,
-		Kind: tributary.Kind(r.Kind), Host: r.Host, Date: r.Date, ShareCount: int(r.TotalShare),
-		Images: []string{}, Tags: r.Tags, RepPostID: r.RepPostID, SharerIDs: r.SharerUserIds,
-		PrimaryUser: tributary.UserRef{ID: r.PrimaryUserID},
-	}
-	for _, l := range links {
-		if l.Image != "" {
-			it.Images = append(it.Images, l.Image)
-		}
-	}
-	for _, sh := range sharers {
-		ref := tributary.UserRef{ID: sh.ID, Handle: sh.Handle, Name: sh.Name, VIP: sh.VIP}
-		it.Sharers = append(it.Sharers, tributary.Sharer{UserRef: ref, At: sh.At})
-		if sh.ID == r.PrimaryUserID {
-			it.PrimaryUser = ref
-		}
-	}
-	return Candidate{Item: it, Inputs: rollupInputs(r), ScoredAt: scoredAt}, nil
 }
 
 func nonNilIDs(ids []int64) []int64 {

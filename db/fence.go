@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"tributary"
 
 	"tributary/db/internal/dbq"
 )
@@ -90,13 +93,13 @@ type Arrival struct {
 // ArrivedQuery asks for the items that arrived in (From, To] from the followed set.
 type ArrivedQuery struct {
 	FeedFilter
-	Followed   []int64
-	PublicOnly bool
-	From, To   time.Time
-	Skip       []int64
-	PosAt      time.Time // list strictly after (PosAt, PosID); zero PosID: from the newest
-	PosID      int64
-	Limit      int
+	Viewer   tributary.Viewer
+	Followed []int64
+	From, To time.Time
+	Skip     []int64
+	PosAt    time.Time // list strictly after (PosAt, PosID); zero PosID: from the newest
+	PosID    int64
+	Limit    int
 }
 
 // Arrived lists items that arrived in an interval, newest arrival first.
@@ -105,8 +108,8 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 	if posID == 0 {
 		posAt, posID = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 0
 	}
-	rows, err := s.q.ArrivedAnchors(ctx, dbq.ArrivedAnchorsParams{Followed: q.Followed, PublicOnly: q.PublicOnly,
-		FromAt: q.From, ToAt: q.To, Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip),
+	rows, err := s.q.ArrivedAnchors(ctx, dbq.ArrivedAnchorsParams{Followed: q.Followed, ViewerID: q.Viewer.ID,
+		Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To, Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip),
 		PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
 	if err != nil {
 		return nil, fmt.Errorf("db: arrived: %w", err)
@@ -118,40 +121,34 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 	return out, nil
 }
 
-// Items returns the current data of some items: from the snapshot, or computed from the
-// posts for items the snapshot lacks. Items that no longer exist are left out.
-func (s *Store) Items(ctx context.Context, ids []int64, now time.Time) (map[int64]Candidate, error) {
+// Items returns the current data of some items as the viewer may see them: from the
+// snapshot, or rolled up from the posts for items the snapshot lacks. Items that no longer
+// exist, or that the viewer may not read, are left out.
+func (s *Store) Items(ctx context.Context, ids []int64, v tributary.Viewer, now time.Time) (map[int64]Candidate, error) {
 	out := make(map[int64]Candidate, len(ids))
 	rows, err := s.q.SnapshotRowsByAnchors(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("db: items: %w", err)
 	}
-	for _, r := range rows {
-		c, err := snapshotCandidate(r)
-		if err != nil {
-			return nil, err
-		}
-		out[r.AnchorID] = c
+	cands, err := s.readable(ctx, rows, v)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cands {
+		out[c.Rollup.AnchorID] = c
 	}
 	var missing []int64
 	for _, id := range ids {
-		if _, ok := out[id]; !ok {
+		if _, ok := out[id]; !ok && !slices.ContainsFunc(rows, func(r dbq.FeedSnapshot) bool { return r.AnchorID == id }) {
 			missing = append(missing, id)
 		}
 	}
-	if len(missing) == 0 {
-		return out, nil
-	}
-	rollups, err := s.q.RollupByAnchors(ctx, missing)
+	rollups, err := s.Rollups(ctx, missing, func(p tributary.PostFacts) bool { return v.CanRead(p.Access) })
 	if err != nil {
-		return nil, fmt.Errorf("db: items rollup: %w", err)
+		return nil, err
 	}
-	for _, r := range rollups {
-		c, err := candidate(r, now)
-		if err != nil {
-			return nil, err
-		}
-		out[r.AnchorID] = c
+	for id, r := range rollups {
+		out[id] = Candidate{Rollup: r, ScoredAt: now}
 	}
 	return out, nil
 }

@@ -126,7 +126,7 @@ func TestImportCreatedUser(t *testing.T) {
 			t.Errorf("bcrypt accepted password %q for an imported user", pw)
 		}
 	}
-	posts, _, err := s.UserPosts(ctx, u.ID, db.PostCursor{}, 10)
+	posts, _, err := s.UserPosts(ctx, u.ID, tributary.Anonymous, db.PostCursor{}, 10)
 	if err != nil {
 		t.Fatalf("UserPosts: %v", err)
 	}

@@ -37,24 +37,26 @@ func next(posts []tributary.Post, limit int) PostCursor {
 	return PostCursor{At: last.CreatedAt, ID: last.ID}
 }
 
-// UserPosts lists a user's posts, newest first.
-func (s *Store) UserPosts(ctx context.Context, authorID int64, after PostCursor, limit int) ([]tributary.Post, PostCursor, error) {
+// UserPosts lists a user's posts that the viewer may read, newest first.
+func (s *Store) UserPosts(ctx context.Context, authorID int64, v tributary.Viewer, after PostCursor, limit int) ([]tributary.Post, PostCursor, error) {
 	at, id := after.bounds()
-	rows, err := s.q.UserPosts(ctx, dbq.UserPostsParams{AuthorID: authorID, BeforeAt: at, BeforeID: id, Lim: int32(limit)})
+	rows, err := s.q.UserPosts(ctx, dbq.UserPostsParams{AuthorID: authorID, BeforeAt: at, BeforeID: id, Lim: int32(limit),
+		ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	return cards(rows, limit, err)
 }
 
-// HomePosts lists the posts of viewer and the people they follow, newest first.
-func (s *Store) HomePosts(ctx context.Context, viewerID int64, after PostCursor, limit int) ([]tributary.Post, PostCursor, error) {
+// FeedPosts lists the posts of a base feed (a group) that the viewer may read, newest first.
+func (s *Store) FeedPosts(ctx context.Context, feedID int64, v tributary.Viewer, after PostCursor, limit int) ([]tributary.Post, PostCursor, error) {
 	at, id := after.bounds()
-	rows, err := s.q.HomePosts(ctx, dbq.HomePostsParams{ViewerID: viewerID, BeforeAt: at, BeforeID: id, Lim: int32(limit)})
+	rows, err := s.q.FeedPosts(ctx, dbq.FeedPostsParams{FeedID: feedID, BeforeAt: at, BeforeID: id, Lim: int32(limit),
+		ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	return cards(rows, limit, err)
 }
 
-// RecentPublicPosts lists the newest public posts.
-func (s *Store) RecentPublicPosts(ctx context.Context, after PostCursor, limit int) ([]tributary.Post, PostCursor, error) {
+// DirectPosts lists the directs the viewer sent or received, newest first.
+func (s *Store) DirectPosts(ctx context.Context, viewerID int64, after PostCursor, limit int) ([]tributary.Post, PostCursor, error) {
 	at, id := after.bounds()
-	rows, err := s.q.RecentPublicPosts(ctx, dbq.RecentPublicPostsParams{BeforeAt: at, BeforeID: id, Lim: int32(limit)})
+	rows, err := s.q.DirectPosts(ctx, dbq.DirectPostsParams{ViewerID: viewerID, BeforeAt: at, BeforeID: id, Lim: int32(limit)})
 	return cards(rows, limit, err)
 }
 

@@ -1,6 +1,7 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,9 +24,9 @@ type SeedConfig struct {
 	// End is the end of the seeded period (posts cover the SeedWindow before it); the zero
 	// value means the start of the current UTC day.
 	End time.Time
-	// Progress, when set, is told how each stage advances ("plan", "users", "follows",
-	// "posts", "feed_posts", "events"): done runs from 0 to total. It is called from one
-	// goroutine at a time, not necessarily the caller's.
+	// Progress, when set, is told how each stage advances ("plan", "users", "anchors",
+	// "follows", "posts", "feed_posts", "events"; some run at the same time): done runs
+	// from 0 to total. Calls never overlap, but may come from any goroutine.
 	Progress func(stage string, done, total int)
 	// DemoPasswordHash is stored as every seeded user's password hash, so the demo logins
 	// and every other seeded handle log in with the same password.
@@ -53,7 +54,8 @@ var ErrSeedNotEmpty = errors.New("db: seed: the database already has users or an
 // power-law follows, posts of papers, models, repositories, blogs and tweets (each derived
 // by tributary.Prepare, as the app would), their anchors and feed entries, and card_seen
 // events. Ids are allocated here and the sequences advanced past them, so the app can
-// insert afterwards. Everything is written in one transaction.
+// insert afterwards. It fails with ErrSeedNotEmpty unless the database is empty, and
+// writes nothing when it fails (see loadSeed for the one exception).
 func (s *Store) Seed(ctx context.Context, cfg SeedConfig) (SeedResult, error) {
 	switch {
 	case cfg.Users < 10:
@@ -87,7 +89,7 @@ func (s *Store) Seed(ctx context.Context, cfg SeedConfig) (SeedResult, error) {
 	cfg.Progress("plan", 3, 4)
 	w.genShares()
 	cfg.Progress("plan", 4, 4)
-	res, err := s.load(ctx, w)
+	res, err := s.loadSeed(ctx, w)
 	if err != nil {
 		return SeedResult{}, err
 	}
@@ -103,16 +105,17 @@ func (s *Store) Seed(ctx context.Context, cfg SeedConfig) (SeedResult, error) {
 	return res, nil
 }
 
-// load writes the world in one transaction. When it may skip per-row foreign-key checks
-// (seedSkipTriggers), the events (most of the rows) and the feed entries go through a
-// second transaction on another connection at the same time, committed right after the
-// first: PostgreSQL spends most of a load maintaining indexes, one core per connection.
-func (s *Store) load(ctx context.Context, w *seedWorld) (SeedResult, error) {
+// loadSeed writes the world in one transaction. When per-row foreign-key checks can be
+// skipped (seedSkipTriggers) and the pool has a second connection, the events (most of
+// the rows) and the feed entries go through a second transaction at the same time,
+// committed right after the first: PostgreSQL spends most of a load maintaining indexes,
+// one core per connection.
+func (s *Store) loadSeed(ctx context.Context, w *seedWorld) (SeedResult, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil) // stops the generators when a step fails
 	fail := func(err error) (SeedResult, error) {
 		cancel(err)
-		return SeedResult{}, context.Cause(ctx) // the first failure, not its echo in the other transaction
+		return SeedResult{}, context.Cause(ctx) // the first failure, not its echo elsewhere
 	}
 	tx, err := s.Pool.Begin(ctx)
 	if err != nil {
@@ -136,39 +139,41 @@ func (s *Store) load(ctx context.Context, w *seedWorld) (SeedResult, error) {
 		return fail(err)
 	}
 
+	// The side transaction needs the anchor ids, which the main one needs only later.
 	anchorsReady := make(chan struct{})
-	events := make(chan error, 1)
-	var evTx pgx.Tx
-	if bulk {
-		if evTx, err = s.Pool.Begin(ctx); err != nil {
+	var side pgx.Tx
+	var sideDone chan error
+	if bulk && s.Pool.Config().MaxConns >= 2 {
+		if side, err = s.Pool.Begin(ctx); err != nil {
 			return fail(fmt.Errorf("db: seed: begin: %w", err))
 		}
-		defer evTx.Rollback(context.WithoutCancel(ctx))
-		if _, err := evTx.Exec(ctx, "SET LOCAL session_replication_role = replica"); err != nil {
-			return fail(fmt.Errorf("db: seed: skip triggers: %w", err))
+		defer side.Rollback(context.WithoutCancel(ctx))
+		if ok, err := seedSkipTriggers(ctx, side); err != nil || !ok {
+			return fail(cmp.Or(err, errors.New("db: seed: the second connection may not skip triggers")))
 		}
+		sideDone = make(chan error, 1)
 		go func() {
 			err := w.planAnchors(ctx)
 			if err == nil {
 				close(anchorsReady)
-				err = w.copyEvents(ctx, evTx)
+				err = w.copyEvents(ctx, side)
 			}
 			if err == nil {
-				err = w.copyFeedPosts(ctx, evTx)
+				err = w.copyFeedPosts(ctx, side)
 			}
 			if err == nil {
-				err = w.checkReferences(ctx, evTx, "events", "feed_posts")
+				err = w.checkReferences(ctx, side, "events", "feed_posts")
 			}
 			if err != nil {
 				cancel(err)
 			}
-			events <- err
+			sideDone <- err
 		}()
-		// Whatever happens below, the events goroutine is done with evTx before it rolls back.
+		// On any early return the goroutine stops, and is done with side before it rolls back.
 		defer func() {
 			cancel(nil)
-			if events != nil {
-				<-events
+			if sideDone != nil {
+				<-sideDone
 			}
 		}()
 	} else {
@@ -188,23 +193,27 @@ func (s *Store) load(ctx context.Context, w *seedWorld) (SeedResult, error) {
 	case <-ctx.Done():
 		return fail(ctx.Err())
 	}
-	if err := w.copyPosts(ctx, tx); err != nil {
-		return fail(err)
+	steps := []func(context.Context, pgx.Tx) error{w.copyPosts}
+	checks := []string{"feeds", "follows", "posts"}
+	if side == nil {
+		steps = append(steps, w.copyFeedPosts, w.copyEvents)
+		checks = append(checks, "feed_posts", "events")
 	}
-	if bulk {
-		err := <-events
-		events = nil
+	for _, step := range steps {
+		if err := step(ctx, tx); err != nil {
+			return fail(err)
+		}
+	}
+	if side != nil {
+		err := <-sideDone
+		sideDone = nil
 		if err != nil {
 			return fail(err)
 		}
-		if err := w.checkReferences(ctx, tx, "feeds", "follows", "posts"); err != nil {
+	}
+	if bulk {
+		if err := w.checkReferences(ctx, tx, checks...); err != nil {
 			return fail(err)
-		}
-	} else {
-		for _, step := range []func(context.Context, pgx.Tx) error{w.copyFeedPosts, w.copyEvents} {
-			if err := step(ctx, tx); err != nil {
-				return fail(err)
-			}
 		}
 	}
 	res := SeedResult{Users: len(w.users), Follows: len(w.outDst), Posts: len(w.shares), Anchors: len(w.anchors), Events: w.events}
@@ -214,9 +223,9 @@ func (s *Store) load(ctx context.Context, w *seedWorld) (SeedResult, error) {
 	if err := tx.Commit(ctx); err != nil {
 		return fail(fmt.Errorf("db: seed: commit: %w", err))
 	}
-	if bulk {
-		if err := evTx.Commit(ctx); err != nil {
-			return fail(fmt.Errorf("db: seed: commit events (everything else is committed; seed a fresh database again): %w", err))
+	if side != nil {
+		if err := side.Commit(ctx); err != nil {
+			return fail(fmt.Errorf("db: seed: commit events (all else is committed; seed a fresh database instead): %w", err))
 		}
 	}
 	return res, nil

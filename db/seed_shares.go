@@ -30,6 +30,7 @@ const (
 // seedKindShare is how common each kind of resource is.
 var seedKindShare = [seedKinds]float64{0.36, 0.09, 0.03, 0.02, 0.16, 0.06, 0.08, 0.16, 0.04}
 
+// seedKindNames name the kinds in preview image keys.
 var seedKindNames = [seedKinds]string{"arxiv", "model", "dataset", "space", "github", "openreview", "doi", "blog", "tweet"}
 
 // seedResource is a paper, model, repository, page or tweet that people share.
@@ -53,8 +54,8 @@ type seedShare struct {
 }
 
 // genResources draws resources until their shares add up to the number of posts. Share
-// counts are Pareto-distributed: most things are shared once, popular papers by dozens
-// or hundreds of people.
+// counts are Pareto-distributed (Zipf-like, exponent 1.3, capped at a quarter of the
+// users): most things are shared once, popular papers by dozens or hundreds of people.
 func (w *seedWorld) genResources() {
 	capShares := max(3, min(1500, w.cfg.Users/4))
 	kinds := newSeedPicker(seedKindShare[:])
@@ -63,11 +64,11 @@ func (w *seedWorld) genResources() {
 	for idx := 0; total < w.cfg.Posts; idx++ {
 		r := seedRNG(w.cfg.Seed, seedStageResources, idx)
 		res := seedResource{kind: seedKind(kinds.pick(r)), topic: r.IntN(len(seedTopics))}
-		res.shares = capShares + 1
-		for res.shares > capShares { // truncated, so no pile of resources sits at the cap
-			res.shares = int(math.Pow(1-r.Float64(), -1/1.3))
+		shares := math.Inf(1)
+		for shares >= float64(capShares+1) { // truncated, so no pile of resources sits at the cap
+			shares = math.Pow(1-r.Float64(), -1/1.3)
 		}
-		res.shares = min(res.shares, w.cfg.Posts-total)
+		res.shares = min(int(shares), w.cfg.Posts-total)
 		res.classic = res.kind != seedTweet && r.Float64() < 0.08
 		res.t0 = w.skewedTime(r)
 		if res.classic {
@@ -176,15 +177,15 @@ func seedPaperTitle(r *rand.Rand, t seedTopic) string {
 	case 0:
 		return fmt.Sprintf("%s%s: %s %s for %s", seedPick(r, seedMethodHeads), seedPick(r, seedMethodTails), seedPick(r, seedAdjectives), noun, task)
 	case 1:
-		return noun + " Is All You Need for " + task
+		return fmt.Sprintf("%s%s: %s Is All You Need for %s", seedPick(r, seedMethodHeads), seedPick(r, seedMethodTails), noun, task)
 	case 2:
 		return fmt.Sprintf("On the %s of %s in %s", seedPick(r, []string{"Robustness", "Limits", "Emergence", "Geometry", "Role", "Brittleness"}), noun, task)
 	case 3:
-		return fmt.Sprintf("Scaling Laws for %s %s", seedPick(r, seedAdjectives), noun)
+		return fmt.Sprintf("Scaling Laws for %s %s in %s", seedPick(r, seedAdjectives), noun, task)
 	case 4:
-		return fmt.Sprintf("Towards %s %s", seedPick(r, seedAdjectives), task)
+		return fmt.Sprintf("Towards %s %s via %s", seedPick(r, seedAdjectives), task, noun)
 	case 5:
-		return fmt.Sprintf("%s %s with %s", seedPick(r, seedGerunds), noun, seedPick(r, seedNouns))
+		return fmt.Sprintf("%s %s with %s for %s", seedPick(r, seedGerunds), noun, seedPick(r, seedNouns), task)
 	case 6:
 		return fmt.Sprintf("When Do %s Help %s? Evidence from %s", noun, task, seedPick(r, seedTopics).tasks[0])
 	default:

@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"tributary"
 	"tributary/db/internal/dbq"
 )
 
@@ -25,23 +24,8 @@ type RefreshResult struct {
 	Skipped  bool // another instance holds the refresh lock
 }
 
-var snapshotColumns = []string{"anchor_id", "url", "canonical_url", "anchor_url", "rep_post_id", "title", "excerpt", "kind",
-	"host", "date", "score", "sci_score", "total_share", "primary_user_id", "sharer_user_ids", "public_sharer_ids",
-	"any_vip_sharer", "sharers", "images", "image_count", "url_count", "tags", "public_date", "primary_vip",
-	"primary_notability", "refreshed_at"}
-
-// snapshotRow turns a rollup into a snapshot row with its viewer-agnostic score.
-func snapshotRow(r dbq.AnchorRollup, w tributary.Weights, now time.Time) []any {
-	base := w.Score(rollupInputs(r), now).Base()
-	return []any{r.AnchorID, r.Url, r.CanonicalUrl, r.AnchorUrl, r.RepPostID, r.Title, r.Excerpt, r.Kind, r.Host, r.Date,
-		base, r.SciScore, r.TotalShare, r.PrimaryUserID, r.SharerUserIds, r.PublicSharerIds, r.AnyVipSharer,
-		r.Sharers, r.Images, r.ImageCount, r.UrlCount, r.Tags, r.PublicDate, r.PrimaryVip, r.PrimaryNotability, now}
-}
-
-func rollupInputs(r dbq.AnchorRollup) tributary.ScoreInputs {
-	return tributary.ScoreInputs{SciScore: int(r.SciScore), Date: r.Date, TotalShare: int(r.TotalShare),
-		PrimaryVIP: r.PrimaryVip, PrimaryNotability: r.PrimaryNotability, HasImage: r.ImageCount > 0}
-}
+// refreshChunk is how many anchors a refresh rolls up per query.
+const refreshChunk = 2000
 
 // RefreshSnapshot rebuilds feed_snapshot off to the side and swaps it in in one
 // transaction, so readers see the old or the new snapshot, never a partial one. Only one
@@ -66,12 +50,13 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 		CREATE TABLE feed_snapshot_next (LIKE feed_snapshot INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`); err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: create next: %w", err)
 	}
-	rollups, err := dbq.New(conn).RollupSince(ctx, now.Add(-SnapshotWindow))
+	anchors, err := s.q.AnchorsInWindow(ctx, now.Add(-SnapshotWindow))
 	if err != nil {
-		return RefreshResult{}, fmt.Errorf("db: refresh: rollup: %w", err)
+		return RefreshResult{}, fmt.Errorf("db: refresh: anchors: %w", err)
 	}
-	n, err := conn.CopyFrom(ctx, pgx.Identifier{"feed_snapshot_next"}, snapshotColumns,
-		pgx.CopyFromSlice(len(rollups), func(i int) ([]any, error) { return snapshotRow(rollups[i], s.Weights, now), nil }))
+	// Roll up chunk by chunk while COPY streams the rows out: memory stays bounded.
+	rows := &rollupRows{s: s, ctx: ctx, anchors: anchors, now: now}
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{"feed_snapshot_next"}, snapshotColumns, rows)
 	if err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: copy: %w", err)
 	}
@@ -121,24 +106,27 @@ func (s *Store) RefreshAnchors(ctx context.Context, anchorIDs []int64, now time.
 	if len(anchorIDs) == 0 {
 		return nil
 	}
+	rollups, err := s.Rollups(ctx, anchorIDs, nil)
+	if err != nil {
+		return err
+	}
+	rows := make([][]any, 0, len(rollups))
+	for _, id := range anchorIDs {
+		if r, ok := rollups[id]; ok && r.Date.After(now.Add(-SnapshotWindow)) {
+			row, err := snapshotRow(r, s.Weights, now)
+			if err != nil {
+				return fmt.Errorf("db: refresh anchors: %w", err)
+			}
+			rows = append(rows, row)
+		}
+	}
 	tx, err := s.Pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("db: refresh anchors: %w", err)
 	}
 	defer tx.Rollback(ctx)
-	q := s.q.WithTx(tx)
-	rollups, err := q.RollupByAnchors(ctx, anchorIDs)
-	if err != nil {
-		return fmt.Errorf("db: refresh anchors: rollup: %w", err)
-	}
-	if err := q.DeleteSnapshotRows(ctx, anchorIDs); err != nil {
+	if err := s.q.WithTx(tx).DeleteSnapshotRows(ctx, anchorIDs); err != nil {
 		return fmt.Errorf("db: refresh anchors: delete: %w", err)
-	}
-	rows := make([][]any, 0, len(rollups))
-	for _, r := range rollups {
-		if r.Date.After(now.Add(-SnapshotWindow)) {
-			rows = append(rows, snapshotRow(r, s.Weights, now))
-		}
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"feed_snapshot"}, snapshotColumns, pgx.CopyFromRows(rows)); err != nil {
 		return fmt.Errorf("db: refresh anchors: insert: %w", err)
@@ -148,6 +136,47 @@ func (s *Store) RefreshAnchors(ctx context.Context, anchorIDs []int64, now time.
 	}
 	return nil
 }
+
+// rollupRows feeds COPY: it rolls anchors up a chunk at a time.
+type rollupRows struct {
+	s       *Store
+	ctx     context.Context
+	anchors []int64
+	now     time.Time
+	buf     [][]any
+	cur     []any
+	err     error
+}
+
+func (r *rollupRows) Next() bool {
+	for len(r.buf) == 0 {
+		if len(r.anchors) == 0 || r.err != nil {
+			return false
+		}
+		chunk := r.anchors[:min(refreshChunk, len(r.anchors))]
+		r.anchors = r.anchors[len(chunk):]
+		rollups, err := r.s.Rollups(r.ctx, chunk, nil)
+		if err != nil {
+			r.err = err
+			return false
+		}
+		for _, id := range chunk {
+			if ru, ok := rollups[id]; ok {
+				row, err := snapshotRow(ru, r.s.Weights, r.now)
+				if err != nil {
+					r.err = err
+					return false
+				}
+				r.buf = append(r.buf, row)
+			}
+		}
+	}
+	r.cur, r.buf = r.buf[0], r.buf[1:]
+	return true
+}
+
+func (r *rollupRows) Values() ([]any, error) { return r.cur, nil }
+func (r *rollupRows) Err() error             { return r.err }
 
 // SnapshotState says when the snapshot was last rebuilt and how many rows it had.
 type SnapshotState struct {

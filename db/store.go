@@ -130,29 +130,6 @@ func userOf(u dbq.User) tributary.User {
 		Notability: u.Notability, Private: u.IsPrivate, CreatedAt: u.CreatedAt}
 }
 
-// Follow makes follower follow followed. Following yourself is EInvalid; following twice is a no-op.
-func (s *Store) Follow(ctx context.Context, follower, followed int64) error {
-	if follower == followed {
-		return tributary.Errorf(tributary.EInvalid, "You cannot follow yourself.")
-	}
-	return s.inTx(ctx, func(q *dbq.Queries) error {
-		if err := q.Follow(ctx, dbq.FollowParams{FollowerID: follower, FollowedID: followed, State: "active"}); err != nil {
-			return fmt.Errorf("db: follow: %w", err)
-		}
-		return resetFences(ctx, q, follower)
-	})
-}
-
-// Unfollow stops following; unfollowing someone you don't follow is a no-op.
-func (s *Store) Unfollow(ctx context.Context, follower, followed int64) error {
-	return s.inTx(ctx, func(q *dbq.Queries) error {
-		if err := q.Unfollow(ctx, dbq.UnfollowParams{FollowerID: follower, FollowedID: followed}); err != nil {
-			return fmt.Errorf("db: unfollow: %w", err)
-		}
-		return resetFences(ctx, q, follower)
-	})
-}
-
 // resetFences drops a viewer's fence state: their followed set changed, so their feeds do.
 func resetFences(ctx context.Context, q *dbq.Queries, viewer int64) error {
 	if err := q.ResetFences(ctx, viewer); err != nil {
@@ -161,25 +138,29 @@ func resetFences(ctx context.Context, q *dbq.Queries, viewer int64) error {
 	return nil
 }
 
-// Follows reports whether follower actively follows followed.
-func (s *Store) Follows(ctx context.Context, follower, followed int64) (bool, error) {
-	st, err := s.q.FollowState(ctx, dbq.FollowStateParams{FollowerID: follower, FollowedID: followed})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("db: follow state: %w", err)
-	}
-	return st == "active", nil
-}
-
 // CreatePost stores a prepared share in its author's posts feed. It returns the new post's
 // id, or 0 when the same share (author, canonical URL, time) exists already.
 func (s *Store) CreatePost(ctx context.Context, p tributary.Prepared) (int64, error) {
+	return s.Share(ctx, p, Destination{OwnFeed: true})
+}
+
+// Destination says where a share goes: the author's own feed, groups, directs to people.
+type Destination struct {
+	OwnFeed  bool
+	Groups   []int64 // group feed ids; the author must be an active member
+	DirectTo []int64 // user ids; each must follow the author (accept directs from them)
+}
+
+// Share stores a prepared share in its destinations, in one transaction, and brings its
+// item's snapshot row up to date.
+func (s *Store) Share(ctx context.Context, p tributary.Prepared, d Destination) (int64, error) {
 	var id, anchorID int64
 	err := s.inTx(ctx, func(q *dbq.Queries) error {
-		var err error
-		id, anchorID, err = insertPost(ctx, q, p)
+		feeds, err := destinationFeeds(ctx, q, p.AuthorID, d)
+		if err != nil {
+			return err
+		}
+		id, anchorID, err = insertPostTo(ctx, q, p, feeds)
 		return err
 	})
 	if err != nil || id == 0 {
@@ -189,15 +170,67 @@ func (s *Store) CreatePost(ctx context.Context, p tributary.Prepared) (int64, er
 	return id, s.RefreshAnchors(ctx, []int64{anchorID}, p.CreatedAt)
 }
 
-// insertPost stores a share and returns its id and anchor id; id 0 means the share existed.
+func destinationFeeds(ctx context.Context, q *dbq.Queries, author int64, d Destination) ([]int64, error) {
+	var feeds []int64
+	if d.OwnFeed {
+		id, err := q.PostsFeedOf(ctx, author)
+		if err != nil {
+			return nil, fmt.Errorf("db: posts feed of %d: %w", author, err)
+		}
+		feeds = append(feeds, id)
+	}
+	for _, g := range d.Groups {
+		m, err := q.Membership(ctx, dbq.MembershipParams{FeedID: g, UserID: author})
+		if errors.Is(err, pgx.ErrNoRows) || (err == nil && m.State != "active") {
+			return nil, tributary.FieldErrorf("groups", "You can post only to groups you are a member of.")
+		} else if err != nil {
+			return nil, fmt.Errorf("db: membership: %w", err)
+		}
+		feeds = append(feeds, g)
+	}
+	if len(d.DirectTo) > 0 {
+		for _, to := range d.DirectTo {
+			st, err := q.FollowState(ctx, dbq.FollowStateParams{FollowerID: to, FollowedID: author})
+			if errors.Is(err, pgx.ErrNoRows) || (err == nil && st != "active") || to == author {
+				u, _ := q.UserByID(ctx, to)
+				return nil, tributary.FieldErrorf("to", "@%s does not accept directs from you: they do not follow you.", u.Handle)
+			} else if err != nil {
+				return nil, fmt.Errorf("db: follow state: %w", err)
+			}
+		}
+		// Each direct is its own private feed read by the sender and the recipients.
+		feed, err := q.CreateDirectsFeed(ctx, author)
+		if err != nil {
+			return nil, fmt.Errorf("db: directs feed: %w", err)
+		}
+		for _, u := range append([]int64{author}, d.DirectTo...) {
+			if err := q.AddReader(ctx, dbq.AddReaderParams{FeedID: feed, UserID: u}); err != nil {
+				return nil, fmt.Errorf("db: directs reader: %w", err)
+			}
+		}
+		feeds = append(feeds, feed)
+	}
+	if len(feeds) == 0 {
+		return nil, tributary.FieldErrorf("to", "Choose where to share: your feed, a group or people.")
+	}
+	return feeds, nil
+}
+
+// insertPost stores a share in its author's posts feed (the importer's path).
 func insertPost(ctx context.Context, q *dbq.Queries, p tributary.Prepared) (id, anchorID int64, err error) {
+	feeds, err := destinationFeeds(ctx, q, p.AuthorID, Destination{OwnFeed: true})
+	if err != nil {
+		return 0, 0, err
+	}
+	return insertPostTo(ctx, q, p, feeds)
+}
+
+// insertPostTo stores a share in some feeds and folds their access onto it; it returns its
+// id and anchor id, id 0 when the share existed.
+func insertPostTo(ctx context.Context, q *dbq.Queries, p tributary.Prepared, feeds []int64) (id, anchorID int64, err error) {
 	anchorID, err = q.UpsertAnchor(ctx, dbq.UpsertAnchorParams{Url: p.AnchorURL, Kind: string(p.AnchorKind)})
 	if err != nil {
 		return 0, 0, fmt.Errorf("db: anchor: %w", err)
-	}
-	feedID, err := q.PostsFeedOf(ctx, p.AuthorID)
-	if err != nil {
-		return 0, 0, fmt.Errorf("db: posts feed of %d: %w", p.AuthorID, err)
 	}
 	links, err := json.Marshal(nonNil(p.Links))
 	if err != nil {
@@ -215,8 +248,13 @@ func insertPost(ctx context.Context, q *dbq.Queries, p tributary.Prepared) (id, 
 	if err != nil {
 		return 0, 0, fmt.Errorf("db: insert post: %w", err)
 	}
-	if err := q.InsertFeedPost(ctx, dbq.InsertFeedPostParams{FeedID: feedID, PostID: id, TimeOrd: p.CreatedAt}); err != nil {
-		return 0, 0, fmt.Errorf("db: insert feed post: %w", err)
+	for _, f := range feeds {
+		if err := q.InsertFeedPost(ctx, dbq.InsertFeedPostParams{FeedID: f, PostID: id, TimeOrd: p.CreatedAt}); err != nil {
+			return 0, 0, fmt.Errorf("db: insert feed post: %w", err)
+		}
+	}
+	if _, err := q.RecomputePostAccess(ctx, dbq.RecomputePostAccessParams{FeedIds: []int64{}, PostIds: []int64{id}}); err != nil {
+		return 0, 0, fmt.Errorf("db: post access: %w", err)
 	}
 	return id, anchorID, nil
 }

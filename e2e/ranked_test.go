@@ -58,7 +58,7 @@ func (f *fixture) share(handle, url, title string, ago time.Duration, links ...t
 
 func (f *fixture) follow(follower, followed string) {
 	f.t.Helper()
-	if err := f.store.Follow(context.Background(), f.users[follower].ID, f.users[followed].ID); err != nil {
+	if _, err := f.store.Follow(context.Background(), f.users[follower].ID, f.users[followed].ID); err != nil {
 		f.t.Fatal(err)
 	}
 }

@@ -213,6 +213,7 @@ func (s *Service) path(ctx context.Context, q tributary.FeedQuery, now time.Time
 
 // viewerState is what ranking needs to know about the viewer.
 type viewerState struct {
+	access   tributary.Viewer // what the access rules know of the viewer
 	followed []int64             // sorted
 	seen     map[int64]bool      // items the viewer has seen
 	fresh    map[int64]time.Time // the viewer's own shares within the fresh-self window
@@ -223,6 +224,9 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Tim
 	var err error
 	if viewer == nil {
 		v.followed, err = s.store.VIPs(ctx)
+		return v, err
+	}
+	if v.access, err = s.store.ViewerAccess(ctx, viewer.ID); err != nil {
 		return v, err
 	}
 	if v.followed, err = s.store.Followed(ctx, viewer.ID); err != nil {
@@ -254,26 +258,26 @@ func (s *Service) candidates(ctx context.Context, viewer *tributary.User, v view
 			for id := range v.fresh {
 				fresh = append(fresh, id)
 			}
-			cands, err = s.store.SnapshotFeed(ctx, db.SnapshotQuery{FeedFilter: f, Followed: v.followed,
+			cands, err = s.store.SnapshotFeed(ctx, db.SnapshotQuery{FeedFilter: f, Followed: v.followed, Viewer: v.access,
 				Fresh: fresh, Hidden: hidden, Limit: limit})
 		}
 		return cands, err
 	}
 	n := min(limit/2*s.cfg.LiveFactor, s.cfg.LiveCap)
-	cands, err := s.store.LiveFeed(ctx, db.LiveQuery{FeedFilter: f, Followed: v.followed, PublicOnly: viewer == nil,
+	cands, err := s.store.LiveFeed(ctx, db.LiveQuery{FeedFilter: f, Followed: v.followed, Viewer: v.access,
 		Candidates: n}, now)
 	if err != nil {
 		return nil, err
 	}
 	// The snapshot path leaves seen items out in SQL; the live path here.
-	return slices.DeleteFunc(cands, func(c db.Candidate) bool { _, h := slices.BinarySearch(hidden, c.Item.ID); return h }), nil
+	return slices.DeleteFunc(cands, func(c db.Candidate) bool { _, h := slices.BinarySearch(hidden, c.Rollup.AnchorID); return h }), nil
 }
 
 // explain scores a candidate term by term for this viewer and marks what the viewer knows.
 func (s *Service) explain(c db.Candidate, viewer *tributary.User, v viewerState, now time.Time) tributary.Item {
-	it := c.Item
+	it := c.Rollup.Item()
 	// Viewer-agnostic terms are as of when they were computed (the snapshot's refresh).
-	parts := s.cfg.Weights.Score(c.Inputs, c.ScoredAt)
+	parts := s.cfg.Weights.Score(c.Rollup.Inputs(), c.ScoredAt)
 	if viewer != nil {
 		in := tributary.ScoreInputs{FolloweeShare: countIn(it.SharerIDs, v.followed), ViewerShareAt: v.fresh[it.ID]}
 		vp := s.cfg.Weights.Score(in, now)
@@ -309,3 +313,7 @@ func countIn(a, sorted []int64) int {
 	}
 	return n
 }
+
+// AccessChanged drops the anonymous cache: after a change in who may read what, no cached
+// page may outlive it.
+func (s *Service) AccessChanged() { s.anon.clear() }

@@ -68,7 +68,7 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 			ids = []int64{arrived[0].AnchorID}
 		}
 		var m map[int64]db.Candidate
-		m, err = src.s.store.Items(ctx, ids, src.now)
+		m, err = src.s.store.Items(ctx, ids, src.v.access, src.now)
 		for _, id := range ids {
 			if c, ok := m[id]; ok {
 				cands = append(cands, c)
@@ -114,7 +114,7 @@ func (src *source) arrivedQuery(from, to time.Time, pos Pos, skip []int64, limit
 	if !src.q.Until.IsZero() && to.After(src.q.Until) {
 		to = src.q.Until
 	}
-	return db.ArrivedQuery{FeedFilter: src.filter(), Followed: src.v.followed, PublicOnly: src.viewer == nil,
+	return db.ArrivedQuery{FeedFilter: src.filter(), Followed: src.v.followed, Viewer: src.v.access,
 		From: from, To: to, Skip: skip, PosAt: pos.Arrival, PosID: pos.ID, Limit: limit}
 }
 
@@ -140,7 +140,7 @@ func (src *source) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 		}
 	}
 	if len(missing) > 0 {
-		m, err := src.s.store.Items(ctx, missing, src.now)
+		m, err := src.s.store.Items(ctx, missing, src.v.access, src.now)
 		if err != nil {
 			return nil, err
 		}

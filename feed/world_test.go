@@ -50,7 +50,7 @@ func (w *world) user(handle string, vip bool, notability int64) tributary.User {
 func (w *world) follow(follower string, followed ...string) {
 	w.t.Helper()
 	for _, f := range followed {
-		if err := w.store.Follow(w.ctx, w.users[follower].ID, w.users[f].ID); err != nil {
+		if _, err := w.store.Follow(w.ctx, w.users[follower].ID, w.users[f].ID); err != nil {
 			w.t.Fatal(err)
 		}
 	}

@@ -46,10 +46,26 @@ CREATE TABLE feeds (
     owner_id   bigint      NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     name       text        NOT NULL DEFAULT '',
     access     text        NOT NULL DEFAULT 'public' CHECK (access IN ('public', 'protected', 'private')),
+    -- Groups: a title to show and whether joining needs an admin's approval.
+    title      text        NOT NULL DEFAULT '',
+    moderated  boolean     NOT NULL DEFAULT false,
     created_at timestamptz NOT NULL DEFAULT now()
 );
 -- One posts feed per user; groups and filter feeds are told apart by name.
-CREATE UNIQUE INDEX feeds_owner_kind_name_key ON feeds (owner_id, kind, name);
+CREATE UNIQUE INDEX feeds_owner_kind_name_key ON feeds (owner_id, kind, name) WHERE kind <> 'directs';
+-- Group names are global: /g/{name}.
+CREATE UNIQUE INDEX feeds_group_name_key ON feeds (lower(name)) WHERE kind = 'group';
+
+-- Group membership: admins manage it; a moderated group's joins wait as 'pending'.
+CREATE TABLE group_members (
+    feed_id    bigint      NOT NULL REFERENCES feeds (id) ON DELETE CASCADE,
+    user_id    bigint      NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    role       text        NOT NULL DEFAULT 'member' CHECK (role IN ('member', 'admin')),
+    state      text        NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'pending')),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (feed_id, user_id)
+);
+CREATE INDEX group_members_user_idx ON group_members (user_id, feed_id);
 
 -- The explicit reader set of a private feed.
 CREATE TABLE feed_readers (
@@ -86,10 +102,12 @@ CREATE TABLE posts (
     url_count     integer     NOT NULL DEFAULT 1,
     sci_score     smallint    NOT NULL DEFAULT 0,
     tags          text[]      NOT NULL DEFAULT '{}',
-    -- Denormalized from the post's feeds (seed 003) so readers filter with one index.
-    is_public     boolean     NOT NULL DEFAULT true,
-    is_protected  boolean     NOT NULL DEFAULT false,
-    is_private    boolean     NOT NULL DEFAULT false,
+    -- Denormalized from the post's feeds (seed 003) so readers filter with array operators:
+    -- readable by V iff is_public, or V is logged in and some protected owner is not in a
+    -- ban with V, or V reads one of the private feeds.
+    is_public           boolean  NOT NULL DEFAULT true,
+    protected_owner_ids bigint[] NOT NULL DEFAULT '{}',
+    private_feed_ids    bigint[] NOT NULL DEFAULT '{}',
     created_at    timestamptz NOT NULL DEFAULT now(),
     deleted_at    timestamptz
 );
@@ -130,110 +148,48 @@ CREATE TABLE events (
 -- Hide-seen sums one viewer's dwell per item over a time window.
 CREATE INDEX events_viewer_seen_idx ON events (viewer_id, type, anchor_id, created_at) INCLUDE (dwell_ms);
 
--- One row per anchor over the last 180 days, rebuilt hourly (seed 000).
+-- One row per anchor over the last 180 days, rebuilt hourly (seed 000); rows are rolled up
+-- in Go (tributary.RollupOf), the one definition every path shares.
 CREATE TABLE feed_snapshot (
-    anchor_id        bigint      PRIMARY KEY,
-    url              text        NOT NULL,
-    canonical_url    text        NOT NULL,
-    anchor_url       text        NOT NULL,
-    rep_post_id      bigint      NOT NULL,
-    title            text        NOT NULL,
-    excerpt          text        NOT NULL DEFAULT '',
-    kind             text        NOT NULL,
-    host             text        NOT NULL,
-    date             timestamptz NOT NULL,
-    score            double precision NOT NULL,
-    sci_score        smallint    NOT NULL,
-    total_share      integer     NOT NULL,
-    primary_user_id  bigint      NOT NULL,
+    anchor_id          bigint      PRIMARY KEY,
+    anchor_url         text        NOT NULL,
+    kind               text        NOT NULL,
+    date               timestamptz NOT NULL,
+    public_date        timestamptz,
+    score              double precision NOT NULL,
+    sci_score          smallint    NOT NULL,
+    total_share        integer     NOT NULL,
     -- Every sharer; GIN-indexed for the followed-set overlap (logged-in path).
-    sharer_user_ids  bigint[]    NOT NULL,
-    -- Sharers whose share is public: what anonymous viewers may see (access rules).
-    public_sharer_ids bigint[]   NOT NULL DEFAULT '{}',
-    any_vip_sharer   boolean     NOT NULL,
-    sharers          jsonb       NOT NULL,
-    images           jsonb       NOT NULL DEFAULT '[]',
-    image_count      integer     NOT NULL DEFAULT 0,
-    url_count        integer     NOT NULL DEFAULT 1,
-    tags             text[]      NOT NULL DEFAULT '{}',
-    -- Newest public share (epoch when none): the anonymous audience's arrival time.
-    public_date      timestamptz NOT NULL,
-    primary_vip      boolean     NOT NULL,
-    primary_notability bigint    NOT NULL,
-    refreshed_at     timestamptz NOT NULL
+    sharer_user_ids    bigint[]    NOT NULL,
+    public_sharer_ids  bigint[]    NOT NULL,
+    -- A VIP shared it publicly: the anonymous front page (partial index).
+    any_vip_sharer     boolean     NOT NULL,
+    -- Access of the anchor, the union over its posts (see posts); all_public rows render
+    -- the same for everyone, the others are rolled up again from what the viewer may read.
+    all_public         boolean     NOT NULL,
+    any_public         boolean     NOT NULL,
+    protected_owner_ids bigint[]   NOT NULL,
+    private_feed_ids   bigint[]    NOT NULL,
+    -- The representative (visually richest) post.
+    rep_post_id        bigint      NOT NULL,
+    url                text        NOT NULL,
+    canonical_url      text        NOT NULL,
+    title              text        NOT NULL,
+    excerpt            text        NOT NULL,
+    host               text        NOT NULL,
+    links              jsonb       NOT NULL,
+    image_count        integer     NOT NULL,
+    url_count          integer     NOT NULL,
+    primary_user_id    bigint      NOT NULL,
+    primary_vip        boolean     NOT NULL,
+    primary_notability bigint      NOT NULL,
+    tags               text[]      NOT NULL,
+    -- Pre-rendered sharer stack: [{id, handle, name, vip, public, at}], primary first.
+    sharers            jsonb       NOT NULL,
+    refreshed_at       timestamptz NOT NULL
 );
 CREATE INDEX feed_snapshot_sharers_idx ON feed_snapshot USING gin (sharer_user_ids);
 CREATE INDEX feed_snapshot_vip_score_idx ON feed_snapshot (score DESC) WHERE any_vip_sharer;
-
--- anchor_rollup is one row per anchor computed from its live posts: what the snapshot stores
--- and what the live path scores, defined once. Filter it on anchor_id (pushed down into the
--- grouping) or on date.
-CREATE VIEW anchor_rollup AS
-SELECT g.anchor_id,
-       a.url                  AS anchor_url,
-       g.date,
-       g.public_date,
-       g.total_share,
-       g.sharer_user_ids,
-       g.public_sharer_ids,
-       g.any_vip_sharer,
-       g.sci_score,
-       r.id                   AS rep_post_id,
-       r.url,
-       r.canonical_url,
-       r.title,
-       left(r.body, 300)::text AS excerpt,
-       a.kind,
-       r.host,
-       r.linked_urls          AS images,
-       r.image_count,
-       r.url_count,
-       r.author_id            AS primary_user_id,
-       r.vip                  AS primary_vip,
-       r.notability           AS primary_notability,
-       t.tags,
-       sh.sharers
-  FROM (SELECT p.anchor_id,
-               max(p.created_at)::timestamptz                          AS date,
-               coalesce(max(p.created_at) FILTER (WHERE p.is_public), 'epoch')::timestamptz AS public_date,
-               count(DISTINCT p.author_id)::integer                     AS total_share,
-               array_agg(DISTINCT p.author_id)::bigint[]                AS sharer_user_ids,
-               coalesce(array_agg(DISTINCT p.author_id) FILTER (WHERE p.is_public), '{}')::bigint[] AS public_sharer_ids,
-               coalesce(bool_or(u.vip AND p.is_public), false)::boolean AS any_vip_sharer,
-               max(p.sci_score)::smallint                               AS sci_score
-          FROM posts p
-          JOIN users u ON u.id = p.author_id
-         WHERE p.deleted_at IS NULL
-         GROUP BY p.anchor_id) g
-  JOIN anchors a ON a.id = g.anchor_id
-  -- The representative post is the visually richest share.
- CROSS JOIN LATERAL (
-        SELECT p.id, p.url, p.canonical_url, p.title, p.body, p.host, p.linked_urls, p.image_count,
-               p.url_count, p.author_id, u.vip, u.notability
-          FROM posts p
-          JOIN users u ON u.id = p.author_id
-         WHERE p.anchor_id = g.anchor_id AND p.deleted_at IS NULL
-         ORDER BY p.image_count DESC, p.url_count DESC, p.created_at DESC, u.vip DESC, u.notability DESC, p.id DESC
-         LIMIT 1) r
- CROSS JOIN LATERAL (
-        SELECT coalesce(array_agg(DISTINCT tag ORDER BY tag), '{}')::text[] AS tags
-          FROM posts p, unnest(p.tags) AS tag
-         WHERE p.anchor_id = g.anchor_id AND p.deleted_at IS NULL) t
-  -- Pre-rendered sharer stack: the primary sharer, then the most recent ones, with whether
-  -- they shared publicly.
- CROSS JOIN LATERAL (
-        SELECT coalesce(jsonb_agg(jsonb_build_object('id', s.author_id, 'handle', s.handle, 'name', s.display_name,
-                                                     'vip', s.vip, 'public', s.pub, 'at', s.at)
-                                  ORDER BY s.author_id = r.author_id DESC, s.at DESC, s.author_id), '[]')::jsonb AS sharers
-          FROM (SELECT p.author_id, u.handle, u.display_name, u.vip,
-                       bool_or(p.is_public) AS pub, max(p.created_at) AS at
-                  FROM posts p
-                  JOIN users u ON u.id = p.author_id
-                 WHERE p.anchor_id = g.anchor_id AND p.deleted_at IS NULL
-                 GROUP BY p.author_id, u.handle, u.display_name, u.vip
-                 -- The primary sharer always makes the stack, first.
-                 ORDER BY p.author_id = r.author_id DESC, max(p.created_at) DESC, p.author_id
-                 LIMIT 12) s) sh;
 
 -- Freshness and swap bookkeeping of the snapshot.
 CREATE TABLE snapshot_meta (
@@ -272,8 +228,8 @@ CREATE UNLOGGED TABLE fenceposts (
 );
 
 -- +goose Down
-DROP VIEW post_cards, anchor_rollup;
+DROP VIEW post_cards;
 DROP TABLE snapshot_meta;
 DROP TABLE fenceposts, fences, sessions, feed_snapshot, events, feed_posts, posts, anchors,
-    feed_readers, feeds, bans, follows, users;
+    group_members, feed_readers, feeds, bans, follows, users;
 DROP SEQUENCE IF EXISTS feed_posts_ord_seq;

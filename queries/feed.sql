@@ -21,11 +21,12 @@ SELECT anchor_id, max(created_at)::timestamptz AS at FROM posts
  GROUP BY anchor_id;
 
 -- name: SnapshotFeed :many
--- Snapshot path, logged in: anchors shared by the followed set (GIN overlap), ranked by the
--- stored score plus the bonuses of the viewer. Each parameter appears once (v) because
--- sqlc mis-rewrites a repeated array parameter.
+-- Snapshot path, logged in: anchors shared by the followed set (GIN overlap) that the viewer
+-- may read, ranked by the stored score plus the bonuses of the viewer. Each parameter appears
+-- once (v) because sqlc mis-rewrites a repeated array parameter.
 WITH v AS (SELECT @followed::bigint[] AS followed, @fresh_ids::bigint[] AS fresh, @kind::text AS kind,
-                  @tag::text AS tag, @followee_cap::float8 AS fcap, @followee_weight::float8 AS fweight)
+                  @tag::text AS tag, @followee_cap::float8 AS fcap, @followee_weight::float8 AS fweight,
+                  @blocked::bigint[] AS blocked, @private_feeds::bigint[] AS private_feeds)
 SELECT sqlc.embed(s),
        (SELECT count(*) FROM unnest(s.sharer_user_ids) x WHERE x = ANY(v.followed))::integer AS followee_share,
        (s.score
@@ -33,6 +34,7 @@ SELECT sqlc.embed(s),
         + CASE WHEN s.anchor_id = ANY(v.fresh) THEN @fresh_weight::float8 ELSE 0 END)::float8 AS effective_score
   FROM feed_snapshot s, v
  WHERE s.sharer_user_ids && v.followed
+   AND (s.any_public OR NOT (s.protected_owner_ids <@ v.blocked) OR s.private_feed_ids && v.private_feeds)
    AND (v.kind = '' OR s.kind = v.kind)
    AND (v.tag = '' OR s.tags @> ARRAY[v.tag])
    AND s.date >= @since AND s.date < @until
@@ -48,20 +50,21 @@ SELECT s.*
  WHERE s.any_vip_sharer
    AND (sqlc.arg(kind)::text = '' OR s.kind = sqlc.arg(kind)::text)
    AND (sqlc.arg(tag)::text = '' OR s.tags @> ARRAY[sqlc.arg(tag)::text])
-   AND s.public_date >= @since AND s.public_date < @until
+   AND s.public_date >= @since::timestamptz AND s.public_date < @until::timestamptz
  ORDER BY s.score DESC, s.public_date DESC, s.url
  LIMIT @lim;
 
 -- name: LiveCandidates :many
--- Live path, first layers: the most recent shares of the followed set (candidates), grouped
--- per anchor with how many followees shared it (url_share).
+-- Live path, first layers: the most recent shares of the followed set that the viewer may
+-- read (candidates), grouped per anchor with how many followees shared it (url_share).
 WITH candidates AS (
     SELECT p.anchor_id, p.author_id
       FROM posts p
       JOIN anchors a ON a.id = p.anchor_id
      WHERE p.author_id = ANY(@followed::bigint[])
        AND p.deleted_at IS NULL
-       AND (NOT @public_only::boolean OR p.is_public)
+       AND (p.is_public OR (@viewer_id::bigint > 0 AND NOT (p.protected_owner_ids <@ @blocked::bigint[]))
+            OR p.private_feed_ids && @private_feeds::bigint[])
        AND p.created_at >= @since AND p.created_at < @until
        AND (@kind::text = '' OR a.kind = @kind::text)
        AND (@tag::text = '' OR p.tags @> ARRAY[@tag::text])

@@ -1,9 +1,3 @@
--- name: RollupByAnchors :many
-SELECT * FROM anchor_rollup WHERE anchor_id = ANY(@anchor_ids::bigint[]);
-
--- name: RollupSince :many
-SELECT * FROM anchor_rollup WHERE date > @since;
-
 -- name: SnapshotMeta :one
 SELECT refreshed_at, rows FROM snapshot_meta;
 
@@ -17,5 +11,18 @@ DELETE FROM feed_snapshot WHERE anchor_id = ANY(@anchor_ids::bigint[]);
 -- name: AnchorsPostedSince :many
 SELECT DISTINCT anchor_id FROM posts WHERE created_at >= @since;
 
--- name: AnchorsOfAuthor :many
-SELECT DISTINCT anchor_id FROM posts WHERE author_id = @author_id;
+-- name: AnchorsInWindow :many
+-- Anchors with a live share in the window, in id order: what a refresh rolls up.
+SELECT DISTINCT anchor_id FROM posts WHERE created_at > @since AND deleted_at IS NULL ORDER BY anchor_id;
+
+-- name: PostFactsByAnchors :many
+-- Every live post of some anchors, with what RollupOf needs.
+SELECT p.id, p.anchor_id, a.url AS anchor_url, a.kind AS anchor_kind, p.url, p.canonical_url, p.title, p.body,
+       p.host, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.created_at,
+       u.id AS author_id, u.handle, u.display_name, u.vip, u.notability,
+       p.is_public, p.protected_owner_ids, p.private_feed_ids
+  FROM posts p
+  JOIN users u ON u.id = p.author_id
+  JOIN anchors a ON a.id = p.anchor_id
+ WHERE p.anchor_id = ANY(@anchor_ids::bigint[]) AND p.deleted_at IS NULL
+ ORDER BY p.anchor_id, p.id;

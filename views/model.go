@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tributary"
+	"tributary/db"
 )
 
 // Page is what every page's layout needs.
@@ -47,13 +48,10 @@ type PostList struct {
 
 // Profile is a user page.
 type Profile struct {
-	User      tributary.User
-	Following int64
-	Followers int64
-	PostCount int64
-	IsSelf    bool
-	Follows   bool // the viewer follows this user
-	Posts     PostList
+	db.Profile
+	IsSelf   bool
+	LoggedIn bool
+	Posts    PostList
 }
 
 // Ago renders a time relative to now: "just now", "5m", "3h", "2d", or a date.

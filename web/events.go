@@ -50,7 +50,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		}
 		ids[i] = e.Item
 	}
-	known, err := s.store.KnownAnchors(r.Context(), ids)
+	v, err := s.store.ViewerAccess(r.Context(), u.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	known, err := s.store.ReadableAnchors(r.Context(), ids, v)
 	if err != nil {
 		s.fail(w, r, err)
 		return

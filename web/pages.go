@@ -22,64 +22,38 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) userPage(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
 	after, err := parsePostCursor(r.URL.Query().Get("before"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	owner, err := s.store.UserByHandle(ctx, r.PathValue("handle"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	posts, next, err := s.store.UserPosts(ctx, owner.ID, after, db.PageSize)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	stats, err := s.store.Stats(ctx, owner.ID)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	pr := views.Profile{User: owner, Following: stats.Following, Followers: stats.Followers, PostCount: stats.Posts,
-		Posts: views.PostList{Posts: posts, OlderURL: olderURL("/u/"+owner.Handle, next), Empty: "No posts yet."}}
-	if viewer := currentUser(ctx); viewer != nil {
-		pr.IsSelf = viewer.ID == owner.ID
-		if pr.Follows, err = s.store.Follows(ctx, viewer.ID, owner.ID); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-	}
-	s.render(w, r, http.StatusOK, views.UserPage(s.page(r, owner.DisplayName+" (@"+owner.Handle+")"), pr))
-}
-
-func (s *Server) follow(w http.ResponseWriter, r *http.Request)   { s.setFollow(w, r, true) }
-func (s *Server) unfollow(w http.ResponseWriter, r *http.Request) { s.setFollow(w, r, false) }
-
-func (s *Server) setFollow(w http.ResponseWriter, r *http.Request, follow bool) {
 	viewer := currentUser(r.Context())
-	target, err := s.store.UserByHandle(r.Context(), r.PathValue("handle"))
+	var viewerID int64
+	if viewer != nil {
+		viewerID = viewer.ID
+	}
+	p, err := s.store.Profile(r.Context(), r.PathValue("handle"), viewerID, after, db.PageSize)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if follow {
-		err = s.store.Follow(r.Context(), viewer.ID, target.ID)
-	} else {
-		err = s.store.Unfollow(r.Context(), viewer.ID, target.ID)
-	}
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	http.Redirect(w, r, "/u/"+target.Handle, http.StatusSeeOther)
+	pr := views.Profile{Profile: p, IsSelf: viewerID == p.User.ID, LoggedIn: viewer != nil,
+		Posts: views.PostList{Posts: p.Posts, OlderURL: olderURL("/u/"+p.User.Handle, p.Next), Empty: "No posts to show."}}
+	s.render(w, r, http.StatusOK, views.UserPage(s.page(r, p.User.DisplayName+" (@"+p.User.Handle+")"), pr))
 }
 
 func (s *Server) shareForm(w http.ResponseWriter, r *http.Request) {
 	f := views.Form{Values: r.URL.Query()} // a bookmarklet may prefill ?url=&title=
-	s.render(w, r, http.StatusOK, views.SharePage(s.page(r, "Share a link"), f))
+	s.renderShare(w, r, http.StatusOK, f)
+}
+
+func (s *Server) renderShare(w http.ResponseWriter, r *http.Request, status int, f views.Form) {
+	groups, err := s.store.GroupsOf(r.Context(), currentUser(r.Context()).ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, status, views.SharePage(s.page(r, "Share a link"), f, groups))
 }
 
 func (s *Server) share(w http.ResponseWriter, r *http.Request) {
@@ -87,17 +61,29 @@ func (s *Server) share(w http.ResponseWriter, r *http.Request) {
 	f := parseForm(r)
 	p, err := tributary.Prepare(tributary.NewPost{AuthorID: u.ID, URL: f.Get("url"), Title: f.Get("title"),
 		Body: f.Get("body"), Tags: tributary.ParseTags(f.Get("tags")), CreatedAt: s.now()})
-	if err != nil {
-		f.Errors[tributary.ErrorField(err)] = tributary.ErrorMessage(err)
-		s.render(w, r, statusOf(tributary.ErrorCode(err)), views.SharePage(s.page(r, "Share a link"), f))
-		return
+	var dest db.Destination
+	if err == nil {
+		dest, err = s.store.ResolveDestination(r.Context(), f.Get("own") == "1" || !r.PostForm.Has("dest") && f.Get("direct") == "",
+			f.Values["group"], strings.Split(f.Get("direct"), ","))
 	}
-	if _, err := s.store.CreatePost(r.Context(), p); err != nil {
+	if err == nil {
+		_, err = s.store.Share(r.Context(), p, dest)
+	}
+	if code := tributary.ErrorCode(err); code == tributary.EInvalid || code == tributary.EForbidden {
+		f.Errors[tributary.ErrorField(err)] = tributary.ErrorMessage(err)
+		s.renderShare(w, r, statusOf(code), f)
+		return
+	} else if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	s.flash(r, "Shared.")
-	http.Redirect(w, r, "/u/"+u.Handle, http.StatusSeeOther)
+	switch {
+	case len(dest.DirectTo) > 0:
+		http.Redirect(w, r, "/directs", http.StatusSeeOther)
+	default:
+		http.Redirect(w, r, "/u/"+u.Handle, http.StatusSeeOther)
+	}
 }
 
 // Chronological pages continue from "before=<unix nanos>_<post id>".

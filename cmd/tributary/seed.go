@@ -19,8 +19,9 @@ const seedDemoPassword = "tributary"
 
 const seedHelp = `Usage: tributary seed [flags]
 
-Fills an empty database with a world for demos and benchmarks. The same flags give
-byte-identical data; --seed picks another, equally plausible world.
+Fills an empty (freshly migrated) database with a world for demos and benchmarks, in
+one go. The same flags give byte-identical data; --seed picks another, equally plausible
+world; --end moves it in time.
 
   users    notability (external followers) is lognormal: median ~500, a tail into the
            100k-1M range. 2.5 %% are VIP, mostly the notable ones. The demo logins come

@@ -18,23 +18,39 @@ type InsertEventsParams struct {
 	CreatedAt time.Time
 }
 
-const knownAnchors = `-- name: KnownAnchors :many
-SELECT id FROM anchors WHERE id = ANY($1::bigint[])
+const readableAnchors = `-- name: ReadableAnchors :many
+SELECT DISTINCT p.anchor_id FROM posts p
+ WHERE p.anchor_id = ANY($1::bigint[]) AND p.deleted_at IS NULL
+   AND (p.is_public OR ($2::bigint > 0 AND NOT (p.protected_owner_ids <@ $3::bigint[]))
+        OR p.private_feed_ids && $4::bigint[])
 `
 
-func (q *Queries) KnownAnchors(ctx context.Context, ids []int64) ([]int64, error) {
-	rows, err := q.db.Query(ctx, knownAnchors, ids)
+type ReadableAnchorsParams struct {
+	Ids          []int64
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+}
+
+// Items among ids with a live post the viewer may read.
+func (q *Queries) ReadableAnchors(ctx context.Context, arg ReadableAnchorsParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, readableAnchors,
+		arg.Ids,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	items := []int64{}
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
+		var anchor_id int64
+		if err := rows.Scan(&anchor_id); err != nil {
 			return nil, err
 		}
-		items = append(items, id)
+		items = append(items, anchor_id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

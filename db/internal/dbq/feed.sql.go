@@ -44,25 +44,28 @@ WITH candidates AS (
       JOIN anchors a ON a.id = p.anchor_id
      WHERE p.author_id = ANY($1::bigint[])
        AND p.deleted_at IS NULL
-       AND (NOT $2::boolean OR p.is_public)
-       AND p.created_at >= $3 AND p.created_at < $4
-       AND ($5::text = '' OR a.kind = $5::text)
-       AND ($6::text = '' OR p.tags @> ARRAY[$6::text])
+       AND (p.is_public OR ($2::bigint > 0 AND NOT (p.protected_owner_ids <@ $3::bigint[]))
+            OR p.private_feed_ids && $4::bigint[])
+       AND p.created_at >= $5 AND p.created_at < $6
+       AND ($7::text = '' OR a.kind = $7::text)
+       AND ($8::text = '' OR p.tags @> ARRAY[$8::text])
      ORDER BY p.created_at DESC, p.id DESC
-     LIMIT $7)
+     LIMIT $9)
 SELECT anchor_id, count(DISTINCT author_id)::integer AS followee_share
   FROM candidates
  GROUP BY anchor_id
 `
 
 type LiveCandidatesParams struct {
-	Followed   []int64
-	PublicOnly bool
-	Since      time.Time
-	Until      time.Time
-	Kind       string
-	Tag        string
-	CandLimit  int32
+	Followed     []int64
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+	Since        time.Time
+	Until        time.Time
+	Kind         string
+	Tag          string
+	CandLimit    int32
 }
 
 type LiveCandidatesRow struct {
@@ -70,12 +73,14 @@ type LiveCandidatesRow struct {
 	FolloweeShare int32
 }
 
-// Live path, first layers: the most recent shares of the followed set (candidates), grouped
-// per anchor with how many followees shared it (url_share).
+// Live path, first layers: the most recent shares of the followed set that the viewer may
+// read (candidates), grouped per anchor with how many followees shared it (url_share).
 func (q *Queries) LiveCandidates(ctx context.Context, arg LiveCandidatesParams) ([]LiveCandidatesRow, error) {
 	rows, err := q.db.Query(ctx, liveCandidates,
 		arg.Followed,
-		arg.PublicOnly,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
 		arg.Since,
 		arg.Until,
 		arg.Kind,
@@ -179,14 +184,16 @@ func (q *Queries) SeenAnchors(ctx context.Context, arg SeenAnchorsParams) ([]int
 
 const snapshotFeed = `-- name: SnapshotFeed :many
 WITH v AS (SELECT $7::bigint[] AS followed, $8::bigint[] AS fresh, $9::text AS kind,
-                  $10::text AS tag, $11::float8 AS fcap, $12::float8 AS fweight)
-SELECT s.anchor_id, s.url, s.canonical_url, s.anchor_url, s.rep_post_id, s.title, s.excerpt, s.kind, s.host, s.date, s.score, s.sci_score, s.total_share, s.primary_user_id, s.sharer_user_ids, s.public_sharer_ids, s.any_vip_sharer, s.sharers, s.images, s.image_count, s.url_count, s.tags, s.public_date, s.primary_vip, s.primary_notability, s.refreshed_at,
+                  $10::text AS tag, $11::float8 AS fcap, $12::float8 AS fweight,
+                  $13::bigint[] AS blocked, $14::bigint[] AS private_feeds)
+SELECT s.anchor_id, s.anchor_url, s.kind, s.date, s.public_date, s.score, s.sci_score, s.total_share, s.sharer_user_ids, s.public_sharer_ids, s.any_vip_sharer, s.all_public, s.any_public, s.protected_owner_ids, s.private_feed_ids, s.rep_post_id, s.url, s.canonical_url, s.title, s.excerpt, s.host, s.links, s.image_count, s.url_count, s.primary_user_id, s.primary_vip, s.primary_notability, s.tags, s.sharers, s.refreshed_at,
        (SELECT count(*) FROM unnest(s.sharer_user_ids) x WHERE x = ANY(v.followed))::integer AS followee_share,
        (s.score
         + least(v.fcap, greatest(0, (SELECT count(*) FROM unnest(s.sharer_user_ids) x WHERE x = ANY(v.followed)) - 1)) * v.fweight
         + CASE WHEN s.anchor_id = ANY(v.fresh) THEN $1::float8 ELSE 0 END)::float8 AS effective_score
   FROM feed_snapshot s, v
  WHERE s.sharer_user_ids && v.followed
+   AND (s.any_public OR NOT (s.protected_owner_ids <@ v.blocked) OR s.private_feed_ids && v.private_feeds)
    AND (v.kind = '' OR s.kind = v.kind)
    AND (v.tag = '' OR s.tags @> ARRAY[v.tag])
    AND s.date >= $2 AND s.date < $3
@@ -209,6 +216,8 @@ type SnapshotFeedParams struct {
 	Tag            string
 	FolloweeCap    float64
 	FolloweeWeight float64
+	Blocked        []int64
+	PrivateFeeds   []int64
 }
 
 type SnapshotFeedRow struct {
@@ -217,9 +226,9 @@ type SnapshotFeedRow struct {
 	EffectiveScore float64
 }
 
-// Snapshot path, logged in: anchors shared by the followed set (GIN overlap), ranked by the
-// stored score plus the bonuses of the viewer. Each parameter appears once (v) because
-// sqlc mis-rewrites a repeated array parameter.
+// Snapshot path, logged in: anchors shared by the followed set (GIN overlap) that the viewer
+// may read, ranked by the stored score plus the bonuses of the viewer. Each parameter appears
+// once (v) because sqlc mis-rewrites a repeated array parameter.
 func (q *Queries) SnapshotFeed(ctx context.Context, arg SnapshotFeedParams) ([]SnapshotFeedRow, error) {
 	rows, err := q.db.Query(ctx, snapshotFeed,
 		arg.FreshWeight,
@@ -234,6 +243,8 @@ func (q *Queries) SnapshotFeed(ctx context.Context, arg SnapshotFeedParams) ([]S
 		arg.Tag,
 		arg.FolloweeCap,
 		arg.FolloweeWeight,
+		arg.Blocked,
+		arg.PrivateFeeds,
 	)
 	if err != nil {
 		return nil, err
@@ -244,30 +255,34 @@ func (q *Queries) SnapshotFeed(ctx context.Context, arg SnapshotFeedParams) ([]S
 		var i SnapshotFeedRow
 		if err := rows.Scan(
 			&i.FeedSnapshot.AnchorID,
-			&i.FeedSnapshot.Url,
-			&i.FeedSnapshot.CanonicalUrl,
 			&i.FeedSnapshot.AnchorUrl,
-			&i.FeedSnapshot.RepPostID,
-			&i.FeedSnapshot.Title,
-			&i.FeedSnapshot.Excerpt,
 			&i.FeedSnapshot.Kind,
-			&i.FeedSnapshot.Host,
 			&i.FeedSnapshot.Date,
+			&i.FeedSnapshot.PublicDate,
 			&i.FeedSnapshot.Score,
 			&i.FeedSnapshot.SciScore,
 			&i.FeedSnapshot.TotalShare,
-			&i.FeedSnapshot.PrimaryUserID,
 			&i.FeedSnapshot.SharerUserIds,
 			&i.FeedSnapshot.PublicSharerIds,
 			&i.FeedSnapshot.AnyVipSharer,
-			&i.FeedSnapshot.Sharers,
-			&i.FeedSnapshot.Images,
+			&i.FeedSnapshot.AllPublic,
+			&i.FeedSnapshot.AnyPublic,
+			&i.FeedSnapshot.ProtectedOwnerIds,
+			&i.FeedSnapshot.PrivateFeedIds,
+			&i.FeedSnapshot.RepPostID,
+			&i.FeedSnapshot.Url,
+			&i.FeedSnapshot.CanonicalUrl,
+			&i.FeedSnapshot.Title,
+			&i.FeedSnapshot.Excerpt,
+			&i.FeedSnapshot.Host,
+			&i.FeedSnapshot.Links,
 			&i.FeedSnapshot.ImageCount,
 			&i.FeedSnapshot.UrlCount,
-			&i.FeedSnapshot.Tags,
-			&i.FeedSnapshot.PublicDate,
+			&i.FeedSnapshot.PrimaryUserID,
 			&i.FeedSnapshot.PrimaryVip,
 			&i.FeedSnapshot.PrimaryNotability,
+			&i.FeedSnapshot.Tags,
+			&i.FeedSnapshot.Sharers,
 			&i.FeedSnapshot.RefreshedAt,
 			&i.FolloweeShare,
 			&i.EffectiveScore,
@@ -283,12 +298,12 @@ func (q *Queries) SnapshotFeed(ctx context.Context, arg SnapshotFeedParams) ([]S
 }
 
 const snapshotFeedAnon = `-- name: SnapshotFeedAnon :many
-SELECT s.anchor_id, s.url, s.canonical_url, s.anchor_url, s.rep_post_id, s.title, s.excerpt, s.kind, s.host, s.date, s.score, s.sci_score, s.total_share, s.primary_user_id, s.sharer_user_ids, s.public_sharer_ids, s.any_vip_sharer, s.sharers, s.images, s.image_count, s.url_count, s.tags, s.public_date, s.primary_vip, s.primary_notability, s.refreshed_at
+SELECT s.anchor_id, s.anchor_url, s.kind, s.date, s.public_date, s.score, s.sci_score, s.total_share, s.sharer_user_ids, s.public_sharer_ids, s.any_vip_sharer, s.all_public, s.any_public, s.protected_owner_ids, s.private_feed_ids, s.rep_post_id, s.url, s.canonical_url, s.title, s.excerpt, s.host, s.links, s.image_count, s.url_count, s.primary_user_id, s.primary_vip, s.primary_notability, s.tags, s.sharers, s.refreshed_at
   FROM feed_snapshot s
  WHERE s.any_vip_sharer
    AND ($1::text = '' OR s.kind = $1::text)
    AND ($2::text = '' OR s.tags @> ARRAY[$2::text])
-   AND s.public_date >= $3 AND s.public_date < $4
+   AND s.public_date >= $3::timestamptz AND s.public_date < $4::timestamptz
  ORDER BY s.score DESC, s.public_date DESC, s.url
  LIMIT $5
 `
@@ -319,30 +334,34 @@ func (q *Queries) SnapshotFeedAnon(ctx context.Context, arg SnapshotFeedAnonPara
 		var i FeedSnapshot
 		if err := rows.Scan(
 			&i.AnchorID,
-			&i.Url,
-			&i.CanonicalUrl,
 			&i.AnchorUrl,
-			&i.RepPostID,
-			&i.Title,
-			&i.Excerpt,
 			&i.Kind,
-			&i.Host,
 			&i.Date,
+			&i.PublicDate,
 			&i.Score,
 			&i.SciScore,
 			&i.TotalShare,
-			&i.PrimaryUserID,
 			&i.SharerUserIds,
 			&i.PublicSharerIds,
 			&i.AnyVipSharer,
-			&i.Sharers,
-			&i.Images,
+			&i.AllPublic,
+			&i.AnyPublic,
+			&i.ProtectedOwnerIds,
+			&i.PrivateFeedIds,
+			&i.RepPostID,
+			&i.Url,
+			&i.CanonicalUrl,
+			&i.Title,
+			&i.Excerpt,
+			&i.Host,
+			&i.Links,
 			&i.ImageCount,
 			&i.UrlCount,
-			&i.Tags,
-			&i.PublicDate,
+			&i.PrimaryUserID,
 			&i.PrimaryVip,
 			&i.PrimaryNotability,
+			&i.Tags,
+			&i.Sharers,
 			&i.RefreshedAt,
 		); err != nil {
 			return nil, err

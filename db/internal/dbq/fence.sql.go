@@ -40,28 +40,31 @@ SELECT p.anchor_id, max(p.created_at)::timestamptz AS arrival
   JOIN anchors a ON a.id = p.anchor_id
  WHERE p.author_id = ANY($1::bigint[])
    AND p.deleted_at IS NULL
-   AND (NOT $2::boolean OR p.is_public)
-   AND p.created_at > $3 AND p.created_at <= $4
-   AND ($5::text = '' OR a.kind = $5::text)
-   AND ($6::text = '' OR p.tags @> ARRAY[$6::text])
-   AND NOT (p.anchor_id = ANY($7::bigint[]))
+   AND (p.is_public OR ($2::bigint > 0 AND NOT (p.protected_owner_ids <@ $3::bigint[]))
+        OR p.private_feed_ids && $4::bigint[])
+   AND p.created_at > $5 AND p.created_at <= $6
+   AND ($7::text = '' OR a.kind = $7::text)
+   AND ($8::text = '' OR p.tags @> ARRAY[$8::text])
+   AND NOT (p.anchor_id = ANY($9::bigint[]))
  GROUP BY p.anchor_id
-HAVING (max(p.created_at), p.anchor_id) < ($8::timestamptz, $9::bigint)
+HAVING (max(p.created_at), p.anchor_id) < ($10::timestamptz, $11::bigint)
  ORDER BY arrival DESC, p.anchor_id DESC
- LIMIT $10
+ LIMIT $12
 `
 
 type ArrivedAnchorsParams struct {
-	Followed   []int64
-	PublicOnly bool
-	FromAt     time.Time
-	ToAt       time.Time
-	Kind       string
-	Tag        string
-	Skip       []int64
-	PosAt      time.Time
-	PosID      int64
-	Lim        int32
+	Followed     []int64
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+	FromAt       time.Time
+	ToAt         time.Time
+	Kind         string
+	Tag          string
+	Skip         []int64
+	PosAt        time.Time
+	PosID        int64
+	Lim          int32
 }
 
 type ArrivedAnchorsRow struct {
@@ -74,7 +77,9 @@ type ArrivedAnchorsRow struct {
 func (q *Queries) ArrivedAnchors(ctx context.Context, arg ArrivedAnchorsParams) ([]ArrivedAnchorsRow, error) {
 	rows, err := q.db.Query(ctx, arrivedAnchors,
 		arg.Followed,
-		arg.PublicOnly,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
 		arg.FromAt,
 		arg.ToAt,
 		arg.Kind,
@@ -215,7 +220,7 @@ func (q *Queries) ResetFences(ctx context.Context, viewerID int64) error {
 }
 
 const snapshotRowsByAnchors = `-- name: SnapshotRowsByAnchors :many
-SELECT anchor_id, url, canonical_url, anchor_url, rep_post_id, title, excerpt, kind, host, date, score, sci_score, total_share, primary_user_id, sharer_user_ids, public_sharer_ids, any_vip_sharer, sharers, images, image_count, url_count, tags, public_date, primary_vip, primary_notability, refreshed_at FROM feed_snapshot WHERE anchor_id = ANY($1::bigint[])
+SELECT anchor_id, anchor_url, kind, date, public_date, score, sci_score, total_share, sharer_user_ids, public_sharer_ids, any_vip_sharer, all_public, any_public, protected_owner_ids, private_feed_ids, rep_post_id, url, canonical_url, title, excerpt, host, links, image_count, url_count, primary_user_id, primary_vip, primary_notability, tags, sharers, refreshed_at FROM feed_snapshot WHERE anchor_id = ANY($1::bigint[])
 `
 
 func (q *Queries) SnapshotRowsByAnchors(ctx context.Context, anchorIds []int64) ([]FeedSnapshot, error) {
@@ -229,30 +234,34 @@ func (q *Queries) SnapshotRowsByAnchors(ctx context.Context, anchorIds []int64) 
 		var i FeedSnapshot
 		if err := rows.Scan(
 			&i.AnchorID,
-			&i.Url,
-			&i.CanonicalUrl,
 			&i.AnchorUrl,
-			&i.RepPostID,
-			&i.Title,
-			&i.Excerpt,
 			&i.Kind,
-			&i.Host,
 			&i.Date,
+			&i.PublicDate,
 			&i.Score,
 			&i.SciScore,
 			&i.TotalShare,
-			&i.PrimaryUserID,
 			&i.SharerUserIds,
 			&i.PublicSharerIds,
 			&i.AnyVipSharer,
-			&i.Sharers,
-			&i.Images,
+			&i.AllPublic,
+			&i.AnyPublic,
+			&i.ProtectedOwnerIds,
+			&i.PrivateFeedIds,
+			&i.RepPostID,
+			&i.Url,
+			&i.CanonicalUrl,
+			&i.Title,
+			&i.Excerpt,
+			&i.Host,
+			&i.Links,
 			&i.ImageCount,
 			&i.UrlCount,
-			&i.Tags,
-			&i.PublicDate,
+			&i.PrimaryUserID,
 			&i.PrimaryVip,
 			&i.PrimaryNotability,
+			&i.Tags,
+			&i.Sharers,
 			&i.RefreshedAt,
 		); err != nil {
 			return nil, err

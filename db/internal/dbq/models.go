@@ -14,33 +14,6 @@ type Anchor struct {
 	Kind string
 }
 
-type AnchorRollup struct {
-	AnchorID          int64
-	AnchorUrl         string
-	Date              time.Time
-	PublicDate        time.Time
-	TotalShare        int32
-	SharerUserIds     []int64
-	PublicSharerIds   []int64
-	AnyVipSharer      bool
-	SciScore          int16
-	RepPostID         int64
-	Url               string
-	CanonicalUrl      string
-	Title             string
-	Excerpt           string
-	Kind              string
-	Host              string
-	Images            []byte
-	ImageCount        int32
-	UrlCount          int32
-	PrimaryUserID     int64
-	PrimaryVip        bool
-	PrimaryNotability int64
-	Tags              []string
-	Sharers           []byte
-}
-
 type Ban struct {
 	UserID    int64
 	BannedID  int64
@@ -62,6 +35,8 @@ type Feed struct {
 	OwnerID   int64
 	Name      string
 	Access    string
+	Title     string
+	Moderated bool
 	CreatedAt time.Time
 }
 
@@ -79,30 +54,34 @@ type FeedReader struct {
 
 type FeedSnapshot struct {
 	AnchorID          int64
-	Url               string
-	CanonicalUrl      string
 	AnchorUrl         string
-	RepPostID         int64
-	Title             string
-	Excerpt           string
 	Kind              string
-	Host              string
 	Date              time.Time
+	PublicDate        *time.Time
 	Score             float64
 	SciScore          int16
 	TotalShare        int32
-	PrimaryUserID     int64
 	SharerUserIds     []int64
 	PublicSharerIds   []int64
 	AnyVipSharer      bool
-	Sharers           []byte
-	Images            []byte
+	AllPublic         bool
+	AnyPublic         bool
+	ProtectedOwnerIds []int64
+	PrivateFeedIds    []int64
+	RepPostID         int64
+	Url               string
+	CanonicalUrl      string
+	Title             string
+	Excerpt           string
+	Host              string
+	Links             []byte
 	ImageCount        int32
 	UrlCount          int32
-	Tags              []string
-	PublicDate        time.Time
+	PrimaryUserID     int64
 	PrimaryVip        bool
 	PrimaryNotability int64
+	Tags              []string
+	Sharers           []byte
 	RefreshedAt       time.Time
 }
 
@@ -129,55 +108,63 @@ type Follow struct {
 	CreatedAt  time.Time
 }
 
+type GroupMember struct {
+	FeedID    int64
+	UserID    int64
+	Role      string
+	State     string
+	CreatedAt time.Time
+}
+
 type Post struct {
-	ID           int64
-	AuthorID     int64
-	AnchorID     int64
-	Url          string
-	Title        string
-	Body         string
-	CanonicalUrl string
-	AnchorUrl    string
-	Kind         string
-	Host         string
-	LinkHosts    []string
-	LinkedUrls   []byte
-	ImageCount   int32
-	UrlCount     int32
-	SciScore     int16
-	Tags         []string
-	IsPublic     bool
-	IsProtected  bool
-	IsPrivate    bool
-	CreatedAt    time.Time
-	DeletedAt    *time.Time
+	ID                int64
+	AuthorID          int64
+	AnchorID          int64
+	Url               string
+	Title             string
+	Body              string
+	CanonicalUrl      string
+	AnchorUrl         string
+	Kind              string
+	Host              string
+	LinkHosts         []string
+	LinkedUrls        []byte
+	ImageCount        int32
+	UrlCount          int32
+	SciScore          int16
+	Tags              []string
+	IsPublic          bool
+	ProtectedOwnerIds []int64
+	PrivateFeedIds    []int64
+	CreatedAt         time.Time
+	DeletedAt         *time.Time
 }
 
 type PostCard struct {
-	ID           int64
-	AuthorID     int64
-	AnchorID     int64
-	Url          string
-	Title        string
-	Body         string
-	CanonicalUrl string
-	AnchorUrl    string
-	Kind         string
-	Host         string
-	LinkHosts    []string
-	LinkedUrls   []byte
-	ImageCount   int32
-	UrlCount     int32
-	SciScore     int16
-	Tags         []string
-	IsPublic     bool
-	IsProtected  bool
-	IsPrivate    bool
-	CreatedAt    time.Time
-	DeletedAt    *time.Time
-	AuthorHandle string
-	AuthorName   string
-	AuthorVip    bool
+	ID                int64
+	AuthorID          int64
+	AnchorID          int64
+	Url               string
+	Title             string
+	Body              string
+	CanonicalUrl      string
+	AnchorUrl         string
+	Kind              string
+	Host              string
+	LinkHosts         []string
+	LinkedUrls        []byte
+	ImageCount        int32
+	UrlCount          int32
+	SciScore          int16
+	Tags              []string
+	IsPublic          bool
+	ProtectedOwnerIds []int64
+	PrivateFeedIds    []int64
+	CreatedAt         time.Time
+	DeletedAt         *time.Time
+	AuthorHandle      string
+	AuthorName        string
+	AuthorVip         bool
 }
 
 type Session struct {

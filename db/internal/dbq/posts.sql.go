@@ -21,74 +21,6 @@ func (q *Queries) CountPosts(ctx context.Context) (int64, error) {
 	return count, err
 }
 
-const homePosts = `-- name: HomePosts :many
-SELECT id, author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, host, link_hosts, linked_urls, image_count, url_count, sci_score, tags, is_public, is_protected, is_private, created_at, deleted_at, author_handle, author_name, author_vip FROM post_cards p
- WHERE p.author_id IN (SELECT f.followed_id FROM follows f WHERE f.follower_id = $1 AND f.state = 'active'
-                       UNION ALL SELECT $1::bigint)
-   AND p.deleted_at IS NULL
-   AND (p.created_at, p.id) < ($2::timestamptz, $3::bigint)
- ORDER BY p.created_at DESC, p.id DESC
- LIMIT $4
-`
-
-type HomePostsParams struct {
-	ViewerID int64
-	BeforeAt time.Time
-	BeforeID int64
-	Lim      int32
-}
-
-// Posts of the viewer and the people they follow, newest first (fanout on read).
-func (q *Queries) HomePosts(ctx context.Context, arg HomePostsParams) ([]PostCard, error) {
-	rows, err := q.db.Query(ctx, homePosts,
-		arg.ViewerID,
-		arg.BeforeAt,
-		arg.BeforeID,
-		arg.Lim,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []PostCard{}
-	for rows.Next() {
-		var i PostCard
-		if err := rows.Scan(
-			&i.ID,
-			&i.AuthorID,
-			&i.AnchorID,
-			&i.Url,
-			&i.Title,
-			&i.Body,
-			&i.CanonicalUrl,
-			&i.AnchorUrl,
-			&i.Kind,
-			&i.Host,
-			&i.LinkHosts,
-			&i.LinkedUrls,
-			&i.ImageCount,
-			&i.UrlCount,
-			&i.SciScore,
-			&i.Tags,
-			&i.IsPublic,
-			&i.IsProtected,
-			&i.IsPrivate,
-			&i.CreatedAt,
-			&i.DeletedAt,
-			&i.AuthorHandle,
-			&i.AuthorName,
-			&i.AuthorVip,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const insertFeedPost = `-- name: InsertFeedPost :exec
 INSERT INTO feed_posts (feed_id, post_id, time_ord) VALUES ($1, $2, $3)
 ON CONFLICT DO NOTHING
@@ -157,6 +89,30 @@ func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (int64, 
 	return id, err
 }
 
+const postFeeds = `-- name: PostFeeds :many
+SELECT fp.feed_id FROM feed_posts fp WHERE fp.post_id = $1
+`
+
+func (q *Queries) PostFeeds(ctx context.Context, postID int64) ([]int64, error) {
+	rows, err := q.db.Query(ctx, postFeeds, postID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var feed_id int64
+		if err := rows.Scan(&feed_id); err != nil {
+			return nil, err
+		}
+		items = append(items, feed_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const postsFeedOf = `-- name: PostsFeedOf :one
 SELECT id FROM feeds WHERE owner_id = $1 AND kind = 'posts' AND name = ''
 `
@@ -166,66 +122,6 @@ func (q *Queries) PostsFeedOf(ctx context.Context, ownerID int64) (int64, error)
 	var id int64
 	err := row.Scan(&id)
 	return id, err
-}
-
-const recentPublicPosts = `-- name: RecentPublicPosts :many
-SELECT id, author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, host, link_hosts, linked_urls, image_count, url_count, sci_score, tags, is_public, is_protected, is_private, created_at, deleted_at, author_handle, author_name, author_vip FROM post_cards p
- WHERE p.is_public AND p.deleted_at IS NULL
-   AND (p.created_at, p.id) < ($1::timestamptz, $2::bigint)
- ORDER BY p.created_at DESC, p.id DESC
- LIMIT $3
-`
-
-type RecentPublicPostsParams struct {
-	BeforeAt time.Time
-	BeforeID int64
-	Lim      int32
-}
-
-// The front page until the ranked feed exists: newest public posts.
-func (q *Queries) RecentPublicPosts(ctx context.Context, arg RecentPublicPostsParams) ([]PostCard, error) {
-	rows, err := q.db.Query(ctx, recentPublicPosts, arg.BeforeAt, arg.BeforeID, arg.Lim)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []PostCard{}
-	for rows.Next() {
-		var i PostCard
-		if err := rows.Scan(
-			&i.ID,
-			&i.AuthorID,
-			&i.AnchorID,
-			&i.Url,
-			&i.Title,
-			&i.Body,
-			&i.CanonicalUrl,
-			&i.AnchorUrl,
-			&i.Kind,
-			&i.Host,
-			&i.LinkHosts,
-			&i.LinkedUrls,
-			&i.ImageCount,
-			&i.UrlCount,
-			&i.SciScore,
-			&i.Tags,
-			&i.IsPublic,
-			&i.IsProtected,
-			&i.IsPrivate,
-			&i.CreatedAt,
-			&i.DeletedAt,
-			&i.AuthorHandle,
-			&i.AuthorName,
-			&i.AuthorVip,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }
 
 const upsertAnchor = `-- name: UpsertAnchor :one
@@ -247,25 +143,33 @@ func (q *Queries) UpsertAnchor(ctx context.Context, arg UpsertAnchorParams) (int
 }
 
 const userPosts = `-- name: UserPosts :many
-SELECT id, author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, host, link_hosts, linked_urls, image_count, url_count, sci_score, tags, is_public, is_protected, is_private, created_at, deleted_at, author_handle, author_name, author_vip FROM post_cards p
+SELECT id, author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, host, link_hosts, linked_urls, image_count, url_count, sci_score, tags, is_public, protected_owner_ids, private_feed_ids, created_at, deleted_at, author_handle, author_name, author_vip FROM post_cards p
  WHERE p.author_id = $1
    AND p.deleted_at IS NULL
-   AND (p.created_at, p.id) < ($2::timestamptz, $3::bigint)
+   AND (p.is_public OR ($2::bigint > 0 AND NOT (p.protected_owner_ids <@ $3::bigint[]))
+        OR p.private_feed_ids && $4::bigint[])
+   AND (p.created_at, p.id) < ($5::timestamptz, $6::bigint)
  ORDER BY p.created_at DESC, p.id DESC
- LIMIT $4
+ LIMIT $7
 `
 
 type UserPostsParams struct {
-	AuthorID int64
-	BeforeAt time.Time
-	BeforeID int64
-	Lim      int32
+	AuthorID     int64
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+	BeforeAt     time.Time
+	BeforeID     int64
+	Lim          int32
 }
 
-// A user's page, newest first; keyset pagination on (created_at, id).
+// A user page, newest first, as the viewer may read it; keyset pagination on (created_at, id).
 func (q *Queries) UserPosts(ctx context.Context, arg UserPostsParams) ([]PostCard, error) {
 	rows, err := q.db.Query(ctx, userPosts,
 		arg.AuthorID,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
 		arg.BeforeAt,
 		arg.BeforeID,
 		arg.Lim,
@@ -295,8 +199,8 @@ func (q *Queries) UserPosts(ctx context.Context, arg UserPostsParams) ([]PostCar
 			&i.SciScore,
 			&i.Tags,
 			&i.IsPublic,
-			&i.IsProtected,
-			&i.IsPrivate,
+			&i.ProtectedOwnerIds,
+			&i.PrivateFeedIds,
 			&i.CreatedAt,
 			&i.DeletedAt,
 			&i.AuthorHandle,

@@ -10,12 +10,13 @@ import (
 	"time"
 )
 
-const anchorsOfAuthor = `-- name: AnchorsOfAuthor :many
-SELECT DISTINCT anchor_id FROM posts WHERE author_id = $1
+const anchorsInWindow = `-- name: AnchorsInWindow :many
+SELECT DISTINCT anchor_id FROM posts WHERE created_at > $1 AND deleted_at IS NULL ORDER BY anchor_id
 `
 
-func (q *Queries) AnchorsOfAuthor(ctx context.Context, authorID int64) ([]int64, error) {
-	rows, err := q.db.Query(ctx, anchorsOfAuthor, authorID)
+// Anchors with a live share in the window, in id order: what a refresh rolls up.
+func (q *Queries) AnchorsInWindow(ctx context.Context, since time.Time) ([]int64, error) {
+	rows, err := q.db.Query(ctx, anchorsInWindow, since)
 	if err != nil {
 		return nil, err
 	}
@@ -67,93 +68,78 @@ func (q *Queries) DeleteSnapshotRows(ctx context.Context, anchorIds []int64) err
 	return err
 }
 
-const rollupByAnchors = `-- name: RollupByAnchors :many
-SELECT anchor_id, anchor_url, date, public_date, total_share, sharer_user_ids, public_sharer_ids, any_vip_sharer, sci_score, rep_post_id, url, canonical_url, title, excerpt, kind, host, images, image_count, url_count, primary_user_id, primary_vip, primary_notability, tags, sharers FROM anchor_rollup WHERE anchor_id = ANY($1::bigint[])
+const postFactsByAnchors = `-- name: PostFactsByAnchors :many
+SELECT p.id, p.anchor_id, a.url AS anchor_url, a.kind AS anchor_kind, p.url, p.canonical_url, p.title, p.body,
+       p.host, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.created_at,
+       u.id AS author_id, u.handle, u.display_name, u.vip, u.notability,
+       p.is_public, p.protected_owner_ids, p.private_feed_ids
+  FROM posts p
+  JOIN users u ON u.id = p.author_id
+  JOIN anchors a ON a.id = p.anchor_id
+ WHERE p.anchor_id = ANY($1::bigint[]) AND p.deleted_at IS NULL
+ ORDER BY p.anchor_id, p.id
 `
 
-func (q *Queries) RollupByAnchors(ctx context.Context, anchorIds []int64) ([]AnchorRollup, error) {
-	rows, err := q.db.Query(ctx, rollupByAnchors, anchorIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []AnchorRollup{}
-	for rows.Next() {
-		var i AnchorRollup
-		if err := rows.Scan(
-			&i.AnchorID,
-			&i.AnchorUrl,
-			&i.Date,
-			&i.PublicDate,
-			&i.TotalShare,
-			&i.SharerUserIds,
-			&i.PublicSharerIds,
-			&i.AnyVipSharer,
-			&i.SciScore,
-			&i.RepPostID,
-			&i.Url,
-			&i.CanonicalUrl,
-			&i.Title,
-			&i.Excerpt,
-			&i.Kind,
-			&i.Host,
-			&i.Images,
-			&i.ImageCount,
-			&i.UrlCount,
-			&i.PrimaryUserID,
-			&i.PrimaryVip,
-			&i.PrimaryNotability,
-			&i.Tags,
-			&i.Sharers,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+type PostFactsByAnchorsRow struct {
+	ID                int64
+	AnchorID          int64
+	AnchorUrl         string
+	AnchorKind        string
+	Url               string
+	CanonicalUrl      string
+	Title             string
+	Body              string
+	Host              string
+	LinkedUrls        []byte
+	ImageCount        int32
+	UrlCount          int32
+	SciScore          int16
+	Tags              []string
+	CreatedAt         time.Time
+	AuthorID          int64
+	Handle            string
+	DisplayName       string
+	Vip               bool
+	Notability        int64
+	IsPublic          bool
+	ProtectedOwnerIds []int64
+	PrivateFeedIds    []int64
 }
 
-const rollupSince = `-- name: RollupSince :many
-SELECT anchor_id, anchor_url, date, public_date, total_share, sharer_user_ids, public_sharer_ids, any_vip_sharer, sci_score, rep_post_id, url, canonical_url, title, excerpt, kind, host, images, image_count, url_count, primary_user_id, primary_vip, primary_notability, tags, sharers FROM anchor_rollup WHERE date > $1
-`
-
-func (q *Queries) RollupSince(ctx context.Context, since time.Time) ([]AnchorRollup, error) {
-	rows, err := q.db.Query(ctx, rollupSince, since)
+// Every live post of some anchors, with what RollupOf needs.
+func (q *Queries) PostFactsByAnchors(ctx context.Context, anchorIds []int64) ([]PostFactsByAnchorsRow, error) {
+	rows, err := q.db.Query(ctx, postFactsByAnchors, anchorIds)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []AnchorRollup{}
+	items := []PostFactsByAnchorsRow{}
 	for rows.Next() {
-		var i AnchorRollup
+		var i PostFactsByAnchorsRow
 		if err := rows.Scan(
+			&i.ID,
 			&i.AnchorID,
 			&i.AnchorUrl,
-			&i.Date,
-			&i.PublicDate,
-			&i.TotalShare,
-			&i.SharerUserIds,
-			&i.PublicSharerIds,
-			&i.AnyVipSharer,
-			&i.SciScore,
-			&i.RepPostID,
+			&i.AnchorKind,
 			&i.Url,
 			&i.CanonicalUrl,
 			&i.Title,
-			&i.Excerpt,
-			&i.Kind,
+			&i.Body,
 			&i.Host,
-			&i.Images,
+			&i.LinkedUrls,
 			&i.ImageCount,
 			&i.UrlCount,
-			&i.PrimaryUserID,
-			&i.PrimaryVip,
-			&i.PrimaryNotability,
+			&i.SciScore,
 			&i.Tags,
-			&i.Sharers,
+			&i.CreatedAt,
+			&i.AuthorID,
+			&i.Handle,
+			&i.DisplayName,
+			&i.Vip,
+			&i.Notability,
+			&i.IsPublic,
+			&i.ProtectedOwnerIds,
+			&i.PrivateFeedIds,
 		); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,118 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"tributary"
+	"tributary/db"
+	"tributary/views"
+)
+
+func (s *Server) groups(w http.ResponseWriter, r *http.Request) {
+	s.renderGroups(w, r, http.StatusOK, views.Form{})
+}
+
+func (s *Server) renderGroups(w http.ResponseWriter, r *http.Request, status int, f views.Form) {
+	gs, err := s.store.Groups(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, status, views.GroupsPage(s.page(r, "Groups"), gs, f))
+}
+
+func (s *Server) createGroup(w http.ResponseWriter, r *http.Request) {
+	f := parseForm(r)
+	g, err := s.store.CreateGroup(r.Context(), currentUser(r.Context()).ID, f.Get("name"), f.Get("title"),
+		f.Get("access"), f.Get("moderated") == "1")
+	if tributary.ErrorCode(err) == tributary.EInvalid {
+		f.Errors[tributary.ErrorField(err)] = tributary.ErrorMessage(err)
+		s.renderGroups(w, r, http.StatusBadRequest, f)
+		return
+	} else if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/g/"+g.Name, http.StatusSeeOther)
+}
+
+func (s *Server) groupPage(w http.ResponseWriter, r *http.Request) {
+	after, err := parsePostCursor(r.URL.Query().Get("before"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var viewerID int64
+	if u := currentUser(r.Context()); u != nil {
+		viewerID = u.ID
+	}
+	gp, err := s.store.GroupPage(r.Context(), r.PathValue("name"), viewerID, after, db.PageSize)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := views.GroupView{Group: gp.Group, Members: gp.Members, Role: gp.Role, State: gp.State,
+		Posts: views.PostList{Posts: gp.Posts, OlderURL: olderURL("/g/"+gp.Group.Name, gp.Next), Empty: "No posts to show."}}
+	s.render(w, r, http.StatusOK, views.GroupPage(s.page(r, gp.Group.Title), v))
+}
+
+// onGroup runs an action of the viewer on the group named in the path, then goes back to it.
+func (s *Server) onGroup(act func(s *Server, r *http.Request, g db.Group, viewer int64) (string, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		g, err := s.store.GroupByName(r.Context(), r.PathValue("name"))
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		msg, err := act(s, r, g, currentUser(r.Context()).ID)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		s.feed.AccessChanged()
+		if msg != "" {
+			s.flash(r, msg)
+		}
+		http.Redirect(w, r, "/g/"+g.Name, http.StatusSeeOther)
+	}
+}
+
+func joinGroup(s *Server, r *http.Request, g db.Group, viewer int64) (string, error) {
+	pending, err := s.store.Join(r.Context(), g, viewer)
+	if pending {
+		return "An admin of " + g.Title + " will look at your request.", err
+	}
+	return "Welcome to " + g.Title + ".", err
+}
+
+func leaveGroup(s *Server, r *http.Request, g db.Group, viewer int64) (string, error) {
+	return "You left " + g.Title + ".", s.store.RemoveMember(r.Context(), g, viewer, viewer)
+}
+
+func setGroupAccess(s *Server, r *http.Request, g db.Group, viewer int64) (string, error) {
+	return "", s.store.SetGroupAccess(r.Context(), g, viewer, r.PostFormValue("access"), s.now())
+}
+
+// onMember runs an admin's action on the member named in the path.
+func onMember(act func(st *db.Store, r *http.Request, g db.Group, admin, member int64) error) func(*Server, *http.Request, db.Group, int64) (string, error) {
+	return func(s *Server, r *http.Request, g db.Group, admin int64) (string, error) {
+		m, err := s.store.UserByHandle(r.Context(), strings.TrimPrefix(r.PathValue("handle"), "@"))
+		if err != nil {
+			return "", err
+		}
+		return "", act(s.store, r, g, admin, m.ID)
+	}
+}
+
+var (
+	approveMember = onMember(func(st *db.Store, r *http.Request, g db.Group, admin, m int64) error {
+		return st.ApproveMember(r.Context(), g, admin, m)
+	})
+	makeAdmin = onMember(func(st *db.Store, r *http.Request, g db.Group, admin, m int64) error {
+		return st.MakeAdmin(r.Context(), g, admin, m)
+	})
+	removeMember = onMember(func(st *db.Store, r *http.Request, g db.Group, admin, m int64) error {
+		return st.RemoveMember(r.Context(), g, admin, m)
+	})
+)

@@ -1,0 +1,145 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+
+	"tributary"
+	"tributary/db"
+	"tributary/views"
+)
+
+// Following, bans, settings, groups, directs: the handlers of the access model (seed 003).
+// Every change that narrows who may read what also drops the anonymous cache.
+
+func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
+	s.onUser(w, r, func(viewer, target tributary.User) (string, error) {
+		pending, err := s.store.Follow(r.Context(), viewer.ID, target.ID)
+		if pending {
+			return "Follow request sent to @" + target.Handle + ".", err
+		}
+		return "", err
+	})
+}
+
+func (s *Server) unfollow(w http.ResponseWriter, r *http.Request) {
+	s.onUser(w, r, func(viewer, target tributary.User) (string, error) {
+		return "", s.store.Unfollow(r.Context(), viewer.ID, target.ID)
+	})
+}
+
+func (s *Server) ban(w http.ResponseWriter, r *http.Request) {
+	s.onUser(w, r, func(viewer, target tributary.User) (string, error) {
+		return "You banned @" + target.Handle + ".", s.store.Ban(r.Context(), viewer.ID, target.ID)
+	})
+}
+
+func (s *Server) unban(w http.ResponseWriter, r *http.Request) {
+	s.onUser(w, r, func(viewer, target tributary.User) (string, error) {
+		return "", s.store.Unban(r.Context(), viewer.ID, target.ID)
+	})
+}
+
+// onUser runs an action of the viewer on the user named in the path, then goes back to
+// that user's page.
+func (s *Server) onUser(w http.ResponseWriter, r *http.Request, act func(viewer, target tributary.User) (string, error)) {
+	target, err := s.store.UserByHandle(r.Context(), r.PathValue("handle"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	msg, err := act(*currentUser(r.Context()), target)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.feed.AccessChanged()
+	if msg != "" {
+		s.flash(r, msg)
+	}
+	back := "/u/" + target.Handle
+	if r.PathValue("back") == "settings" || r.URL.Query().Get("back") == "settings" {
+		back = "/settings"
+	}
+	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+func (s *Server) settings(w http.ResponseWriter, r *http.Request) {
+	u := currentUser(r.Context())
+	st, err := s.store.Settings(r.Context(), u.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, views.SettingsPage(s.page(r, "Settings"), views.Settings(st)))
+}
+
+func (s *Server) setVisibility(w http.ResponseWriter, r *http.Request) {
+	u := currentUser(r.Context())
+	if err := s.store.SetVisibility(r.Context(), u.ID, r.PostFormValue("visibility"), s.now()); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.feed.AccessChanged()
+	s.flash(r, "Your posts are now "+r.PostFormValue("visibility")+".")
+	http.Redirect(w, r, "/settings", http.StatusSeeOther)
+}
+
+// onFollower runs an owner's action on a follower or requester named in the path.
+func (s *Server) onFollower(act func(s *Server, r *http.Request, owner, follower int64) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		other, err := s.store.UserByHandle(r.Context(), r.PathValue("handle"))
+		if err == nil {
+			err = act(s, r, currentUser(r.Context()).ID, other.ID)
+		}
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		s.feed.AccessChanged()
+		http.Redirect(w, r, "/settings", http.StatusSeeOther)
+	}
+}
+
+func approveRequest(s *Server, r *http.Request, owner, follower int64) error {
+	return s.store.Approve(r.Context(), owner, follower)
+}
+
+func declineRequest(s *Server, r *http.Request, owner, follower int64) error {
+	return s.store.Decline(r.Context(), owner, follower)
+}
+
+func removeFollower(s *Server, r *http.Request, owner, follower int64) error {
+	return s.store.RemoveSubscriber(r.Context(), owner, follower)
+}
+
+func (s *Server) deletePost(w http.ResponseWriter, r *http.Request) {
+	u := currentUser(r.Context())
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		s.fail(w, r, tributary.Errorf(tributary.ENotFound, "No such post."))
+		return
+	}
+	if err := s.store.DeletePost(r.Context(), u.ID, id, s.now()); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.feed.AccessChanged()
+	s.flash(r, "Deleted.")
+	http.Redirect(w, r, "/u/"+u.Handle, http.StatusSeeOther)
+}
+
+func (s *Server) directs(w http.ResponseWriter, r *http.Request) {
+	after, err := parsePostCursor(r.URL.Query().Get("before"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	posts, next, err := s.store.DirectPosts(r.Context(), currentUser(r.Context()).ID, after, db.PageSize)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	l := views.PostList{Posts: posts, OlderURL: olderURL("/directs", next), Empty: "No directs yet."}
+	s.render(w, r, http.StatusOK, views.DirectsPage(s.page(r, "Directs"), l))
+}
