@@ -27,7 +27,7 @@ type cursorCodec struct {
 	key []byte
 }
 
-const payloadLen = 8 + 8 + 8 + 8 + 1 + 4 + 8 + 8 // viewer, template, issued, at, seg, off, pos arrival, pos id
+const payloadLen = 8 + 8 + 8 + 8 + 8 + 1 + 4 + 8 + 8 // viewer, template, issued, at, head sum, seg, off, pos arrival, pos id
 
 func templateHash(template string) uint64 {
 	h := sha256.Sum256([]byte(template))
@@ -40,6 +40,7 @@ func (cc cursorCodec) encode(k FenceKey, c Cursor, issued time.Time) string {
 	b = binary.BigEndian.AppendUint64(b, templateHash(k.Template))
 	b = binary.BigEndian.AppendUint64(b, uint64(issued.Unix()))
 	b = binary.BigEndian.AppendUint64(b, uint64(c.At.UnixNano()))
+	b = binary.BigEndian.AppendUint64(b, c.Sum)
 	b = append(b, byte(c.Seg))
 	b = binary.BigEndian.AppendUint32(b, uint32(c.Off))
 	b = binary.BigEndian.AppendUint64(b, uint64(c.Pos.Arrival.UnixNano()))
@@ -75,9 +76,10 @@ func (cc cursorCodec) decode(s string, k FenceKey, now time.Time) (Cursor, error
 	}
 	c := Cursor{
 		At:  time.Unix(0, int64(binary.BigEndian.Uint64(b[24:]))).UTC(),
-		Seg: int(b[32]),
-		Off: int(binary.BigEndian.Uint32(b[33:])),
-		Pos: Pos{Arrival: time.Unix(0, int64(binary.BigEndian.Uint64(b[37:]))).UTC(), ID: int64(binary.BigEndian.Uint64(b[45:]))},
+		Sum: binary.BigEndian.Uint64(b[32:]),
+		Seg: int(b[40]),
+		Off: int(binary.BigEndian.Uint32(b[41:])),
+		Pos: Pos{Arrival: time.Unix(0, int64(binary.BigEndian.Uint64(b[45:]))).UTC(), ID: int64(binary.BigEndian.Uint64(b[53:]))},
 	}
 	if (c.Seg != segHead && c.Seg != segTail) || c.Off < 0 || c.Off > 10_000 || c.Pos.ID < 0 {
 		return Cursor{}, errBadCursor

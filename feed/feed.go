@@ -213,7 +213,7 @@ func (s *Service) path(ctx context.Context, q tributary.FeedQuery, now time.Time
 
 // viewerState is what ranking needs to know about the viewer.
 type viewerState struct {
-	access   tributary.Viewer // what the access rules know of the viewer
+	access   tributary.Viewer    // what the access rules know of the viewer
 	followed []int64             // sorted
 	seen     map[int64]bool      // items the viewer has seen
 	fresh    map[int64]time.Time // the viewer's own shares within the fresh-self window

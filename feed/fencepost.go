@@ -2,7 +2,9 @@ package feed
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"hash/fnv"
 	"time"
 )
 
@@ -65,9 +67,19 @@ const (
 // at Pos in its tail.
 type Cursor struct {
 	At  time.Time
+	Sum uint64 // checksum of the fencepost's head: a fencepost re-made at the same time is another one
 	Seg int
 	Off int
 	Pos Pos
+}
+
+// headSum identifies a fencepost's head.
+func headSum(head []int64) uint64 {
+	h := fnv.New64a()
+	for _, id := range head {
+		binary.Write(h, binary.BigEndian, id)
+	}
+	return h.Sum64()
 }
 
 // Page is one page of ids and the cursor of the next (nil at the end of the feed).
@@ -137,7 +149,7 @@ func (f Fence) Next(ctx context.Context, k FenceKey, c Cursor, limit int) (Page,
 	if err != nil {
 		return Page{}, err
 	}
-	if !ok {
+	if !ok || c.Sum != headSum(fp.Head) || c.Off > len(fp.Head) {
 		return Page{}, ErrReset
 	}
 	return f.fill(ctx, k, fp, c, limit)
@@ -199,6 +211,7 @@ func (f Fence) fill(ctx context.Context, k FenceKey, fp Fencepost, c Cursor, lim
 			c.Seg = segTail
 		}
 	}
+	c.Sum = headSum(fp.Head)
 	page.Next = &c
 	return page, nil
 }

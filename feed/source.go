@@ -78,9 +78,11 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 	if err != nil {
 		return nil, err
 	}
-	items := make([]tributary.Item, len(cands))
-	for i, c := range cands {
-		items[i] = src.s.explain(c, src.viewer, src.v, src.now)
+	items := make([]tributary.Item, 0, len(cands))
+	for _, c := range cands {
+		if it := src.s.explain(c, src.viewer, src.v, src.now); src.member(it) {
+			items = append(items, it)
+		}
 	}
 	slices.SortStableFunc(items, compareItems)
 	items = src.s.cfg.Diversity.Diversify(items[:min(len(items), limit*2)])
@@ -151,10 +153,17 @@ func (src *source) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 	kept := make([]int64, 0, len(ids))
 	for _, id := range ids {
 		it, ok := src.items[id]
-		if !ok || (it.AlreadySeen && !src.q.IncludeSeen) {
+		if !ok || !src.member(it) || (it.AlreadySeen && !src.q.IncludeSeen) {
 			continue
 		}
 		kept = append(kept, id)
 	}
 	return kept, nil
+}
+
+// member reports whether an item belongs to this feed for this viewer: someone in the
+// followed set shared it in a post the viewer may read (items are rolled up from readable
+// posts only, so their sharers are readable sharers).
+func (src *source) member(it tributary.Item) bool {
+	return countIn(it.SharerIDs, src.v.followed) > 0
 }
