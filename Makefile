@@ -16,7 +16,7 @@ APT_UPDATED := $(CACHE)/.apt-updated
 export PLAYWRIGHT_DRIVER_PATH := $(PW_DRIVER)
 export TRIBUTARY_CHROMIUM := $(CHROMIUM)
 
-.PHONY: run stop test test-go test-e2e vet generate check-generated bench deps deps-postgres deps-browser build fuzz clean
+.PHONY: run stop test test-go test-e2e vet generate check-generated bench bench-quick deps deps-postgres deps-browser build fuzz clean
 
 run: deps-postgres $(VENDOR_JS) ## Start the app on http://localhost:8080 (private PostgreSQL unless DATABASE_URL is set)
 	go run ./cmd/tributary serve
@@ -48,8 +48,17 @@ check-generated: generate
 		echo "generated code is stale: run 'make generate' and commit the result:"; \
 		git status --porcelain -- views db/internal/dbq; exit 1; fi
 
-bench: build
-	go run ./cmd/tributary bench
+# Benchmarks, not part of CI: `tributary bench` seeds the bench dataset once into this
+# checkout's private cluster (reused afterwards), drives the real server over loopback and
+# writes BENCHMARKS.md, BENCHMARKS.json, bench/latency.svg and bench/explain/; then the plan
+# test checks the snapshot queries' indexes on that database. BENCH_FLAGS=--quick: a small
+# dataset in under a minute, written to bench/out/quick.
+bench: deps-postgres build
+	$(BIN) bench $(BENCH_FLAGS)
+	BENCH_DATABASE_URL="$$($(BIN) bench --print-dsn $(BENCH_FLAGS))" go test -count=1 -run '^TestBenchPlans$$' -v ./bench
+
+bench-quick:
+	$(MAKE) bench BENCH_FLAGS=--quick
 
 deps: deps-postgres deps-browser $(VENDOR_JS)
 

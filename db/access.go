@@ -131,10 +131,12 @@ func unfollow(ctx context.Context, q *dbq.Queries, follower, followed int64) err
 	if err != nil {
 		return fmt.Errorf("db: posts feed: %w", err)
 	}
+	// The follower's committed fenceposts stay: what they may no longer see is dropped when
+	// served (access beats immutability), the rest stays where it was.
 	if err := q.RemoveReader(ctx, dbq.RemoveReaderParams{FeedID: feed, UserID: follower}); err != nil {
 		return fmt.Errorf("db: remove reader: %w", err)
 	}
-	return resetFences(ctx, q, follower)
+	return nil
 }
 
 // FollowState says how follower follows followed: "", "active" or "pending".

@@ -164,7 +164,7 @@ func (s *Store) RemoveMember(ctx context.Context, g Group, by, user int64) error
 		if err := q.RemoveReader(ctx, dbq.RemoveReaderParams{FeedID: g.ID, UserID: user}); err != nil {
 			return fmt.Errorf("db: remove reader: %w", err)
 		}
-		return resetFences(ctx, q, user)
+		return nil
 	})
 }
 

@@ -46,6 +46,10 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", snapshotLockKey)
 
+	buildStart, err := s.q.ClockNow(ctx)
+	if err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: clock: %w", err)
+	}
 	if _, err := conn.Exec(ctx, `DROP TABLE IF EXISTS feed_snapshot_next;
 		CREATE TABLE feed_snapshot_next (LIKE feed_snapshot INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`); err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: create next: %w", err)
@@ -89,13 +93,16 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 	if err := tx.Commit(ctx); err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: commit swap: %w", err)
 	}
-	// Shares written while the new snapshot was built went into the old one: redo them.
-	recent, err := s.q.AnchorsPostedSince(ctx, now.Add(-5*time.Minute))
+	// Rows redone while the new snapshot was built went into the old one: redo them.
+	dirty, err := s.q.DirtySince(ctx, buildStart)
 	if err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: catch up: %w", err)
 	}
-	if err := s.RefreshAnchors(ctx, recent, now); err != nil {
+	if err := s.RefreshAnchors(ctx, dirty, now); err != nil {
 		return RefreshResult{}, err
+	}
+	if err := s.q.ForgetDirty(ctx, buildStart); err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: forget dirty: %w", err)
 	}
 	return RefreshResult{Rows: int(n), Duration: time.Since(start)}, nil
 }
@@ -125,6 +132,9 @@ func (s *Store) RefreshAnchors(ctx context.Context, anchorIDs []int64, now time.
 		return fmt.Errorf("db: refresh anchors: %w", err)
 	}
 	defer tx.Rollback(ctx)
+	if err := s.q.WithTx(tx).MarkDirty(ctx, anchorIDs); err != nil {
+		return fmt.Errorf("db: refresh anchors: mark: %w", err)
+	}
 	if err := s.q.WithTx(tx).DeleteSnapshotRows(ctx, anchorIDs); err != nil {
 		return fmt.Errorf("db: refresh anchors: delete: %w", err)
 	}

@@ -130,7 +130,9 @@ func userOf(u dbq.User) tributary.User {
 		Notability: u.Notability, Private: u.IsPrivate, CreatedAt: u.CreatedAt}
 }
 
-// resetFences drops a viewer's fence state: their followed set changed, so their feeds do.
+// resetFences drops a viewer's fence state: their feeds grew (a new follow, an approval, a
+// group joined), so the next first page ranks the whole window again to bring in the
+// older posts they can now read. Shrinking needs no reset: items are re-checked when served.
 func resetFences(ctx context.Context, q *dbq.Queries, viewer int64) error {
 	if err := q.ResetFences(ctx, viewer); err != nil {
 		return fmt.Errorf("db: reset fences: %w", err)

@@ -112,6 +112,7 @@ type Fence struct {
 // First serves a first page (no cursor): it commits a new fencepost when items arrived since
 // the latest one, and serves the latest fencepost again otherwise.
 func (f Fence) First(ctx context.Context, k FenceKey, now time.Time, limit int) (Page, error) {
+	now = now.UTC().Truncate(time.Microsecond) // what PostgreSQL keeps: cursors find the fencepost again
 	latest, ok, err := f.Store.Latest(ctx, k)
 	if err != nil {
 		return Page{}, err
@@ -126,6 +127,17 @@ func (f Fence) First(ctx context.Context, k FenceKey, now time.Time, limit int) 
 		head, err := f.Source.Ranked(ctx, after, now, f.HeadSize)
 		if err != nil {
 			return Page{}, err
+		}
+		if len(head) == 0 {
+			// The ranker knows nothing (a snapshot still catching up): items that arrived
+			// still make a fencepost, headed by the newest.
+			entries, err := f.Source.Tail(ctx, after, now, Pos{}, nil, f.HeadSize)
+			if err != nil {
+				return Page{}, err
+			}
+			for _, e := range entries {
+				head = append(head, e.ID)
+			}
 		}
 		if len(head) > 0 {
 			fp = Fencepost{At: now, PrevAt: after, Head: head}

@@ -199,6 +199,14 @@ CREATE TABLE snapshot_meta (
     duration_ms  integer     NOT NULL
 );
 
+-- Anchors whose snapshot rows were redone while a full refresh was being built: the refresh
+-- redoes them again after its swap, so no share, deletion or access change is lost.
+CREATE UNLOGGED TABLE snapshot_dirty (
+    anchor_id bigint      NOT NULL,
+    at        timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX snapshot_dirty_at_idx ON snapshot_dirty (at);
+
 -- scs sessions (pgxstore).
 CREATE TABLE sessions (
     token  text        PRIMARY KEY,
@@ -229,7 +237,7 @@ CREATE UNLOGGED TABLE fenceposts (
 
 -- +goose Down
 DROP VIEW post_cards;
-DROP TABLE snapshot_meta;
+DROP TABLE snapshot_meta, snapshot_dirty;
 DROP TABLE fenceposts, fences, sessions, feed_snapshot, events, feed_posts, posts, anchors,
     group_members, feed_readers, feeds, bans, follows, users;
 DROP SEQUENCE IF EXISTS feed_posts_ord_seq;

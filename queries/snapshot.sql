@@ -8,8 +8,17 @@ ON CONFLICT (id) DO UPDATE SET refreshed_at = EXCLUDED.refreshed_at, rows = EXCL
 -- name: DeleteSnapshotRows :exec
 DELETE FROM feed_snapshot WHERE anchor_id = ANY(@anchor_ids::bigint[]);
 
--- name: AnchorsPostedSince :many
-SELECT DISTINCT anchor_id FROM posts WHERE created_at >= @since;
+-- name: MarkDirty :exec
+INSERT INTO snapshot_dirty (anchor_id) SELECT unnest(@anchor_ids::bigint[]);
+
+-- name: DirtySince :many
+SELECT DISTINCT anchor_id FROM snapshot_dirty WHERE at >= @since ORDER BY anchor_id;
+
+-- name: ForgetDirty :exec
+DELETE FROM snapshot_dirty WHERE at < @before;
+
+-- name: ClockNow :one
+SELECT clock_timestamp()::timestamptz;
 
 -- name: AnchorsInWindow :many
 -- Anchors with a live share in the window, in id order: what a refresh rolls up.

@@ -26,6 +26,10 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fv := s.feedView(r, q, t)
+	if isHTMX(r) && t.Refreshed {
+		s.render(w, r, http.StatusOK, views.RefreshedNotice(fv.Base))
+		return
+	}
 	if isHTMX(r) {
 		s.render(w, r, http.StatusOK, views.Cards(t, fv, s.now()))
 		return

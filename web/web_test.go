@@ -28,7 +28,7 @@ type app struct {
 
 func newApp(t *testing.T) *app {
 	t.Helper()
-	a := &app{t: t, store: dbtest.Store(t), now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
+	a := &app{t: t, store: dbtest.Store(t), now: time.Date(2026, 11, 20, 12, 0, 0, 123456789, time.UTC)} // nanoseconds: PostgreSQL keeps micro
 	s := web.NewServer(web.Config{Store: a.store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Now: func() time.Time { return a.now }, HashCost: bcrypt.MinCost})
 	a.srv = httptest.NewServer(s.Handler())

@@ -34,6 +34,7 @@ Commands:
   import     import shares from a CSV or JSONL file
   snapshot   refresh the ranked feed's snapshot now (serve refreshes it hourly)
   cluster    start, stop or locate this checkout's private PostgreSQL cluster
+  bench      benchmark the feed on the bench dataset; writes BENCHMARKS.md
 
 Run 'tributary <command> --help' for a command's flags.
 `
@@ -55,6 +56,7 @@ var commands = map[string]command{
 	"import":   cmdImport,
 	"cluster":  cmdCluster,
 	"snapshot": cmdSnapshot,
+	"bench":    cmdBench,
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {

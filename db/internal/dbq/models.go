@@ -173,6 +173,11 @@ type Session struct {
 	Expiry time.Time
 }
 
+type SnapshotDirty struct {
+	AnchorID int64
+	At       time.Time
+}
+
 type SnapshotMetum struct {
 	ID          bool
 	RefreshedAt time.Time

@@ -35,12 +35,32 @@ func (q *Queries) AnchorsInWindow(ctx context.Context, since time.Time) ([]int64
 	return items, nil
 }
 
-const anchorsPostedSince = `-- name: AnchorsPostedSince :many
-SELECT DISTINCT anchor_id FROM posts WHERE created_at >= $1
+const clockNow = `-- name: ClockNow :one
+SELECT clock_timestamp()::timestamptz
 `
 
-func (q *Queries) AnchorsPostedSince(ctx context.Context, since time.Time) ([]int64, error) {
-	rows, err := q.db.Query(ctx, anchorsPostedSince, since)
+func (q *Queries) ClockNow(ctx context.Context) (time.Time, error) {
+	row := q.db.QueryRow(ctx, clockNow)
+	var column_1 time.Time
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
+const deleteSnapshotRows = `-- name: DeleteSnapshotRows :exec
+DELETE FROM feed_snapshot WHERE anchor_id = ANY($1::bigint[])
+`
+
+func (q *Queries) DeleteSnapshotRows(ctx context.Context, anchorIds []int64) error {
+	_, err := q.db.Exec(ctx, deleteSnapshotRows, anchorIds)
+	return err
+}
+
+const dirtySince = `-- name: DirtySince :many
+SELECT DISTINCT anchor_id FROM snapshot_dirty WHERE at >= $1 ORDER BY anchor_id
+`
+
+func (q *Queries) DirtySince(ctx context.Context, since time.Time) ([]int64, error) {
+	rows, err := q.db.Query(ctx, dirtySince, since)
 	if err != nil {
 		return nil, err
 	}
@@ -59,12 +79,21 @@ func (q *Queries) AnchorsPostedSince(ctx context.Context, since time.Time) ([]in
 	return items, nil
 }
 
-const deleteSnapshotRows = `-- name: DeleteSnapshotRows :exec
-DELETE FROM feed_snapshot WHERE anchor_id = ANY($1::bigint[])
+const forgetDirty = `-- name: ForgetDirty :exec
+DELETE FROM snapshot_dirty WHERE at < $1
 `
 
-func (q *Queries) DeleteSnapshotRows(ctx context.Context, anchorIds []int64) error {
-	_, err := q.db.Exec(ctx, deleteSnapshotRows, anchorIds)
+func (q *Queries) ForgetDirty(ctx context.Context, before time.Time) error {
+	_, err := q.db.Exec(ctx, forgetDirty, before)
+	return err
+}
+
+const markDirty = `-- name: MarkDirty :exec
+INSERT INTO snapshot_dirty (anchor_id) SELECT unnest($1::bigint[])
+`
+
+func (q *Queries) MarkDirty(ctx context.Context, anchorIds []int64) error {
+	_, err := q.db.Exec(ctx, markDirty, anchorIds)
 	return err
 }
 

@@ -1,0 +1,135 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Baselines run straight against the database through pgx, with the same viewers and the
+// same concurrency as the feed scenarios, so that the results read as ratios. They leave
+// out everything around the query (HTTP, sessions, ranking in Go, JSON), which favours them.
+
+// naiveSQL is fanout on read as Socialite's FanoutOnRead does it: the newest posts of the
+// accounts the viewer follows. No ranking, no deduplication, no hide-seen.
+const naiveSQL = `SELECT p.*
+  FROM posts p
+ WHERE p.author_id IN (SELECT followed_id FROM follows WHERE follower_id = $1 AND state = 'active')
+   AND p.deleted_at IS NULL
+ ORDER BY p.created_at DESC
+ LIMIT $2`
+
+// seed000SQL is seed 000's snapshot-path query written literally: the followed CTE, the
+// correlated followee-share count and hide-seen sum evaluated per row. Adapted to this schema:
+// events.viewer_id / type / anchor_id for viewer_user_id / event_type / doc_url, and typed
+// parameters ($1 viewer or NULL for anonymous, $2 include_seen, $3 horizon in days,
+// $4 min_seen_dwell_ms, $5 limit).
+const seed000SQL = `WITH followed AS (
+    SELECT followed_id AS user_id FROM follows WHERE follower_id = $1::bigint
+    UNION
+    SELECT $1::bigint WHERE $1::bigint IS NOT NULL
+    UNION
+    SELECT id FROM users WHERE vip = TRUE AND $1::bigint IS NULL
+),
+followed_ids AS (
+    SELECT COALESCE(array_agg(user_id), '{}'::bigint[]) AS ids FROM followed
+)
+SELECT s.*,
+       s.score
+       + LEAST(3, GREATEST(0, (
+             SELECT count(*) FROM unnest(s.sharer_user_ids) sid
+              WHERE sid IN (SELECT user_id FROM followed)
+         ) - 1)) * 1.5
+       + CASE WHEN s.primary_user_id = $1::bigint
+                   AND s.refreshed_at > now() - interval '1 hour'
+              THEN 50 ELSE 0 END
+       AS effective_score
+  FROM feed_snapshot s
+ WHERE ($1::bigint IS NULL
+        OR s.sharer_user_ids && (SELECT ids FROM followed_ids LIMIT 1))
+   AND ($1::bigint IS NOT NULL OR s.any_vip_sharer = TRUE)
+   AND ($1::bigint IS NULL
+        OR $2::bool = TRUE
+        OR COALESCE((
+            SELECT SUM(COALESCE(e.dwell_ms, 0))::bigint
+              FROM events e
+             WHERE e.viewer_id  = $1::bigint
+               AND e.type       = 7
+               AND e.anchor_id  = s.anchor_id
+               AND e.created_at < now() - interval '10 minutes'
+               AND e.created_at > now() - ($3::text || ' days')::interval
+        ), 0) < $4::bigint)
+ ORDER BY effective_score DESC, s.date DESC, s.url
+ LIMIT $5::int * 2`
+
+// baselineArgs are the arguments of a baseline query for a viewer (0: anonymous).
+func baselineArgs(name string, viewer int64, pageSize, headSize int) []any {
+	if name == "naive" {
+		return []any{viewer, pageSize}
+	}
+	var v any = viewer
+	if viewer == 0 {
+		v = nil
+	}
+	return []any{v, false, "30", 1500, headSize}
+}
+
+// queryAll runs a query and reads every row, decoded, as the app would.
+func queryAll(ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) (int, error) {
+	rows, err := pool.Query(ctx, sql, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		if _, err := rows.Values(); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
+// baselines are the baseline scenarios: naive fanout on read and seed 000's SQL for each
+// follower class, and seed 000's anonymous branch.
+func (w *world) baselines(pool *pgxpool.Pool, conc, headSize int) []scenario {
+	var out []scenario
+	sqlOf := map[string]string{"naive": naiveSQL, "seed000": seed000SQL}
+	for _, name := range []string{"naive", "seed000"} {
+		for _, c := range w.classes {
+			group := "baseline: naive fanout on read (SQL only)"
+			note := fmt.Sprintf("newest %d posts of the followees (Socialite FanoutOnRead)", w.pageSize)
+			if name == "seed000" {
+				group = "baseline: seed 000 snapshot query, literal (SQL only)"
+				note = fmt.Sprintf("seed 000's SQL with correlated sub-queries, LIMIT %d", 2*headSize)
+			}
+			out = append(out, scenario{Name: "baseline_" + name + "_" + c.Name, Group: group, Class: c.Name, Kind: "sql",
+				Concurrency: conc, Note: note,
+				worker: func(i int) step {
+					mine, k := owned(c.Viewers, i, conc), 0
+					return func(ctx context.Context) (time.Duration, error) {
+						v := mine[k%len(mine)]
+						k++
+						return timed(func() error {
+							_, err := queryAll(ctx, pool, sqlOf[name], baselineArgs(name, v.ID, w.pageSize, headSize)...)
+							return err
+						})
+					}
+				}})
+		}
+	}
+	out = append(out, scenario{Name: "baseline_seed000_anon", Group: "baseline: seed 000 snapshot query, literal (SQL only)",
+		Kind: "sql", Concurrency: conc, Note: "the anonymous branch ($me NULL): VIP shares by score",
+		worker: func(int) step {
+			return func(ctx context.Context) (time.Duration, error) {
+				return timed(func() error {
+					_, err := queryAll(ctx, pool, seed000SQL, baselineArgs("seed000", 0, w.pageSize, headSize)...)
+					return err
+				})
+			}
+		}})
+	return out
+}

@@ -1,0 +1,306 @@
+// Package bench is Tributary's benchmark harness: it seeds the bench dataset once, starts
+// the real server on it, drives it over loopback HTTP at a stated concurrency, runs the
+// baseline queries on the same database, and writes BENCHMARKS.md, BENCHMARKS.json, a
+// latency chart and EXPLAIN (ANALYZE, BUFFERS) of the main queries.
+package bench
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tributary/db"
+	"tributary/feed"
+)
+
+// Config is one bench run.
+type Config struct {
+	Quick   bool
+	Dataset Dataset
+	Reseed  bool // seed again even when the database holds the dataset
+	// Concurrency is the number of simulated clients of the latency scenarios;
+	// ThroughputConcurrency that of the cached anonymous pages (a throughput target).
+	Concurrency           int
+	ThroughputConcurrency int
+	Warmup, Duration      time.Duration // per scenario
+	MaxRequests           int           // per scenario
+	Out                   string        // BENCHMARKS.md, BENCHMARKS.json, bench/latency.svg, bench/explain/
+	Binary                string        // the tributary binary: seed and serve
+	Database              Database
+	Log                   io.Writer
+	Rerun                 string // the command line that reproduces this run, for the report
+}
+
+// Database says where the bench data lives: a database of this checkout's private cluster
+// (created when missing, dropped and recreated when it holds something else), or a given URL.
+type Database struct {
+	URL        string // when set, used as is and never dropped
+	ClusterDir string
+	Name       string // database name in the private cluster
+}
+
+// Defaults fills what the caller left zero: the full run's or the quick run's settings.
+func (c *Config) Defaults() {
+	if c.Dataset == (Dataset{}) {
+		c.Dataset = FullDataset
+		if c.Quick {
+			c.Dataset = QuickDataset
+		}
+	}
+	c.Concurrency = cmp.Or(c.Concurrency, 4)
+	c.ThroughputConcurrency = cmp.Or(c.ThroughputConcurrency, 16)
+	if c.Quick {
+		c.Warmup = cmp.Or(c.Warmup, 200*time.Millisecond)
+		c.Duration = cmp.Or(c.Duration, time.Second)
+	}
+	c.Warmup = cmp.Or(c.Warmup, time.Second)
+	c.Duration = cmp.Or(c.Duration, 8*time.Second)
+	c.MaxRequests = cmp.Or(c.MaxRequests, 500_000)
+	if c.Database.Name == "" {
+		c.Database.Name = "tributary_bench"
+		if c.Quick {
+			c.Database.Name = "tributary_bench_quick"
+		}
+	}
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+}
+
+// Open returns the bench database, starting the private cluster when no URL is given.
+func (c Config) Open(ctx context.Context) (database, error) {
+	if c.Database.URL != "" {
+		return database{DSN: c.Database.URL}, nil
+	}
+	dir := c.Database.ClusterDir
+	if dir == "" {
+		wd, _ := os.Getwd()
+		dir = db.DefaultClusterDir(wd)
+	}
+	cl := db.Cluster{Dir: dir}
+	if err := cl.Start(ctx, c.Database.Name, c.Log); err != nil {
+		return database{}, err
+	}
+	return database{DSN: cl.DSN(c.Database.Name), Name: c.Database.Name, cluster: &cl}, nil
+}
+
+// Report is everything a run measured; BENCHMARKS.md and BENCHMARKS.json are made from it.
+type Report struct {
+	Date     time.Time     `json:"date"`
+	Commit   string        `json:"commit"`
+	Machine  Machine       `json:"machine"`
+	Dataset  DatasetInfo   `json:"dataset"`
+	Settings Settings      `json:"settings"`
+	Results  []Result      `json:"scenarios"`
+	Refresh  RefreshReport `json:"snapshot_refresh"`
+	// PeakRSS is the server process's peak resident set size (VmHWM) at the end of the run.
+	PeakRSSBytes int64         `json:"server_peak_rss_bytes"`
+	Viewers      []ClassInfo   `json:"viewers"`
+	Targets      []Target      `json:"targets"`
+	Ratios       []Ratio       `json:"baseline_ratios"`
+	Plans        []PlanCheck   `json:"plan_checks"`
+	Explains     []explainFile `json:"-"`
+	Breakdown    []CaseTiming  `json:"query_breakdown"`
+	Rerun        string        `json:"rerun"`
+}
+
+// Settings are how the load was applied.
+type Settings struct {
+	Concurrency           int     `json:"concurrency"`
+	ThroughputConcurrency int     `json:"throughput_concurrency"`
+	WarmupSeconds         float64 `json:"warmup_seconds"`
+	DurationSeconds       float64 `json:"duration_seconds"`
+	PageSize              int     `json:"page_size"`
+	Quick                 bool    `json:"quick"`
+}
+
+// RefreshReport is the startup snapshot refresh of the server.
+type RefreshReport struct {
+	Seconds float64 `json:"seconds"`
+	Result  string  `json:"result"`
+}
+
+// ClassInfo describes the viewers of a follower class.
+type ClassInfo struct {
+	Class        string `json:"class"`
+	Target       int    `json:"target_followees"`
+	Viewers      int    `json:"viewers"`
+	MinFollowees int    `json:"min_followees"`
+	MaxFollowees int    `json:"max_followees"`
+}
+
+// CaseTiming is one in-process request of a plan case: wall time and database time.
+type CaseTiming struct {
+	Case     string  `json:"case"`
+	WallMs   float64 `json:"wall_ms"`
+	DBMs     float64 `json:"db_ms"`
+	Queries  int     `json:"queries"`
+	Slowest  string  `json:"slowest_query"`
+	SlowedMs float64 `json:"slowest_query_ms"`
+}
+
+// Run is one whole bench run.
+func Run(ctx context.Context, cfg Config) (Report, error) {
+	cfg.Defaults()
+	started := time.Now()
+	rep := Report{Date: started.UTC(), Commit: gitCommit(), Machine: machine(), Rerun: cfg.Rerun,
+		Settings: Settings{Concurrency: cfg.Concurrency, ThroughputConcurrency: cfg.ThroughputConcurrency,
+			WarmupSeconds: cfg.Warmup.Seconds(), DurationSeconds: cfg.Duration.Seconds(), PageSize: 20, Quick: cfg.Quick}}
+	dbase, err := cfg.Open(ctx)
+	if err != nil {
+		return rep, err
+	}
+	if rep.Dataset, err = prepareDataset(ctx, cfg, dbase); err != nil {
+		return rep, err
+	}
+	pool, err := openPool(ctx, dbase.DSN, cfg.Concurrency+8)
+	if err != nil {
+		return rep, err
+	}
+	defer pool.Close()
+	rep.Machine.PostgreSQL = postgresVersion(ctx, pool)
+
+	fmt.Fprintf(cfg.Log, "bench: starting the server\n")
+	srv, err := startServer(ctx, cfg.Binary, dbase.DSN)
+	if err != nil {
+		return rep, err
+	}
+	defer srv.stop()
+	refreshStart := time.Now()
+	r, err := srv.waitRefresh(ctx, 10*time.Minute)
+	if err != nil {
+		return rep, err
+	}
+	rep.Refresh = RefreshReport{Seconds: r.Dur.Seconds(), Result: r.Result}
+	fmt.Fprintf(cfg.Log, "bench: snapshot refreshed in %s (%s; %s after the server listened)\n", r.Dur, r.Result,
+		time.Since(refreshStart).Round(time.Millisecond))
+
+	nonce := make([]byte, 4)
+	rand.Read(nonce)
+	w := &world{base: srv.URL, tr: newTransport(max(cfg.Concurrency, cfg.ThroughputConcurrency)), pool: pool,
+		store: db.NewStore(pool), maxAnchor: rep.Dataset.MaxAnchor, nonce: hex.EncodeToString(nonce),
+		pageSize: rep.Settings.PageSize, maxPages: 10}
+	if w.classes, err = pickViewers(ctx, pool, max(8, cfg.Concurrency)); err != nil {
+		return rep, err
+	}
+	for _, c := range w.classes {
+		lo, hi := c.followeeRange()
+		rep.Viewers = append(rep.Viewers, ClassInfo{Class: c.Name, Target: c.Target, Viewers: len(c.Viewers), MinFollowees: lo, MaxFollowees: hi})
+	}
+	fmt.Fprintf(cfg.Log, "bench: logging in %d viewers\n", 3*len(w.classes[0].Viewers))
+	if err := w.logins(ctx); err != nil {
+		return rep, err
+	}
+	var eventUsers []int64
+	if err := pool.QueryRow(ctx, `SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM (SELECT id FROM users ORDER BY id LIMIT 2000) u`).Scan(&eventUsers); err != nil {
+		return rep, fmt.Errorf("bench: event users: %w", err)
+	}
+	if w.events, err = mintSessions(ctx, pool, eventUsers); err != nil {
+		return rep, err
+	}
+
+	lim := loadLimits{Warmup: cfg.Warmup, Duration: cfg.Duration, MaxRequests: cfg.MaxRequests}
+	pgPIDs := func() []int { return backendPIDs(ctx, pool) }
+	all := append(w.scenarios(cfg.Concurrency, cfg.ThroughputConcurrency), w.baselines(pool, cfg.Concurrency, feed.DefaultConfig().HeadSize)...)
+	for _, sc := range all {
+		if sc.setup != nil {
+			if err := sc.setup(ctx); err != nil {
+				return rep, fmt.Errorf("bench: %s: setup: %w", sc.Name, err)
+			}
+		}
+		var appBefore, pgBefore, selfBefore time.Duration
+		res := runLoad(ctx, sc, lim, func() {
+			appBefore, pgBefore, selfBefore = cpuTime(srv.cmd.Process.Pid), sumCPU(pgPIDs()), cpuTime(os.Getpid())
+		})
+		if res.Requests > 0 {
+			n := float64(res.Requests+res.Errors) * float64(time.Millisecond)
+			if sc.Kind == "http" {
+				res.AppCPUms = round3(float64(cpuTime(srv.cmd.Process.Pid)-appBefore) / n)
+			}
+			res.PgCPUms = round3(float64(sumCPU(pgPIDs())-pgBefore) / n)
+			res.DriverCPUms = round3(float64(cpuTime(os.Getpid())-selfBefore) / n)
+		}
+		rep.Results = append(rep.Results, res)
+		fmt.Fprintf(cfg.Log, "bench: %-26s c=%-3d n=%-6d p50=%8.2fms p95=%8.2fms p99=%8.2fms %9.1f req/s errors=%d\n",
+			res.Name, res.Concurrency, res.Requests, res.P50, res.P95, res.P99, res.RPS, res.Errors)
+		for _, e := range res.ErrorSamples {
+			fmt.Fprintf(cfg.Log, "bench:   error: %s\n", e)
+		}
+		if ctx.Err() != nil {
+			return rep, ctx.Err()
+		}
+	}
+	if rep.PeakRSSBytes, err = srv.peakRSS(); err != nil {
+		return rep, err
+	}
+
+	fmt.Fprintf(cfg.Log, "bench: EXPLAIN (ANALYZE, BUFFERS) of the main queries\n")
+	heavy := w.classes[len(w.classes)-1].Viewers[0]
+	cases, err := capturePlans(ctx, dbase.DSN, planTarget{Heavy: heavy.ID, Followees: heavy.Followees})
+	if err != nil {
+		return rep, err
+	}
+	for _, pc := range cases {
+		ct := CaseTiming{Case: pc.Name, WallMs: ms(pc.Wall), DBMs: ms(pc.dbTime()), Queries: len(pc.Calls)}
+		for _, c := range pc.Calls {
+			if ms(c.Dur) > ct.SlowedMs {
+				ct.Slowest, ct.SlowedMs = c.Name, ms(c.Dur)
+			}
+		}
+		rep.Breakdown = append(rep.Breakdown, ct)
+	}
+	explainDir := filepath.Join(cfg.Out, "bench", "explain")
+	if rep.Explains, err = writeExplains(ctx, pool, explainDir, cases, heavy.ID, w.pageSize, feed.DefaultConfig().HeadSize); err != nil {
+		return rep, err
+	}
+	rep.Plans = checkPlans(ctx, pool, cases)
+	rep.Targets = evaluate(rep)
+	rep.Ratios = ratios(rep)
+	if err := srv.stop(); err != nil {
+		fmt.Fprintf(cfg.Log, "bench: server stop: %v\n", err)
+	}
+	if err := writeReport(cfg.Out, rep); err != nil {
+		return rep, err
+	}
+	fmt.Fprintf(cfg.Log, "bench: done in %s; wrote %s\n", time.Since(started).Round(time.Second), filepath.Join(cfg.Out, "BENCHMARKS.md"))
+	return rep, nil
+}
+
+func openPool(ctx context.Context, dsn string, conns int) (*pgxpool.Pool, error) {
+	pcfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	pcfg.MaxConns = int32(conns)
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	return pool, pool.Ping(ctx)
+}
+
+// backendPIDs are the PostgreSQL backends connected to the bench database, the harness's
+// own included (baselines run there).
+func backendPIDs(ctx context.Context, pool *pgxpool.Pool) []int {
+	var pids []int
+	if err := pool.QueryRow(ctx, `SELECT coalesce(array_agg(pid), '{}') FROM pg_stat_activity WHERE datname = current_database()`).Scan(&pids); err != nil {
+		return nil
+	}
+	return pids
+}
+
+func sumCPU(pids []int) time.Duration {
+	var d time.Duration
+	for _, p := range pids {
+		d += cpuTime(p)
+	}
+	return d
+}

@@ -1,0 +1,168 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// sessionCookie is the name of the app's session cookie (web.NewServer).
+const sessionCookie = "tributary_session"
+
+// password is every seeded user's password (cmd/tributary seed).
+const password = "tributary"
+
+// newTransport is one keep-alive transport shared by every simulated client; each client
+// has its own cookie jar.
+func newTransport(conns int) *http.Transport {
+	return &http.Transport{
+		Proxy:               nil, // loopback only, never through a proxy
+		MaxIdleConns:        conns * 2,
+		MaxIdleConnsPerHost: conns * 2,
+		IdleConnTimeout:     2 * time.Minute,
+		DisableCompression:  true,
+	}
+}
+
+// client is one simulated user agent: a cookie jar on the shared transport.
+type client struct {
+	base string
+	http *http.Client
+}
+
+func newClient(base string, tr *http.Transport) *client {
+	jar, _ := cookiejar.New(nil)
+	return &client{base: base, http: &http.Client{Transport: tr, Jar: jar, Timeout: time.Minute,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// login logs a seeded user in through the login form.
+func (c *client) login(ctx context.Context, handle string) error {
+	form := url.Values{"handle": {handle}, "password": {password}}
+	req, err := http.NewRequestWithContext(ctx, "POST", c.base+"/login", strings.NewReader(form.Encode()))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin") // what a browser sends: passes the CSRF check
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("bench: log in %s: %w", handle, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		return fmt.Errorf("bench: log in %s: status %d, want 303", handle, resp.StatusCode)
+	}
+	return nil
+}
+
+// setSession gives the client a session token (see mintSessions).
+func (c *client) setSession(token string) {
+	u, _ := url.Parse(c.base)
+	c.http.Jar.SetCookies(u, []*http.Cookie{{Name: sessionCookie, Value: token, Path: "/"}})
+}
+
+// get fetches base+path and returns the body and how long the request took, the body read
+// to its end included. A status other than 200 is an error.
+func (c *client) get(ctx context.Context, path string) ([]byte, time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", c.base+path, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	return c.do(req, http.StatusOK)
+}
+
+// postJSON posts a JSON body the way the dwell tracker does, and expects want.
+func (c *client) postJSON(ctx context.Context, path string, body []byte, want int) (time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, "POST", c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	_, d, err := c.do(req, want)
+	return d, err
+}
+
+func (c *client) do(req *http.Request, want int) ([]byte, time.Duration, error) {
+	start := time.Now()
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	d := time.Since(start)
+	if err != nil {
+		return nil, 0, err
+	}
+	if resp.StatusCode != want {
+		msg := string(body)
+		if len(msg) > 200 {
+			msg = msg[:200] + "..."
+		}
+		return body, d, fmt.Errorf("%s %s: status %d: %s", req.Method, req.URL.Path, resp.StatusCode, strings.TrimSpace(msg))
+	}
+	return body, d, nil
+}
+
+// timeline is the part of the JSON envelope the bench checks.
+type timeline struct {
+	Items []struct {
+		ID int64 `json:"id"`
+	} `json:"items"`
+	NextCursor string `json:"next_cursor"`
+	Path       string `json:"path"`
+	Fencepost  string `json:"fencepost"`
+	Refreshed  bool   `json:"refreshed"`
+}
+
+// decodeTimeline parses a /api/timeline answer and checks it came from the expected path.
+func decodeTimeline(body []byte, wantPath string) (timeline, error) {
+	var t timeline
+	if err := json.Unmarshal(body, &t); err != nil {
+		return t, fmt.Errorf("timeline: %w", err)
+	}
+	if wantPath != "" && t.Path != wantPath {
+		return t, fmt.Errorf("timeline: served by the %q path, want %q", t.Path, wantPath)
+	}
+	return t, nil
+}
+
+// mintSessions stores logged-in sessions for users straight into the session table, in the
+// format the app's session manager reads (scs, gob codec, "user_id"). Ingestion spreads over
+// many users because the server caps events per user per minute, and bcrypt makes logging in
+// thousands of users through the form slow; the feed scenarios log in through the form.
+func mintSessions(ctx context.Context, pool *pgxpool.Pool, users []int64) ([]string, error) {
+	deadline := time.Now().Add(24 * time.Hour)
+	tokens := make([]string, len(users))
+	rows := make([][]any, len(users))
+	for i, id := range users {
+		b := make([]byte, 32)
+		rand.Read(b)
+		tokens[i] = base64.RawURLEncoding.EncodeToString(b)
+		data, err := scs.GobCodec{}.Encode(deadline, map[string]any{"user_id": id})
+		if err != nil {
+			return nil, fmt.Errorf("bench: encode session: %w", err)
+		}
+		rows[i] = []any{tokens[i], data, deadline}
+	}
+	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"sessions"}, []string{"token", "data", "expiry"}, pgx.CopyFromRows(rows)); err != nil {
+		return nil, fmt.Errorf("bench: store sessions: %w", err)
+	}
+	return tokens, nil
+}

@@ -1,0 +1,177 @@
+package bench
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A step is one measured request of a simulated client: it does its untimed preparation
+// (resetting a fence, inserting a share), then the request, and returns how long the
+// request alone took.
+type step func(ctx context.Context) (time.Duration, error)
+
+// scenario is one line of the results table.
+type scenario struct {
+	Name        string
+	Group       string // what the line measures, for the table
+	Class       string // follower class, or ""
+	Kind        string // "http" (through the server) or "sql" (a baseline query on its own)
+	Concurrency int
+	Note        string
+	// setup runs once before the warm-up (logins, fences, cursors), untimed.
+	setup func(ctx context.Context) error
+	// worker makes worker i's step; workers never share a viewer.
+	worker func(i int) step
+}
+
+// loadLimits bound every scenario in time and in count.
+type loadLimits struct {
+	Warmup      time.Duration
+	Duration    time.Duration
+	MaxRequests int // measured requests at most, over all workers
+}
+
+// Result is one scenario's figures; BENCHMARKS.json holds one per scenario.
+type Result struct {
+	Name        string  `json:"name"`
+	Group       string  `json:"group"`
+	Class       string  `json:"class,omitempty"`
+	Kind        string  `json:"kind"`
+	Concurrency int     `json:"concurrency"`
+	Requests    int     `json:"requests"`
+	Errors      int     `json:"errors"`
+	P50         float64 `json:"p50_ms"`
+	P95         float64 `json:"p95_ms"`
+	P99         float64 `json:"p99_ms"`
+	Mean        float64 `json:"mean_ms"`
+	Max         float64 `json:"max_ms"`
+	RPS         float64 `json:"rps"`
+	Seconds     float64 `json:"seconds"`
+	// CPU time per measured request of the server process and of the PostgreSQL backends
+	// serving the bench database (0 when not measurable); preparation steps are included.
+	AppCPUms float64 `json:"app_cpu_ms_per_req,omitempty"`
+	PgCPUms  float64 `json:"pg_cpu_ms_per_req,omitempty"`
+	// DriverCPUms is the load driver's own CPU per request (it shares the machine).
+	DriverCPUms float64 `json:"driver_cpu_ms_per_req,omitempty"`
+	// ErrorSamples are the first few distinct errors, to say what went wrong.
+	ErrorSamples []string `json:"error_samples,omitempty"`
+	Note         string   `json:"note,omitempty"`
+}
+
+// runLoad runs sc's workers for the warm-up (discarded), then measures for lim.Duration or
+// lim.MaxRequests requests, whichever comes first.
+// measuring, when set, is called as the measured phase starts (after the warm-up).
+func runLoad(ctx context.Context, sc scenario, lim loadLimits, measuring func()) Result {
+	res := Result{Name: sc.Name, Group: sc.Group, Class: sc.Class, Kind: sc.Kind, Concurrency: sc.Concurrency, Note: sc.Note}
+	steps := make([]step, sc.Concurrency)
+	for i := range steps {
+		steps[i] = sc.worker(i)
+	}
+	if lim.Warmup > 0 {
+		drive(ctx, steps, time.Now().Add(lim.Warmup), lim.MaxRequests)
+	}
+	if measuring != nil {
+		measuring()
+	}
+	start := time.Now()
+	lat, errs := drive(ctx, steps, start.Add(lim.Duration), lim.MaxRequests)
+	elapsed := time.Since(start)
+	res.Seconds = elapsed.Seconds()
+	res.Requests = len(lat)
+	res.Errors = len(errs)
+	seen := map[string]bool{}
+	for _, e := range errs {
+		if msg := e.Error(); !seen[msg] && len(res.ErrorSamples) < 5 {
+			seen[msg] = true
+			res.ErrorSamples = append(res.ErrorSamples, msg)
+		}
+	}
+	s := summarize(lat)
+	res.P50, res.P95, res.P99, res.Mean, res.Max = s.P50, s.P95, s.P99, s.Mean, s.Max
+	if elapsed > 0 {
+		res.RPS = float64(len(lat)) / elapsed.Seconds()
+	}
+	return res
+}
+
+// drive runs the steps concurrently until deadline or max requests, and returns the
+// latencies of the successful requests and the errors.
+func drive(ctx context.Context, steps []step, deadline time.Time, max int) ([]time.Duration, []error) {
+	ctx, cancel := context.WithDeadline(ctx, deadline.Add(30*time.Second)) // a hung request cannot hang the run
+	defer cancel()
+	var (
+		issued atomic.Int64
+		mu     sync.Mutex
+		lat    []time.Duration
+		errs   []error
+		wg     sync.WaitGroup
+	)
+	for _, st := range steps {
+		wg.Go(func() {
+			var mine []time.Duration
+			var bad []error
+			for ctx.Err() == nil && time.Now().Before(deadline) && (max <= 0 || issued.Add(1) <= int64(max)) {
+				d, err := st(ctx)
+				if err != nil {
+					if ctx.Err() != nil {
+						break
+					}
+					bad = append(bad, err)
+					continue
+				}
+				mine = append(mine, d)
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			errs = append(errs, bad...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return lat, errs
+}
+
+// stats are latency figures in milliseconds.
+type stats struct {
+	N                        int
+	P50, P95, P99, Mean, Max float64
+}
+
+// summarize computes nearest-rank percentiles of the latencies.
+func summarize(lat []time.Duration) stats {
+	if len(lat) == 0 {
+		return stats{}
+	}
+	s := slices.Clone(lat)
+	slices.Sort(s)
+	var sum time.Duration
+	for _, d := range s {
+		sum += d
+	}
+	return stats{N: len(s), P50: ms(percentile(s, 50)), P95: ms(percentile(s, 95)), P99: ms(percentile(s, 99)),
+		Mean: ms(sum / time.Duration(len(s))), Max: ms(s[len(s)-1])}
+}
+
+// percentile returns the nearest-rank p-th percentile of sorted: the smallest value that at
+// least p % of the values are less than or equal to.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	rank = min(max(rank, 1), len(sorted))
+	return sorted[rank-1]
+}
+
+func ms(d time.Duration) float64 { return math.Round(float64(d)/float64(time.Millisecond)*1000) / 1000 }
+
+// timed runs f and returns how long it took.
+func timed(f func() error) (time.Duration, error) {
+	start := time.Now()
+	err := f()
+	return time.Since(start), err
+}

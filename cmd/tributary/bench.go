@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"tributary/bench"
+)
+
+const benchHelp = `Usage: tributary bench [flags]
+
+Benchmarks the feed on the bench dataset (seeded once with 'tributary seed' into the
+database tributary_bench of this checkout's private PostgreSQL cluster, and reused while
+the seed parameters and the migrations stay the same), through the real server on a
+loopback port: anonymous front page (cache hit and miss), logged-in first pages (cold and
+returning) and next pages for light, median and heavy followers, the live path, event
+ingestion; then the baseline queries on the same database, EXPLAIN (ANALYZE, BUFFERS) of
+the main queries, the snapshot refresh time and the server's peak RSS. Writes
+BENCHMARKS.md, BENCHMARKS.json, bench/latency.svg and bench/explain/*.txt under --out.
+
+--quick runs a small dataset (its own database, tributary_bench_quick) in under a minute
+and writes to bench/out/quick unless --out is given.
+
+Flags:
+`
+
+func cmdBench(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "bench", "bench [flags]")
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, benchHelp)
+		fs.PrintDefaults()
+	}
+	var cfg bench.Config
+	fs.BoolVar(&cfg.Quick, "quick", false, "small dataset and short scenarios, for development")
+	fs.IntVar(&cfg.Concurrency, "concurrency", 4, "simulated clients of the latency scenarios and baselines")
+	fs.IntVar(&cfg.ThroughputConcurrency, "throughput-concurrency", 16, "simulated clients of the cached anonymous pages")
+	fs.DurationVar(&cfg.Duration, "duration", 0, "measured time per scenario (default 8s, --quick 1s)")
+	fs.DurationVar(&cfg.Warmup, "warmup", 0, "unmeasured warm-up per scenario (default 1s, --quick 200ms)")
+	fs.StringVar(&cfg.Out, "out", "", "output directory (default: the current directory, --quick: bench/out/quick)")
+	fs.BoolVar(&cfg.Reseed, "reseed", false, "seed the dataset again even when the database holds it")
+	fs.StringVar(&cfg.Database.URL, "database-url", e.getenv("BENCH_DATABASE_URL"),
+		"bench database (env BENCH_DATABASE_URL; never DATABASE_URL): seeded when empty, never dropped; default: a database of the private cluster")
+	fs.StringVar(&cfg.Database.ClusterDir, "cluster-dir", e.getenv("TRIBUTARY_CLUSTER_DIR"),
+		"directory of the private PostgreSQL cluster (env TRIBUTARY_CLUSTER_DIR; default derived from the working directory)")
+	fs.StringVar(&cfg.Binary, "binary", "", "tributary binary to seed and serve with (default: this one)")
+	printDSN := fs.Bool("print-dsn", false, "print the bench database's connection string and exit")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("bench: unexpected argument %q", fs.Arg(0))
+	}
+	cfg.Log = e.stderr
+	cfg.Defaults()
+	if *printDSN {
+		dbase, err := cfg.Open(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, dbase.DSN)
+		return nil
+	}
+	if cfg.Binary == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("bench: find the tributary binary: %w (give --binary)", err)
+		}
+		cfg.Binary = exe
+	}
+	if cfg.Out == "" {
+		cfg.Out = "."
+		if cfg.Quick {
+			cfg.Out = filepath.Join("bench", "out", "quick")
+		}
+	}
+	cfg.Rerun = "make bench    # or: go run ./cmd/tributary bench " + strings.Join(args, " ")
+	_, err := bench.Run(ctx, cfg)
+	return err
+}
