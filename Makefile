@@ -19,7 +19,7 @@ export TRIBUTARY_CHROMIUM := $(CHROMIUM)
 .PHONY: run stop test test-go test-e2e vet generate check-generated bench bench-quick deps deps-postgres deps-browser build fuzz clean
 
 run: deps-postgres $(VENDOR_JS) ## Start the app on http://localhost:8080 (private PostgreSQL unless DATABASE_URL is set)
-	go run ./cmd/tributary serve
+	go run ./cmd/tributary serve --demo
 
 stop: ## Stop this checkout's private PostgreSQL cluster
 	go run ./cmd/tributary cluster stop

@@ -276,3 +276,12 @@ func (s *Store) DeleteExpiredSessions(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// CountUsers counts accounts (an empty database has none).
+func (s *Store) CountUsers(ctx context.Context) (int64, error) {
+	n, err := s.q.CountUsers(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("db: count users: %w", err)
+	}
+	return n, nil
+}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"tributary/db"
 	"tributary/feed"
 	"tributary/jobs"
@@ -115,7 +117,29 @@ func displayAddr(a string) string {
 	return a
 }
 
-func loadDemo(ctx context.Context, e *env, store *db.Store) error { return nil }
+// loadDemo fills an empty database with the demo dataset and prints the demo logins.
+func loadDemo(ctx context.Context, e *env, store *db.Store) error {
+	n, err := store.CountUsers(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	fmt.Fprintln(e.stderr, "empty database: loading the demo dataset (3,000 users, 20,000 posts)…")
+	hash, err := bcrypt.GenerateFromPassword([]byte(seedDemoPassword), bcrypt.DefaultCost)
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	started := time.Now()
+	res, err := store.Seed(ctx, db.SeedConfig{Users: 3000, Posts: 20000, Seed: 1, End: time.Now().Truncate(time.Minute),
+		DemoPasswordHash: string(hash), DemoPassword: seedDemoPassword})
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	fmt.Fprintf(e.stderr, "demo dataset loaded in %.1fs. Demo logins (password %q):\n", time.Since(started).Seconds(), seedDemoPassword)
+	for _, l := range res.Logins {
+		fmt.Fprintf(e.stderr, "  %-6s %s\n", l.Handle, l.Note)
+	}
+	return nil
+}
 
 // envInt reads an integer from the environment, or def.
 func envInt(e *env, key string, def int) int {
