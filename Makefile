@@ -37,6 +37,7 @@ vet:
 test-go:
 	go test -race -count=1 ./...
 	go test -run '^$$' -fuzz '^FuzzCanonicalize$$' -fuzztime 10s .
+	go test -run '^$$' -fuzz '^FuzzCursor$$' -fuzztime 10s ./feed
 
 generate: ## Regenerate templ and sqlc output
 	go tool templ generate -log-level warn
