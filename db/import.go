@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ type ImportResult struct {
 // set. A share stored before counts as already present, so re-importing a file is a no-op.
 func (s *Store) Import(ctx context.Context, recs []tributary.ImportRecord) (ImportResult, error) {
 	var res ImportResult
+	var anchors []int64
 	err := s.inTx(ctx, func(q *dbq.Queries) error {
 		ids, created, err := importAuthors(ctx, q, recs)
 		if err != nil {
@@ -32,7 +34,7 @@ func (s *Store) Import(ctx context.Context, recs []tributary.ImportRecord) (Impo
 		for _, r := range recs {
 			p := r.Post
 			p.AuthorID = ids[strings.ToLower(r.Handle)]
-			id, _, err := insertPost(ctx, q, p)
+			id, anchor, err := insertPost(ctx, q, p)
 			if err != nil {
 				return fmt.Errorf("db: import line %d: %w", r.Line, err)
 			}
@@ -40,6 +42,7 @@ func (s *Store) Import(ctx context.Context, recs []tributary.ImportRecord) (Impo
 				res.AlreadyPresent++
 			} else {
 				res.Imported++
+				anchors = append(anchors, anchor)
 			}
 		}
 		return nil
@@ -47,7 +50,9 @@ func (s *Store) Import(ctx context.Context, recs []tributary.ImportRecord) (Impo
 	if err != nil {
 		return ImportResult{}, err
 	}
-	return res, nil
+	// Imported shares show in ranked feeds at once, not at the next snapshot refresh.
+	slices.Sort(anchors)
+	return res, s.RefreshAnchors(ctx, slices.Compact(anchors), time.Now())
 }
 
 // importAuthors returns the user id of every handle in recs by its lower-case form,
