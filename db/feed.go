@@ -96,7 +96,7 @@ func (s *Store) SnapshotFeed(ctx context.Context, q SnapshotQuery) ([]Candidate,
 	rows, err := s.q.SnapshotFeed(ctx, dbq.SnapshotFeedParams{
 		Followed: q.Followed, FreshIds: nonNilIDs(q.Fresh), HiddenIds: nonNilIDs(q.Hidden), OnlyIds: nonNilIDs(q.Only),
 		Kind: string(q.Source), Tag: q.Tag, Since: since, Until: until, Lim: int32(q.Limit),
-		Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
+		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 		FolloweeCap: w.FolloweeCap, FolloweeWeight: w.FolloweeShare, FreshWeight: w.FreshSelf,
 	})
 	if err != nil {

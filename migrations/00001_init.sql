@@ -111,6 +111,18 @@ CREATE TABLE posts (
     created_at    timestamptz NOT NULL DEFAULT now(),
     deleted_at    timestamptz
 );
+-- The access rule (seed 003) over a post's folded access, for one viewer: the one place SQL
+-- states it. A single SQL expression, so the planner inlines it.
+-- +goose StatementBegin
+CREATE FUNCTION can_read(is_public boolean, protected_owner_ids bigint[], private_feed_ids bigint[],
+                         viewer_id bigint, blocked bigint[], readable_private bigint[])
+RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT is_public
+        OR (viewer_id > 0 AND NOT (protected_owner_ids <@ blocked))
+        OR private_feed_ids && readable_private
+$$;
+-- +goose StatementEnd
+
 CREATE INDEX posts_author_created_idx ON posts (author_id, created_at DESC, id DESC);
 CREATE INDEX posts_anchor_idx ON posts (anchor_id, created_at DESC);
 CREATE INDEX posts_created_idx ON posts (created_at DESC, id DESC);
@@ -241,3 +253,4 @@ DROP TABLE snapshot_meta, snapshot_dirty;
 DROP TABLE fenceposts, fences, sessions, feed_snapshot, events, feed_posts, posts, anchors,
     group_members, feed_readers, feeds, bans, follows, users;
 DROP SEQUENCE IF EXISTS feed_posts_ord_seq;
+DROP FUNCTION can_read;

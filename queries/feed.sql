@@ -26,7 +26,8 @@ SELECT anchor_id, max(created_at)::timestamptz AS at FROM posts
 -- once (v) because sqlc mis-rewrites a repeated array parameter.
 WITH v AS (SELECT @followed::bigint[] AS followed, @fresh_ids::bigint[] AS fresh, @kind::text AS kind,
                   @tag::text AS tag, @followee_cap::float8 AS fcap, @followee_weight::float8 AS fweight,
-                  @blocked::bigint[] AS blocked, @private_feeds::bigint[] AS private_feeds)
+                  @viewer_id::bigint AS viewer_id, @blocked::bigint[] AS blocked,
+                  @private_feeds::bigint[] AS private_feeds)
 SELECT sqlc.embed(s),
        (SELECT count(*) FROM unnest(s.sharer_user_ids) x WHERE x = ANY(v.followed))::integer AS followee_share,
        (s.score
@@ -34,7 +35,7 @@ SELECT sqlc.embed(s),
         + CASE WHEN s.anchor_id = ANY(v.fresh) THEN @fresh_weight::float8 ELSE 0 END)::float8 AS effective_score
   FROM feed_snapshot s, v
  WHERE s.sharer_user_ids && v.followed
-   AND (s.any_public OR NOT (s.protected_owner_ids <@ v.blocked) OR s.private_feed_ids && v.private_feeds)
+   AND can_read(s.any_public, s.protected_owner_ids, s.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
    AND (v.kind = '' OR s.kind = v.kind)
    AND (v.tag = '' OR s.tags @> ARRAY[v.tag])
    AND s.date >= @since AND s.date < @until
@@ -63,8 +64,7 @@ WITH candidates AS (
       JOIN anchors a ON a.id = p.anchor_id
      WHERE p.author_id = ANY(@followed::bigint[])
        AND p.deleted_at IS NULL
-       AND (p.is_public OR (@viewer_id::bigint > 0 AND NOT (p.protected_owner_ids <@ @blocked::bigint[]))
-            OR p.private_feed_ids && @private_feeds::bigint[])
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
        AND p.created_at >= @since AND p.created_at < @until
        AND (@kind::text = '' OR a.kind = @kind::text)
        AND (@tag::text = '' OR p.tags @> ARRAY[@tag::text])

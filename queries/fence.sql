@@ -32,8 +32,7 @@ SELECT p.anchor_id, max(p.created_at)::timestamptz AS arrival
   JOIN anchors a ON a.id = p.anchor_id
  WHERE p.author_id = ANY(@followed::bigint[])
    AND p.deleted_at IS NULL
-   AND (p.is_public OR (@viewer_id::bigint > 0 AND NOT (p.protected_owner_ids <@ @blocked::bigint[]))
-        OR p.private_feed_ids && @private_feeds::bigint[])
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
    AND p.created_at > @from_at AND p.created_at <= @to_at
    AND (@kind::text = '' OR a.kind = @kind::text)
    AND (@tag::text = '' OR p.tags @> ARRAY[@tag::text])

@@ -44,8 +44,7 @@ INSERT INTO feeds (kind, owner_id, access) VALUES ('directs', @owner_id, 'privat
 SELECT p.* FROM post_cards p
  WHERE p.id IN (SELECT fp.post_id FROM feed_posts fp WHERE fp.feed_id = @feed_id)
    AND p.deleted_at IS NULL
-   AND (p.is_public OR (@viewer_id::bigint > 0 AND NOT (p.protected_owner_ids <@ @blocked::bigint[]))
-        OR p.private_feed_ids && @private_feeds::bigint[])
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
    AND (p.created_at, p.id) < (@before_at::timestamptz, @before_id::bigint)
  ORDER BY p.created_at DESC, p.id DESC
  LIMIT @lim;

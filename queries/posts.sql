@@ -26,8 +26,7 @@ ON CONFLICT DO NOTHING;
 SELECT * FROM post_cards p
  WHERE p.author_id = @author_id
    AND p.deleted_at IS NULL
-   AND (p.is_public OR (@viewer_id::bigint > 0 AND NOT (p.protected_owner_ids <@ @blocked::bigint[]))
-        OR p.private_feed_ids && @private_feeds::bigint[])
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
    AND (p.created_at, p.id) < (@before_at::timestamptz, @before_id::bigint)
  ORDER BY p.created_at DESC, p.id DESC
  LIMIT @lim;

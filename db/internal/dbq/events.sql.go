@@ -21,8 +21,7 @@ type InsertEventsParams struct {
 const readableAnchors = `-- name: ReadableAnchors :many
 SELECT DISTINCT p.anchor_id FROM posts p
  WHERE p.anchor_id = ANY($1::bigint[]) AND p.deleted_at IS NULL
-   AND (p.is_public OR ($2::bigint > 0 AND NOT (p.protected_owner_ids <@ $3::bigint[]))
-        OR p.private_feed_ids && $4::bigint[])
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
 `
 
 type ReadableAnchorsParams struct {

@@ -44,8 +44,7 @@ WITH candidates AS (
       JOIN anchors a ON a.id = p.anchor_id
      WHERE p.author_id = ANY($1::bigint[])
        AND p.deleted_at IS NULL
-       AND (p.is_public OR ($2::bigint > 0 AND NOT (p.protected_owner_ids <@ $3::bigint[]))
-            OR p.private_feed_ids && $4::bigint[])
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
        AND p.created_at >= $5 AND p.created_at < $6
        AND ($7::text = '' OR a.kind = $7::text)
        AND ($8::text = '' OR p.tags @> ARRAY[$8::text])
@@ -185,7 +184,8 @@ func (q *Queries) SeenAnchors(ctx context.Context, arg SeenAnchorsParams) ([]int
 const snapshotFeed = `-- name: SnapshotFeed :many
 WITH v AS (SELECT $7::bigint[] AS followed, $8::bigint[] AS fresh, $9::text AS kind,
                   $10::text AS tag, $11::float8 AS fcap, $12::float8 AS fweight,
-                  $13::bigint[] AS blocked, $14::bigint[] AS private_feeds)
+                  $13::bigint AS viewer_id, $14::bigint[] AS blocked,
+                  $15::bigint[] AS private_feeds)
 SELECT s.anchor_id, s.anchor_url, s.kind, s.date, s.public_date, s.score, s.sci_score, s.total_share, s.sharer_user_ids, s.public_sharer_ids, s.any_vip_sharer, s.all_public, s.any_public, s.protected_owner_ids, s.private_feed_ids, s.rep_post_id, s.url, s.canonical_url, s.title, s.excerpt, s.host, s.links, s.image_count, s.url_count, s.primary_user_id, s.primary_vip, s.primary_notability, s.tags, s.sharers, s.refreshed_at,
        (SELECT count(*) FROM unnest(s.sharer_user_ids) x WHERE x = ANY(v.followed))::integer AS followee_share,
        (s.score
@@ -193,7 +193,7 @@ SELECT s.anchor_id, s.anchor_url, s.kind, s.date, s.public_date, s.score, s.sci_
         + CASE WHEN s.anchor_id = ANY(v.fresh) THEN $1::float8 ELSE 0 END)::float8 AS effective_score
   FROM feed_snapshot s, v
  WHERE s.sharer_user_ids && v.followed
-   AND (s.any_public OR NOT (s.protected_owner_ids <@ v.blocked) OR s.private_feed_ids && v.private_feeds)
+   AND can_read(s.any_public, s.protected_owner_ids, s.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
    AND (v.kind = '' OR s.kind = v.kind)
    AND (v.tag = '' OR s.tags @> ARRAY[v.tag])
    AND s.date >= $2 AND s.date < $3
@@ -216,6 +216,7 @@ type SnapshotFeedParams struct {
 	Tag            string
 	FolloweeCap    float64
 	FolloweeWeight float64
+	ViewerID       int64
 	Blocked        []int64
 	PrivateFeeds   []int64
 }
@@ -243,6 +244,7 @@ func (q *Queries) SnapshotFeed(ctx context.Context, arg SnapshotFeedParams) ([]S
 		arg.Tag,
 		arg.FolloweeCap,
 		arg.FolloweeWeight,
+		arg.ViewerID,
 		arg.Blocked,
 		arg.PrivateFeeds,
 	)

@@ -40,8 +40,7 @@ SELECT p.anchor_id, max(p.created_at)::timestamptz AS arrival
   JOIN anchors a ON a.id = p.anchor_id
  WHERE p.author_id = ANY($1::bigint[])
    AND p.deleted_at IS NULL
-   AND (p.is_public OR ($2::bigint > 0 AND NOT (p.protected_owner_ids <@ $3::bigint[]))
-        OR p.private_feed_ids && $4::bigint[])
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
    AND p.created_at > $5 AND p.created_at <= $6
    AND ($7::text = '' OR a.kind = $7::text)
    AND ($8::text = '' OR p.tags @> ARRAY[$8::text])

@@ -181,8 +181,7 @@ const feedPosts = `-- name: FeedPosts :many
 SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.author_handle, p.author_name, p.author_vip FROM post_cards p
  WHERE p.id IN (SELECT fp.post_id FROM feed_posts fp WHERE fp.feed_id = $1)
    AND p.deleted_at IS NULL
-   AND (p.is_public OR ($2::bigint > 0 AND NOT (p.protected_owner_ids <@ $3::bigint[]))
-        OR p.private_feed_ids && $4::bigint[])
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
    AND (p.created_at, p.id) < ($5::timestamptz, $6::bigint)
  ORDER BY p.created_at DESC, p.id DESC
  LIMIT $7

@@ -146,8 +146,7 @@ const userPosts = `-- name: UserPosts :many
 SELECT id, author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, host, link_hosts, linked_urls, image_count, url_count, sci_score, tags, is_public, protected_owner_ids, private_feed_ids, created_at, deleted_at, author_handle, author_name, author_vip FROM post_cards p
  WHERE p.author_id = $1
    AND p.deleted_at IS NULL
-   AND (p.is_public OR ($2::bigint > 0 AND NOT (p.protected_owner_ids <@ $3::bigint[]))
-        OR p.private_feed_ids && $4::bigint[])
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
    AND (p.created_at, p.id) < ($5::timestamptz, $6::bigint)
  ORDER BY p.created_at DESC, p.id DESC
  LIMIT $7
