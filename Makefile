@@ -49,11 +49,11 @@ check-generated: generate
 		echo "generated code is stale: run 'make generate' and commit the result:"; \
 		git status --porcelain -- views db/internal/dbq; exit 1; fi
 
-# Benchmarks, not part of CI: `tributary bench` seeds the bench dataset once into this
-# checkout's private cluster (reused afterwards), drives the real server over loopback and
-# writes BENCHMARKS.md, BENCHMARKS.json, bench/latency.svg and bench/explain/; then the plan
-# test checks the snapshot queries' indexes on that database. BENCH_FLAGS=--quick: a small
-# dataset in under a minute, written to bench/out/quick.
+# Benchmarks, not part of CI: `tributary bench` seeds the bench dataset once into a private
+# cluster of its own (<cluster dir>-bench; reused afterwards), drives the real server over
+# loopback and writes BENCHMARKS.md, BENCHMARKS.json, bench/latency.svg and bench/explain/;
+# then the plan test checks the snapshot queries' indexes on that database.
+# BENCH_FLAGS=--quick: a small dataset in under a minute, written to bench/out/quick.
 bench: deps-postgres build
 	$(BIN) bench $(BENCH_FLAGS)
 	BENCH_DATABASE_URL="$$($(BIN) bench --print-dsn $(BENCH_FLAGS))" go test -count=1 -run '^TestBenchPlans$$' -v ./bench

@@ -75,7 +75,7 @@ type SnapshotQuery struct {
 	FeedFilter
 	Viewer   tributary.Viewer
 	Followed []int64 // sorted
-	Fresh    []int64 // anchors the viewer shared within the fresh-self window
+	Fresh    []int64 // anchors the viewer shared within the fresh-self window: always fetched
 	Hidden   []int64 // seen items to leave out
 	Only     []int64 // when set, rank only these items
 	Limit    int
@@ -85,28 +85,57 @@ type SnapshotQuery struct {
 type Candidate struct {
 	Rollup        tributary.Rollup
 	ScoredAt      time.Time // the time the stored score was computed at
+	Score         float64   // the stored (viewer-agnostic) score; 0 off the snapshot
 	FolloweeShare int
+}
+
+// SnapshotPage is a snapshot-path answer: the Limit best rows by stored score (plus the
+// viewer's fresh shares), and whether they were all the matching rows.
+type SnapshotPage struct {
+	Candidates []Candidate
+	LastScore  float64 // the stored score of the last row by score
+	Complete   bool
 }
 
 // SnapshotFeed runs the snapshot path for a logged-in viewer. Rows the viewer may read only
 // in part come back rolled up from the posts the viewer may read.
-func (s *Store) SnapshotFeed(ctx context.Context, q SnapshotQuery) ([]Candidate, error) {
+func (s *Store) SnapshotFeed(ctx context.Context, q SnapshotQuery) (SnapshotPage, error) {
+	rows, err := s.snapshotTop(ctx, q)
+	if err != nil {
+		return SnapshotPage{}, err
+	}
+	page := SnapshotPage{Complete: len(rows) < q.Limit}
+	if len(rows) > 0 {
+		page.LastScore = rows[len(rows)-1].Score
+	}
+	if len(q.Fresh) > 0 { // the fresh-self boost can lift any of these to the top
+		fq := q
+		fq.Only, fq.Limit = q.Fresh, len(q.Fresh)
+		fresh, err := s.snapshotTop(ctx, fq)
+		if err != nil {
+			return SnapshotPage{}, err
+		}
+		for _, r := range fresh {
+			if !slices.ContainsFunc(rows, func(x dbq.FeedSnapshot) bool { return x.AnchorID == r.AnchorID }) {
+				rows = append(rows, r)
+			}
+		}
+	}
+	page.Candidates, err = s.readable(ctx, rows, q.Viewer)
+	return page, err
+}
+
+func (s *Store) snapshotTop(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSnapshot, error) {
 	since, until := q.bounds()
-	w := s.Weights
 	rows, err := s.q.SnapshotFeed(ctx, dbq.SnapshotFeedParams{
-		Followed: q.Followed, FreshIds: nonNilIDs(q.Fresh), HiddenIds: nonNilIDs(q.Hidden), OnlyIds: nonNilIDs(q.Only),
+		Followed: q.Followed, HiddenIds: nonNilIDs(q.Hidden), OnlyIds: nonNilIDs(q.Only),
 		Kind: string(q.Source), Tag: q.Tag, Since: since, Until: until, Lim: int32(q.Limit),
 		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
-		FolloweeCap: w.FolloweeCap, FolloweeWeight: w.FolloweeShare, FreshWeight: w.FreshSelf,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("db: snapshot feed: %w", err)
 	}
-	snaps := make([]dbq.FeedSnapshot, len(rows))
-	for i, r := range rows {
-		snaps[i] = r.FeedSnapshot
-	}
-	return s.readable(ctx, snaps, q.Viewer)
+	return rows, nil
 }
 
 // SnapshotFeedAnon runs the snapshot path for anonymous viewers: public VIP shares.
@@ -138,7 +167,7 @@ func (s *Store) readable(ctx context.Context, rows []dbq.FeedSnapshot, v tributa
 	for _, r := range rows {
 		if !r.AllPublic {
 			if ru, ok := redone[r.AnchorID]; ok {
-				out = append(out, Candidate{Rollup: ru, ScoredAt: r.RefreshedAt})
+				out = append(out, Candidate{Rollup: ru, ScoredAt: r.RefreshedAt, Score: r.Score})
 			}
 			continue
 		}
@@ -146,7 +175,7 @@ func (s *Store) readable(ctx context.Context, rows []dbq.FeedSnapshot, v tributa
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Candidate{Rollup: ru, ScoredAt: r.RefreshedAt})
+		out = append(out, Candidate{Rollup: ru, ScoredAt: r.RefreshedAt, Score: r.Score})
 	}
 	return out, nil
 }
@@ -159,9 +188,9 @@ type LiveQuery struct {
 	Candidates int // how many recent shares to scan
 }
 
-// LiveFeed runs the live path's SQL layers: the most recent shares of the followed set that
-// the viewer may read, then one rollup per anchor from the posts the viewer may read. Scoring
-// happens in Go.
+// LiveFeed runs the live path: the most recent shares of the followed set that the viewer
+// may read (candidates), grouped per anchor (url_share), then one rollup per anchor as the
+// viewer may see it (dedup). Scoring happens in Go.
 func (s *Store) LiveFeed(ctx context.Context, q LiveQuery, now time.Time) ([]Candidate, error) {
 	since, until := q.bounds()
 	if w := now.Add(-SnapshotWindow); since.Before(w) {
@@ -179,14 +208,17 @@ func (s *Store) LiveFeed(ctx context.Context, q LiveQuery, now time.Time) ([]Can
 		ids[i] = sh.AnchorID
 		followee[sh.AnchorID] = int(sh.FolloweeShare)
 	}
-	rollups, err := s.Rollups(ctx, ids, func(p tributary.PostFacts) bool { return q.Viewer.CanRead(p.Access) })
+	// The per-anchor aggregates come from the snapshot rows, which every share keeps current
+	// (rolled up from the posts for anchors the snapshot lacks); the score is taken at now.
+	items, err := s.Items(ctx, ids, q.Viewer, now)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Candidate, 0, len(rollups))
+	out := make([]Candidate, 0, len(items))
 	for _, id := range ids {
-		if r, ok := rollups[id]; ok {
-			out = append(out, Candidate{Rollup: r, ScoredAt: now, FolloweeShare: followee[id]})
+		if c, ok := items[id]; ok {
+			c.ScoredAt, c.FolloweeShare = now, followee[id]
+			out = append(out, c)
 		}
 	}
 	return out, nil

@@ -68,6 +68,7 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 	if _, err := conn.Exec(ctx, `ALTER TABLE feed_snapshot_next ADD CONSTRAINT feed_snapshot_next_pkey PRIMARY KEY (anchor_id);
 		CREATE INDEX feed_snapshot_next_sharers_idx ON feed_snapshot_next USING gin (sharer_user_ids);
 		CREATE INDEX feed_snapshot_next_vip_score_idx ON feed_snapshot_next (score DESC) WHERE any_vip_sharer;
+		CREATE INDEX feed_snapshot_next_score_idx ON feed_snapshot_next (score DESC, date DESC, anchor_id);
 		ANALYZE feed_snapshot_next`); err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: index: %w", err)
 	}
@@ -82,7 +83,8 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 		DROP TABLE feed_snapshot_old;
 		ALTER INDEX feed_snapshot_next_pkey RENAME TO feed_snapshot_pkey;
 		ALTER INDEX feed_snapshot_next_sharers_idx RENAME TO feed_snapshot_sharers_idx;
-		ALTER INDEX feed_snapshot_next_vip_score_idx RENAME TO feed_snapshot_vip_score_idx`); err != nil {
+		ALTER INDEX feed_snapshot_next_vip_score_idx RENAME TO feed_snapshot_vip_score_idx;
+		ALTER INDEX feed_snapshot_next_score_idx RENAME TO feed_snapshot_score_idx`); err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: swap: %w", err)
 	}
 	dur := time.Since(start)

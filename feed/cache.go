@@ -32,6 +32,10 @@ type cacheEntry struct {
 	key     string
 	val     tributary.Timeline
 	expires time.Time
+	// Encoded answers of this timeline (JSON, HTML), made once and served as bytes: a hit
+	// is then a map lookup and a write.
+	mu      sync.Mutex
+	renders map[string][]byte
 }
 
 func newAnonCache(ttl time.Duration, max int, now func() time.Time) *anonCache {
@@ -66,20 +70,54 @@ func (c *anonCache) get(ctx context.Context, key string, compute func(context.Co
 }
 
 func (c *anonCache) lookup(key string) (tributary.Timeline, bool) {
+	e := c.entry(key)
+	if e == nil {
+		return tributary.Timeline{}, false
+	}
+	return e.val, true
+}
+
+// entry returns the live entry of key, or nil.
+func (c *anonCache) entry(key string) *cacheEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[key]
 	if !ok {
-		return tributary.Timeline{}, false
+		return nil
 	}
 	e := el.Value.(*cacheEntry)
 	if !c.now().Before(e.expires) {
 		c.lru.Remove(el)
 		delete(c.entries, key)
-		return tributary.Timeline{}, false
+		return nil
 	}
 	c.lru.MoveToFront(el)
-	return e.val, true
+	return e
+}
+
+// rendered returns the encoding kind of key's cached timeline (as a cache hit), making it
+// once with render.
+func (c *anonCache) rendered(key, kind string, render func(tributary.Timeline) ([]byte, error)) ([]byte, bool, error) {
+	e := c.entry(key)
+	if e == nil {
+		return nil, false, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if b, ok := e.renders[kind]; ok {
+		return b, true, nil
+	}
+	t := e.val
+	t.Path = tributary.PathCache
+	b, err := render(t)
+	if err != nil {
+		return nil, false, err
+	}
+	if e.renders == nil {
+		e.renders = map[string][]byte{}
+	}
+	e.renders[kind] = b
+	return b, true, nil
 }
 
 func (c *anonCache) store(key string, t tributary.Timeline) {

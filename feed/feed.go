@@ -107,6 +107,22 @@ func (s *Service) request(ctx context.Context, viewer *tributary.User, q tributa
 	return r, nil
 }
 
+// AnonPage answers an anonymous request already encoded: from the cache as bytes when the
+// timeline is cached (render makes the encoding once per cached timeline and kind), or by
+// computing the timeline and rendering it.
+func (s *Service) AnonPage(ctx context.Context, q tributary.FeedQuery, kind string, render func(tributary.Timeline) ([]byte, error)) ([]byte, error) {
+	q.IncludeSeen = false
+	key := q.Signature() + "&cursor=" + q.Cursor
+	if b, ok, err := s.anon.rendered(key, kind, render); ok || err != nil {
+		return b, err
+	}
+	t, err := s.Timeline(ctx, nil, q)
+	if err != nil {
+		return nil, err
+	}
+	return render(t)
+}
+
 func (s *Service) page(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery) (tributary.Timeline, error) {
 	r, err := s.request(ctx, viewer, q)
 	if err != nil {
@@ -244,33 +260,64 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Tim
 	return v, err
 }
 
-// candidates ranks the whole window on the given path; the Go side then explains and
-// diversifies.
+// candidates ranks the whole window on the given path: up to limit items, best first.
 func (s *Service) candidates(ctx context.Context, viewer *tributary.User, v viewerState, f db.FeedFilter,
-	hidden []int64, limit int, path string, now time.Time) ([]db.Candidate, error) {
-	if path == tributary.PathSnapshot {
-		var cands []db.Candidate
-		var err error
-		if viewer == nil {
-			cands, err = s.store.SnapshotFeedAnon(ctx, f, limit)
-		} else {
-			fresh := make([]int64, 0, len(v.fresh))
-			for id := range v.fresh {
-				fresh = append(fresh, id)
-			}
-			cands, err = s.store.SnapshotFeed(ctx, db.SnapshotQuery{FeedFilter: f, Followed: v.followed, Viewer: v.access,
-				Fresh: fresh, Hidden: hidden, Limit: limit})
-		}
-		return cands, err
+	hidden []int64, limit int, path string, now time.Time) ([]tributary.Item, error) {
+	var cands []db.Candidate
+	var err error
+	switch {
+	case path == tributary.PathSnapshot && viewer == nil:
+		cands, err = s.store.SnapshotFeedAnon(ctx, f, limit)
+	case path == tributary.PathSnapshot:
+		return s.snapshotTop(ctx, viewer, v, f, hidden, limit, now)
+	default:
+		n := min(limit/2*s.cfg.LiveFactor, s.cfg.LiveCap)
+		cands, err = s.store.LiveFeed(ctx, db.LiveQuery{FeedFilter: f, Followed: v.followed, Viewer: v.access,
+			Candidates: n}, now)
+		// The snapshot path leaves seen items out in SQL; the live path here.
+		cands = slices.DeleteFunc(cands, func(c db.Candidate) bool {
+			_, h := slices.BinarySearch(hidden, c.Rollup.AnchorID)
+			return h
+		})
 	}
-	n := min(limit/2*s.cfg.LiveFactor, s.cfg.LiveCap)
-	cands, err := s.store.LiveFeed(ctx, db.LiveQuery{FeedFilter: f, Followed: v.followed, Viewer: v.access,
-		Candidates: n}, now)
 	if err != nil {
 		return nil, err
 	}
-	// The snapshot path leaves seen items out in SQL; the live path here.
-	return slices.DeleteFunc(cands, func(c db.Candidate) bool { _, h := slices.BinarySearch(hidden, c.Rollup.AnchorID); return h }), nil
+	return s.rankCandidates(cands, viewer, v, limit, now), nil
+}
+
+// snapshotTop reads rows best stored score first and adds the viewer's bonuses in Go. A row
+// further down could still overtake the limit-th item only by the largest followee bonus, so
+// it reads more rows until the limit-th item beats the last row read by that margin.
+func (s *Service) snapshotTop(ctx context.Context, viewer *tributary.User, v viewerState, f db.FeedFilter,
+	hidden []int64, limit int, now time.Time) ([]tributary.Item, error) {
+	fresh := make([]int64, 0, len(v.fresh))
+	for id := range v.fresh {
+		fresh = append(fresh, id)
+	}
+	margin := s.cfg.Weights.FolloweeCap * s.cfg.Weights.FolloweeShare
+	for k := max(limit, 64); ; k *= 4 {
+		page, err := s.store.SnapshotFeed(ctx, db.SnapshotQuery{FeedFilter: f, Followed: v.followed, Viewer: v.access,
+			Fresh: fresh, Hidden: hidden, Limit: k})
+		if err != nil {
+			return nil, err
+		}
+		items := s.rankCandidates(page.Candidates, viewer, v, limit, now)
+		if page.Complete || k >= s.cfg.LiveCap*8 ||
+			(len(items) == limit && items[limit-1].Score >= page.LastScore+margin) {
+			return items, nil
+		}
+	}
+}
+
+// rankCandidates explains candidates for the viewer and keeps the best limit, in order.
+func (s *Service) rankCandidates(cands []db.Candidate, viewer *tributary.User, v viewerState, limit int, now time.Time) []tributary.Item {
+	items := make([]tributary.Item, 0, len(cands))
+	for _, c := range cands {
+		items = append(items, s.explain(c, viewer, v, now))
+	}
+	slices.SortStableFunc(items, compareItems)
+	return items[:min(len(items), limit)]
 }
 
 // explain scores a candidate term by term for this viewer and marks what the viewer knows.

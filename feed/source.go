@@ -48,13 +48,15 @@ func (src *source) filter() db.FeedFilter {
 // Ranked ranks the items that arrived in (after, upTo]. The first fencepost ranks the whole
 // window with the snapshot or live path; later ones rank just what arrived since.
 func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int) ([]int64, error) {
-	var cands []db.Candidate
-	var err error
+	var items []tributary.Item
 	if after.IsZero() {
-		cands, err = src.s.candidates(ctx, src.viewer, src.v, src.filter(), src.hidden(), limit*2, src.path, src.now)
+		var err error
+		items, err = src.s.candidates(ctx, src.viewer, src.v, src.filter(), src.hidden(), limit*2, src.path, src.now)
+		if err != nil {
+			return nil, err
+		}
 	} else {
-		var arrived []db.Arrival
-		arrived, err = src.s.store.Arrived(ctx, src.arrivedQuery(after, upTo, Pos{}, nil, src.s.cfg.LiveCap))
+		arrived, err := src.s.store.Arrived(ctx, src.arrivedQuery(after, upTo, Pos{}, nil, src.s.cfg.LiveCap))
 		if err != nil || len(arrived) == 0 {
 			return nil, err
 		}
@@ -67,25 +69,20 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 		if len(ids) == 0 { // everything new was seen already: still a new fencepost
 			ids = []int64{arrived[0].AnchorID}
 		}
-		var m map[int64]db.Candidate
-		m, err = src.s.store.Items(ctx, ids, src.v.access, src.now)
+		m, err := src.s.store.Items(ctx, ids, src.v.access, src.now)
+		if err != nil {
+			return nil, err
+		}
+		cands := make([]db.Candidate, 0, len(m))
 		for _, id := range ids {
 			if c, ok := m[id]; ok {
 				cands = append(cands, c)
 			}
 		}
+		items = src.s.rankCandidates(cands, src.viewer, src.v, limit*2, src.now)
 	}
-	if err != nil {
-		return nil, err
-	}
-	items := make([]tributary.Item, 0, len(cands))
-	for _, c := range cands {
-		if it := src.s.explain(c, src.viewer, src.v, src.now); src.member(it) {
-			items = append(items, it)
-		}
-	}
-	slices.SortStableFunc(items, compareItems)
-	items = src.s.cfg.Diversity.Diversify(items[:min(len(items), limit*2)])
+	items = slices.DeleteFunc(items, func(it tributary.Item) bool { return !src.member(it) })
+	items = src.s.cfg.Diversity.Diversify(items)
 	ids := make([]int64, 0, limit)
 	for _, it := range items[:min(len(items), limit)] {
 		ids = append(ids, it.ID)

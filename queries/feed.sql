@@ -21,27 +21,25 @@ SELECT anchor_id, max(created_at)::timestamptz AS at FROM posts
  GROUP BY anchor_id;
 
 -- name: SnapshotFeed :many
--- Snapshot path, logged in: anchors shared by the followed set (GIN overlap) that the viewer
--- may read, ranked by the stored score plus the bonuses of the viewer. Each parameter appears
--- once (v) because sqlc mis-rewrites a repeated array parameter.
-WITH v AS (SELECT @followed::bigint[] AS followed, @fresh_ids::bigint[] AS fresh, @kind::text AS kind,
-                  @tag::text AS tag, @followee_cap::float8 AS fcap, @followee_weight::float8 AS fweight,
+-- Snapshot path, logged in: the best rows by stored score among the anchors shared by the
+-- followed set (GIN overlap, or the score index for large followed sets) that the viewer may
+-- read. The bonuses of the viewer are added in Go, which asks for more rows when they could
+-- still reorder the top. Each parameter appears once (v) because sqlc mis-rewrites a repeated
+-- array parameter.
+WITH v AS (SELECT @followed::bigint[] AS followed, @kind::text AS kind, @tag::text AS tag,
                   @viewer_id::bigint AS viewer_id, @blocked::bigint[] AS blocked,
-                  @private_feeds::bigint[] AS private_feeds)
-SELECT sqlc.embed(s),
-       (SELECT count(*) FROM unnest(s.sharer_user_ids) x WHERE x = ANY(v.followed))::integer AS followee_share,
-       (s.score
-        + least(v.fcap, greatest(0, (SELECT count(*) FROM unnest(s.sharer_user_ids) x WHERE x = ANY(v.followed)) - 1)) * v.fweight
-        + CASE WHEN s.anchor_id = ANY(v.fresh) THEN @fresh_weight::float8 ELSE 0 END)::float8 AS effective_score
+                  @private_feeds::bigint[] AS private_feeds, @hidden_ids::bigint[] AS hidden,
+                  @only_ids::bigint[] AS only)
+SELECT s.*
   FROM feed_snapshot s, v
  WHERE s.sharer_user_ids && v.followed
    AND can_read(s.any_public, s.protected_owner_ids, s.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
    AND (v.kind = '' OR s.kind = v.kind)
    AND (v.tag = '' OR s.tags @> ARRAY[v.tag])
    AND s.date >= @since AND s.date < @until
-   AND NOT (s.anchor_id = ANY(@hidden_ids::bigint[]))
-   AND (cardinality(@only_ids::bigint[]) = 0 OR s.anchor_id = ANY(@only_ids::bigint[]))
- ORDER BY effective_score DESC, s.date DESC, s.url
+   AND NOT (s.anchor_id = ANY(v.hidden))
+   AND (cardinality(v.only) = 0 OR s.anchor_id = ANY(v.only))
+ ORDER BY s.score DESC, s.date DESC, s.anchor_id
  LIMIT @lim;
 
 -- name: SnapshotFeedAnon :many

@@ -25,21 +25,34 @@ DELETE FROM fenceposts WHERE created_at < @before;
 DELETE FROM fences WHERE used_at < @before;
 
 -- name: ArrivedAnchors :many
--- Items that arrived in (from, to] - anchors with a share by the followed set in that interval,
--- with the newest such share as their arrival - ordered by arrival, newest first, after a position.
-SELECT p.anchor_id, max(p.created_at)::timestamptz AS arrival
-  FROM posts p
-  JOIN anchors a ON a.id = p.anchor_id
- WHERE p.author_id = ANY(@followed::bigint[])
+-- Items that arrived in (from, to]: anchors with a share by the followed set that the viewer
+-- may read, arriving at their newest such share, newest arrival first, after a position.
+-- Posts are read newest first and a post counts only when no newer share of its anchor in
+-- the interval does, so no grouping over the whole interval is needed.
+WITH v AS (SELECT @followed::bigint[] AS followed, @viewer_id::bigint AS viewer_id,
+                  @blocked::bigint[] AS blocked, @private_feeds::bigint[] AS private_feeds,
+                  @skip::bigint[] AS skip, @kind::text AS kind, @tag::text AS tag,
+                  @from_at::timestamptz AS from_at, @to_at::timestamptz AS to_at)
+SELECT p.anchor_id, p.created_at AS arrival
+  FROM posts p, v
+ WHERE p.author_id = ANY(v.followed)
    AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
-   AND p.created_at > @from_at AND p.created_at <= @to_at
-   AND (@kind::text = '' OR a.kind = @kind::text)
-   AND (@tag::text = '' OR p.tags @> ARRAY[@tag::text])
-   AND NOT (p.anchor_id = ANY(@skip::bigint[]))
- GROUP BY p.anchor_id
-HAVING (max(p.created_at), p.anchor_id) < (@pos_at::timestamptz, @pos_id::bigint)
- ORDER BY arrival DESC, p.anchor_id DESC
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
+   AND p.created_at > v.from_at AND p.created_at <= v.to_at
+   AND (p.created_at, p.anchor_id) < (@pos_at::timestamptz, @pos_id::bigint)
+   AND NOT (p.anchor_id = ANY(v.skip))
+   AND (v.kind = '' OR EXISTS (SELECT 1 FROM anchors a WHERE a.id = p.anchor_id AND a.kind = v.kind))
+   AND (v.tag = '' OR p.tags @> ARRAY[v.tag])
+   AND NOT EXISTS (
+        SELECT 1 FROM posts q
+         WHERE q.anchor_id = p.anchor_id
+           AND q.created_at >= p.created_at AND q.created_at <= v.to_at
+           AND (q.created_at, q.id) > (p.created_at, p.id)
+           AND q.deleted_at IS NULL
+           AND q.author_id = ANY(v.followed)
+           AND can_read(q.is_public, q.protected_owner_ids, q.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
+           AND (v.tag = '' OR q.tags @> ARRAY[v.tag]))
+ ORDER BY p.created_at DESC, p.anchor_id DESC
  LIMIT @lim;
 
 -- name: SnapshotRowsByAnchors :many

@@ -1,10 +1,14 @@
 package web
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/a-h/templ"
 
 	"tributary"
 	"tributary/feed"
@@ -20,21 +24,59 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := currentUser(r.Context())
+	if s.anonCacheable(r) {
+		b, err := s.feed.AnonPage(r.Context(), q, "html"+htmxKind(r), func(t tributary.Timeline) ([]byte, error) {
+			return s.renderBytes(r, s.homeView(r, q, t))
+		})
+		if err != nil {
+			s.failFeed(w, r, err)
+			return
+		}
+		writeBytes(w, "text/html; charset=utf-8", b)
+		return
+	}
 	t, err := s.feed.Timeline(r.Context(), u, q)
 	if err != nil {
 		s.failFeed(w, r, err)
 		return
 	}
+	s.render(w, r, http.StatusOK, s.homeView(r, q, t))
+}
+
+// homeView is the feed page, or just the cards for htmx.
+func (s *Server) homeView(r *http.Request, q tributary.FeedQuery, t tributary.Timeline) templ.Component {
 	fv := s.feedView(r, q, t)
-	if isHTMX(r) && t.Refreshed {
-		s.render(w, r, http.StatusOK, views.RefreshedNotice(fv.Base))
-		return
+	switch {
+	case isHTMX(r) && t.Refreshed:
+		return views.RefreshedNotice(fv.Base)
+	case isHTMX(r):
+		return views.Cards(t, fv, s.now())
 	}
+	return views.RankedPage(s.page(r, fv.Heading), fv)
+}
+
+// anonCacheable: an anonymous GET with nothing session-specific to show (no flash) is the
+// same page for everyone, served as cached bytes.
+func (s *Server) anonCacheable(r *http.Request) bool {
+	return currentUser(r.Context()) == nil && !s.sessions.Exists(r.Context(), "flash")
+}
+
+func htmxKind(r *http.Request) string {
 	if isHTMX(r) {
-		s.render(w, r, http.StatusOK, views.Cards(t, fv, s.now()))
-		return
+		return "-htmx"
 	}
-	s.render(w, r, http.StatusOK, views.RankedPage(s.page(r, fv.Heading), fv))
+	return ""
+}
+
+func (s *Server) renderBytes(r *http.Request, c templ.Component) ([]byte, error) {
+	var buf bytes.Buffer
+	err := c.Render(r.Context(), &buf)
+	return buf.Bytes(), err
+}
+
+func writeBytes(w http.ResponseWriter, contentType string, b []byte) {
+	w.Header().Set("Content-Type", contentType)
+	w.Write(b)
 }
 
 // failFeed answers a bad cursor in a page with "your feed was refreshed" and a way back.
@@ -117,13 +159,19 @@ func (s *Server) apiTimeline(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	if s.anonCacheable(r) {
+		b, err := s.feed.AnonPage(r.Context(), q, "json", func(t tributary.Timeline) ([]byte, error) { return json.Marshal(t) })
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		writeBytes(w, "application/json", b)
+		return
+	}
 	t, err := s.feed.Timeline(r.Context(), currentUser(r.Context()), q)
 	if err != nil {
 		s.fail(w, r, err)
 		return
-	}
-	if t.Items == nil {
-		t.Items = []tributary.Item{}
 	}
 	writeJSON(w, http.StatusOK, t)
 }

@@ -182,112 +182,94 @@ func (q *Queries) SeenAnchors(ctx context.Context, arg SeenAnchorsParams) ([]int
 }
 
 const snapshotFeed = `-- name: SnapshotFeed :many
-WITH v AS (SELECT $7::bigint[] AS followed, $8::bigint[] AS fresh, $9::text AS kind,
-                  $10::text AS tag, $11::float8 AS fcap, $12::float8 AS fweight,
-                  $13::bigint AS viewer_id, $14::bigint[] AS blocked,
-                  $15::bigint[] AS private_feeds)
-SELECT s.anchor_id, s.anchor_url, s.kind, s.date, s.public_date, s.score, s.sci_score, s.total_share, s.sharer_user_ids, s.public_sharer_ids, s.any_vip_sharer, s.all_public, s.any_public, s.protected_owner_ids, s.private_feed_ids, s.rep_post_id, s.url, s.canonical_url, s.title, s.excerpt, s.host, s.links, s.image_count, s.url_count, s.primary_user_id, s.primary_vip, s.primary_notability, s.tags, s.sharers, s.refreshed_at,
-       (SELECT count(*) FROM unnest(s.sharer_user_ids) x WHERE x = ANY(v.followed))::integer AS followee_share,
-       (s.score
-        + least(v.fcap, greatest(0, (SELECT count(*) FROM unnest(s.sharer_user_ids) x WHERE x = ANY(v.followed)) - 1)) * v.fweight
-        + CASE WHEN s.anchor_id = ANY(v.fresh) THEN $1::float8 ELSE 0 END)::float8 AS effective_score
+WITH v AS (SELECT $4::bigint[] AS followed, $5::text AS kind, $6::text AS tag,
+                  $7::bigint AS viewer_id, $8::bigint[] AS blocked,
+                  $9::bigint[] AS private_feeds, $10::bigint[] AS hidden,
+                  $11::bigint[] AS only)
+SELECT s.anchor_id, s.anchor_url, s.kind, s.date, s.public_date, s.score, s.sci_score, s.total_share, s.sharer_user_ids, s.public_sharer_ids, s.any_vip_sharer, s.all_public, s.any_public, s.protected_owner_ids, s.private_feed_ids, s.rep_post_id, s.url, s.canonical_url, s.title, s.excerpt, s.host, s.links, s.image_count, s.url_count, s.primary_user_id, s.primary_vip, s.primary_notability, s.tags, s.sharers, s.refreshed_at
   FROM feed_snapshot s, v
  WHERE s.sharer_user_ids && v.followed
    AND can_read(s.any_public, s.protected_owner_ids, s.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
    AND (v.kind = '' OR s.kind = v.kind)
    AND (v.tag = '' OR s.tags @> ARRAY[v.tag])
-   AND s.date >= $2 AND s.date < $3
-   AND NOT (s.anchor_id = ANY($4::bigint[]))
-   AND (cardinality($5::bigint[]) = 0 OR s.anchor_id = ANY($5::bigint[]))
- ORDER BY effective_score DESC, s.date DESC, s.url
- LIMIT $6
+   AND s.date >= $1 AND s.date < $2
+   AND NOT (s.anchor_id = ANY(v.hidden))
+   AND (cardinality(v.only) = 0 OR s.anchor_id = ANY(v.only))
+ ORDER BY s.score DESC, s.date DESC, s.anchor_id
+ LIMIT $3
 `
 
 type SnapshotFeedParams struct {
-	FreshWeight    float64
-	Since          time.Time
-	Until          time.Time
-	HiddenIds      []int64
-	OnlyIds        []int64
-	Lim            int32
-	Followed       []int64
-	FreshIds       []int64
-	Kind           string
-	Tag            string
-	FolloweeCap    float64
-	FolloweeWeight float64
-	ViewerID       int64
-	Blocked        []int64
-	PrivateFeeds   []int64
+	Since        time.Time
+	Until        time.Time
+	Lim          int32
+	Followed     []int64
+	Kind         string
+	Tag          string
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+	HiddenIds    []int64
+	OnlyIds      []int64
 }
 
-type SnapshotFeedRow struct {
-	FeedSnapshot   FeedSnapshot
-	FolloweeShare  int32
-	EffectiveScore float64
-}
-
-// Snapshot path, logged in: anchors shared by the followed set (GIN overlap) that the viewer
-// may read, ranked by the stored score plus the bonuses of the viewer. Each parameter appears
-// once (v) because sqlc mis-rewrites a repeated array parameter.
-func (q *Queries) SnapshotFeed(ctx context.Context, arg SnapshotFeedParams) ([]SnapshotFeedRow, error) {
+// Snapshot path, logged in: the best rows by stored score among the anchors shared by the
+// followed set (GIN overlap, or the score index for large followed sets) that the viewer may
+// read. The bonuses of the viewer are added in Go, which asks for more rows when they could
+// still reorder the top. Each parameter appears once (v) because sqlc mis-rewrites a repeated
+// array parameter.
+func (q *Queries) SnapshotFeed(ctx context.Context, arg SnapshotFeedParams) ([]FeedSnapshot, error) {
 	rows, err := q.db.Query(ctx, snapshotFeed,
-		arg.FreshWeight,
 		arg.Since,
 		arg.Until,
-		arg.HiddenIds,
-		arg.OnlyIds,
 		arg.Lim,
 		arg.Followed,
-		arg.FreshIds,
 		arg.Kind,
 		arg.Tag,
-		arg.FolloweeCap,
-		arg.FolloweeWeight,
 		arg.ViewerID,
 		arg.Blocked,
 		arg.PrivateFeeds,
+		arg.HiddenIds,
+		arg.OnlyIds,
 	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []SnapshotFeedRow{}
+	items := []FeedSnapshot{}
 	for rows.Next() {
-		var i SnapshotFeedRow
+		var i FeedSnapshot
 		if err := rows.Scan(
-			&i.FeedSnapshot.AnchorID,
-			&i.FeedSnapshot.AnchorUrl,
-			&i.FeedSnapshot.Kind,
-			&i.FeedSnapshot.Date,
-			&i.FeedSnapshot.PublicDate,
-			&i.FeedSnapshot.Score,
-			&i.FeedSnapshot.SciScore,
-			&i.FeedSnapshot.TotalShare,
-			&i.FeedSnapshot.SharerUserIds,
-			&i.FeedSnapshot.PublicSharerIds,
-			&i.FeedSnapshot.AnyVipSharer,
-			&i.FeedSnapshot.AllPublic,
-			&i.FeedSnapshot.AnyPublic,
-			&i.FeedSnapshot.ProtectedOwnerIds,
-			&i.FeedSnapshot.PrivateFeedIds,
-			&i.FeedSnapshot.RepPostID,
-			&i.FeedSnapshot.Url,
-			&i.FeedSnapshot.CanonicalUrl,
-			&i.FeedSnapshot.Title,
-			&i.FeedSnapshot.Excerpt,
-			&i.FeedSnapshot.Host,
-			&i.FeedSnapshot.Links,
-			&i.FeedSnapshot.ImageCount,
-			&i.FeedSnapshot.UrlCount,
-			&i.FeedSnapshot.PrimaryUserID,
-			&i.FeedSnapshot.PrimaryVip,
-			&i.FeedSnapshot.PrimaryNotability,
-			&i.FeedSnapshot.Tags,
-			&i.FeedSnapshot.Sharers,
-			&i.FeedSnapshot.RefreshedAt,
-			&i.FolloweeShare,
-			&i.EffectiveScore,
+			&i.AnchorID,
+			&i.AnchorUrl,
+			&i.Kind,
+			&i.Date,
+			&i.PublicDate,
+			&i.Score,
+			&i.SciScore,
+			&i.TotalShare,
+			&i.SharerUserIds,
+			&i.PublicSharerIds,
+			&i.AnyVipSharer,
+			&i.AllPublic,
+			&i.AnyPublic,
+			&i.ProtectedOwnerIds,
+			&i.PrivateFeedIds,
+			&i.RepPostID,
+			&i.Url,
+			&i.CanonicalUrl,
+			&i.Title,
+			&i.Excerpt,
+			&i.Host,
+			&i.Links,
+			&i.ImageCount,
+			&i.UrlCount,
+			&i.PrimaryUserID,
+			&i.PrimaryVip,
+			&i.PrimaryNotability,
+			&i.Tags,
+			&i.Sharers,
+			&i.RefreshedAt,
 		); err != nil {
 			return nil, err
 		}

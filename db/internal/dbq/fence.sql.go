@@ -35,35 +35,46 @@ func (q *Queries) AdvanceFence(ctx context.Context, arg AdvanceFenceParams) erro
 }
 
 const arrivedAnchors = `-- name: ArrivedAnchors :many
-SELECT p.anchor_id, max(p.created_at)::timestamptz AS arrival
-  FROM posts p
-  JOIN anchors a ON a.id = p.anchor_id
- WHERE p.author_id = ANY($1::bigint[])
+WITH v AS (SELECT $4::bigint[] AS followed, $5::bigint AS viewer_id,
+                  $6::bigint[] AS blocked, $7::bigint[] AS private_feeds,
+                  $8::bigint[] AS skip, $9::text AS kind, $10::text AS tag,
+                  $11::timestamptz AS from_at, $12::timestamptz AS to_at)
+SELECT p.anchor_id, p.created_at AS arrival
+  FROM posts p, v
+ WHERE p.author_id = ANY(v.followed)
    AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
-   AND p.created_at > $5 AND p.created_at <= $6
-   AND ($7::text = '' OR a.kind = $7::text)
-   AND ($8::text = '' OR p.tags @> ARRAY[$8::text])
-   AND NOT (p.anchor_id = ANY($9::bigint[]))
- GROUP BY p.anchor_id
-HAVING (max(p.created_at), p.anchor_id) < ($10::timestamptz, $11::bigint)
- ORDER BY arrival DESC, p.anchor_id DESC
- LIMIT $12
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
+   AND p.created_at > v.from_at AND p.created_at <= v.to_at
+   AND (p.created_at, p.anchor_id) < ($1::timestamptz, $2::bigint)
+   AND NOT (p.anchor_id = ANY(v.skip))
+   AND (v.kind = '' OR EXISTS (SELECT 1 FROM anchors a WHERE a.id = p.anchor_id AND a.kind = v.kind))
+   AND (v.tag = '' OR p.tags @> ARRAY[v.tag])
+   AND NOT EXISTS (
+        SELECT 1 FROM posts q
+         WHERE q.anchor_id = p.anchor_id
+           AND q.created_at >= p.created_at AND q.created_at <= v.to_at
+           AND (q.created_at, q.id) > (p.created_at, p.id)
+           AND q.deleted_at IS NULL
+           AND q.author_id = ANY(v.followed)
+           AND can_read(q.is_public, q.protected_owner_ids, q.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
+           AND (v.tag = '' OR q.tags @> ARRAY[v.tag]))
+ ORDER BY p.created_at DESC, p.anchor_id DESC
+ LIMIT $3
 `
 
 type ArrivedAnchorsParams struct {
+	PosAt        time.Time
+	PosID        int64
+	Lim          int32
 	Followed     []int64
 	ViewerID     int64
 	Blocked      []int64
 	PrivateFeeds []int64
-	FromAt       time.Time
-	ToAt         time.Time
+	Skip         []int64
 	Kind         string
 	Tag          string
-	Skip         []int64
-	PosAt        time.Time
-	PosID        int64
-	Lim          int32
+	FromAt       time.Time
+	ToAt         time.Time
 }
 
 type ArrivedAnchorsRow struct {
@@ -71,22 +82,24 @@ type ArrivedAnchorsRow struct {
 	Arrival  time.Time
 }
 
-// Items that arrived in (from, to] - anchors with a share by the followed set in that interval,
-// with the newest such share as their arrival - ordered by arrival, newest first, after a position.
+// Items that arrived in (from, to]: anchors with a share by the followed set that the viewer
+// may read, arriving at their newest such share, newest arrival first, after a position.
+// Posts are read newest first and a post counts only when no newer share of its anchor in
+// the interval does, so no grouping over the whole interval is needed.
 func (q *Queries) ArrivedAnchors(ctx context.Context, arg ArrivedAnchorsParams) ([]ArrivedAnchorsRow, error) {
 	rows, err := q.db.Query(ctx, arrivedAnchors,
+		arg.PosAt,
+		arg.PosID,
+		arg.Lim,
 		arg.Followed,
 		arg.ViewerID,
 		arg.Blocked,
 		arg.PrivateFeeds,
-		arg.FromAt,
-		arg.ToAt,
+		arg.Skip,
 		arg.Kind,
 		arg.Tag,
-		arg.Skip,
-		arg.PosAt,
-		arg.PosID,
-		arg.Lim,
+		arg.FromAt,
+		arg.ToAt,
 	)
 	if err != nil {
 		return nil, err
