@@ -28,16 +28,6 @@ func (f FeedFilter) bounds() (time.Time, time.Time) {
 	return since, until
 }
 
-// Followed returns the followed set of a viewer: their active followees and themselves.
-func (s *Store) Followed(ctx context.Context, viewerID int64) ([]int64, error) {
-	ids, err := s.q.FollowedIDs(ctx, viewerID)
-	if err != nil {
-		return nil, fmt.Errorf("db: followed: %w", err)
-	}
-	slices.Sort(ids)
-	return ids, nil
-}
-
 // VIPs returns the ids of VIP users: the anonymous audience's followed set.
 func (s *Store) VIPs(ctx context.Context) ([]int64, error) {
 	ids, err := s.q.VIPIDs(ctx)
@@ -45,29 +35,6 @@ func (s *Store) VIPs(ctx context.Context) ([]int64, error) {
 		return nil, fmt.Errorf("db: vips: %w", err)
 	}
 	return ids, nil
-}
-
-// SeenAnchors returns the items the viewer has seen: card_seen dwell in [from, to) summing
-// to at least minDwellMs.
-func (s *Store) SeenAnchors(ctx context.Context, viewerID int64, from, to time.Time, minDwellMs int64) ([]int64, error) {
-	ids, err := s.q.SeenAnchors(ctx, dbq.SeenAnchorsParams{ViewerID: viewerID, FromAt: from, ToAt: to, MinDwellMs: minDwellMs})
-	if err != nil {
-		return nil, fmt.Errorf("db: seen anchors: %w", err)
-	}
-	return ids, nil
-}
-
-// RecentShares maps the anchors the viewer shared since a time to their newest share.
-func (s *Store) RecentShares(ctx context.Context, viewerID int64, since time.Time) (map[int64]time.Time, error) {
-	rows, err := s.q.RecentSharesBy(ctx, dbq.RecentSharesByParams{AuthorID: viewerID, Since: since})
-	if err != nil {
-		return nil, fmt.Errorf("db: recent shares: %w", err)
-	}
-	m := make(map[int64]time.Time, len(rows))
-	for _, r := range rows {
-		m[r.AnchorID] = r.At
-	}
-	return m, nil
 }
 
 // SnapshotQuery is a logged-in viewer's snapshot-path request.
@@ -229,4 +196,32 @@ func nonNilIDs(ids []int64) []int64 {
 		return []int64{}
 	}
 	return ids
+}
+
+// ViewerState is what ranking needs to know of a logged-in viewer, read in one round trip.
+type ViewerState struct {
+	Access   tributary.Viewer
+	Followed []int64 // sorted, the viewer included
+	Seen     []int64
+	Fresh    map[int64]time.Time // own shares since the fresh-self cutoff
+	Snapshot time.Time           // when the snapshot was last rebuilt (zero: never)
+}
+
+// LoadViewer reads a viewer's state: seen items are those with dwell in [seenFrom, seenTo)
+// summing to minDwellMs; fresh shares are those since freshSince.
+func (s *Store) LoadViewer(ctx context.Context, viewerID int64, seenFrom, seenTo time.Time, minDwellMs int64, freshSince time.Time) (ViewerState, error) {
+	r, err := s.q.ViewerState(ctx, dbq.ViewerStateParams{ViewerID: viewerID, SeenFrom: seenFrom, SeenTo: seenTo,
+		MinDwellMs: minDwellMs, FreshSince: freshSince})
+	if err != nil {
+		return ViewerState{}, fmt.Errorf("db: viewer state: %w", err)
+	}
+	st := ViewerState{Access: tributary.Viewer{ID: viewerID, Blocked: r.Blocked, PrivateFeeds: r.PrivateFeeds},
+		Followed: r.Followed, Seen: r.Seen, Fresh: make(map[int64]time.Time, len(r.FreshIds))}
+	for i, id := range r.FreshIds {
+		st.Fresh[id] = r.FreshAt[i]
+	}
+	if r.SnapshotAt.After(time.Unix(0, 0)) {
+		st.Snapshot = r.SnapshotAt
+	}
+	return st, nil
 }

@@ -94,10 +94,7 @@ func (s *Service) request(ctx context.Context, viewer *tributary.User, q tributa
 	if err != nil {
 		return nil, err
 	}
-	path, err := s.path(ctx, q, now)
-	if err != nil {
-		return nil, err
-	}
+	path := s.path(q, v, now)
 	src := &source{s: s, viewer: viewer, v: v, q: q, now: now, path: path, items: map[int64]tributary.Item{}}
 	r := &request{src: src, now: now, key: FenceKey{Template: q.Template()},
 		fence: Fence{Store: fenceStore{store: s.store, now: now}, Source: src, HeadSize: s.cfg.HeadSize}}
@@ -216,15 +213,11 @@ func (s *Service) NewItems(ctx context.Context, viewer *tributary.User, q tribut
 
 // path says where this request's items come from: the snapshot when it is fresh and no
 // category filter is set, the live path otherwise.
-func (s *Service) path(ctx context.Context, q tributary.FeedQuery, now time.Time) (string, error) {
-	st, ok, err := s.store.Snapshot(ctx)
-	if err != nil {
-		return "", err
+func (s *Service) path(q tributary.FeedQuery, v viewerState, now time.Time) string {
+	if !v.snapshot.IsZero() && now.Sub(v.snapshot) < s.cfg.SnapshotMaxAge && q.Source == "" {
+		return tributary.PathSnapshot
 	}
-	if ok && now.Sub(st.RefreshedAt) < s.cfg.SnapshotMaxAge && q.Source == "" {
-		return tributary.PathSnapshot, nil
-	}
-	return tributary.PathLive, nil
+	return tributary.PathLive
 }
 
 // viewerState is what ranking needs to know about the viewer.
@@ -233,6 +226,7 @@ type viewerState struct {
 	followed []int64             // sorted
 	seen     map[int64]bool      // items the viewer has seen
 	fresh    map[int64]time.Time // the viewer's own shares within the fresh-self window
+	snapshot time.Time           // when the snapshot was last rebuilt (zero: never)
 }
 
 func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Time) (viewerState, error) {
@@ -240,24 +234,24 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Tim
 	var err error
 	if viewer == nil {
 		v.followed, err = s.store.VIPs(ctx)
+		if err == nil {
+			var st db.SnapshotState
+			st, _, err = s.store.Snapshot(ctx)
+			v.snapshot = st.RefreshedAt
+		}
 		return v, err
 	}
-	if v.access, err = s.store.ViewerAccess(ctx, viewer.ID); err != nil {
-		return v, err
-	}
-	if v.followed, err = s.store.Followed(ctx, viewer.ID); err != nil {
-		return v, err
-	}
-	seen, err := s.store.SeenAnchors(ctx, viewer.ID, now.Add(-s.cfg.SeenHorizon), now.Add(-s.cfg.SeenGrace), s.cfg.MinSeenDwellMs)
+	st, err := s.store.LoadViewer(ctx, viewer.ID, now.Add(-s.cfg.SeenHorizon), now.Add(-s.cfg.SeenGrace),
+		s.cfg.MinSeenDwellMs, now.Add(-s.cfg.Weights.FreshSelfFor))
 	if err != nil {
 		return v, err
 	}
-	v.seen = make(map[int64]bool, len(seen))
-	for _, id := range seen {
+	v.access, v.followed, v.fresh, v.snapshot = st.Access, st.Followed, st.Fresh, st.Snapshot
+	v.seen = make(map[int64]bool, len(st.Seen))
+	for _, id := range st.Seen {
 		v.seen[id] = true
 	}
-	v.fresh, err = s.store.RecentShares(ctx, viewer.ID, now.Add(-s.cfg.Weights.FreshSelfFor))
-	return v, err
+	return v, nil
 }
 
 // candidates ranks the whole window on the given path: up to limit items, best first.

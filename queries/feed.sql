@@ -1,24 +1,5 @@
--- name: FollowedIDs :many
--- The followed set of a logged-in viewer: followees and the viewer.
-SELECT followed_id AS id FROM follows WHERE follower_id = @viewer_id::bigint AND state = 'active'
-UNION
-SELECT @viewer_id::bigint;
-
 -- name: VIPIDs :many
 SELECT id FROM users WHERE vip ORDER BY id;
-
--- name: SeenAnchors :many
--- Items the viewer has seen: card_seen dwell summed over [from, to) reaches the threshold.
-SELECT anchor_id FROM events
- WHERE viewer_id = @viewer_id AND type = 7 AND created_at >= @from_at AND created_at < @to_at
- GROUP BY anchor_id
-HAVING sum(dwell_ms) >= @min_dwell_ms::bigint;
-
--- name: RecentSharesBy :many
--- Own shares of the viewer since a time: the fresh-self boost.
-SELECT anchor_id, max(created_at)::timestamptz AS at FROM posts
- WHERE author_id = @author_id AND created_at >= @since AND deleted_at IS NULL
- GROUP BY anchor_id;
 
 -- name: SnapshotFeed :many
 -- Snapshot path, logged in: the best rows by stored score among the anchors shared by the
@@ -71,3 +52,26 @@ WITH candidates AS (
 SELECT anchor_id, count(DISTINCT author_id)::integer AS followee_share
   FROM candidates
  GROUP BY anchor_id;
+
+-- name: ViewerState :one
+-- Everything ranking needs to know of a logged-in viewer, in one round trip: the followed set
+-- (followees and the viewer), the access context, the seen items, the fresh own shares, and
+-- when the snapshot was last rebuilt.
+WITH v AS (SELECT @viewer_id::bigint AS id, @seen_from::timestamptz AS seen_from, @seen_to::timestamptz AS seen_to,
+                  @min_dwell_ms::bigint AS min_dwell, @fresh_since::timestamptz AS fresh_since)
+SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
+             UNION SELECT v.id ORDER BY 1)::bigint[] AS followed,
+       ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = v.id
+             UNION SELECT b.user_id FROM bans b WHERE b.banned_id = v.id ORDER BY 1)::bigint[] AS blocked,
+       ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = v.id ORDER BY 1)::bigint[] AS private_feeds,
+       ARRAY(SELECT e.anchor_id FROM events e
+              WHERE e.viewer_id = v.id AND e.type = 7 AND e.created_at >= v.seen_from AND e.created_at < v.seen_to
+              GROUP BY e.anchor_id HAVING sum(e.dwell_ms) >= v.min_dwell)::bigint[] AS seen,
+       ARRAY(SELECT p.anchor_id FROM posts p
+              WHERE p.author_id = v.id AND p.created_at >= v.fresh_since AND p.deleted_at IS NULL
+              GROUP BY p.anchor_id ORDER BY p.anchor_id)::bigint[] AS fresh_ids,
+       ARRAY(SELECT max(p.created_at) FROM posts p
+              WHERE p.author_id = v.id AND p.created_at >= v.fresh_since AND p.deleted_at IS NULL
+              GROUP BY p.anchor_id ORDER BY p.anchor_id)::timestamptz[] AS fresh_at,
+       coalesce((SELECT m.refreshed_at FROM snapshot_meta m), 'epoch')::timestamptz AS snapshot_at
+  FROM v;

@@ -10,33 +10,6 @@ import (
 	"time"
 )
 
-const followedIDs = `-- name: FollowedIDs :many
-SELECT followed_id AS id FROM follows WHERE follower_id = $1::bigint AND state = 'active'
-UNION
-SELECT $1::bigint
-`
-
-// The followed set of a logged-in viewer: followees and the viewer.
-func (q *Queries) FollowedIDs(ctx context.Context, viewerID int64) ([]int64, error) {
-	rows, err := q.db.Query(ctx, followedIDs, viewerID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []int64{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		items = append(items, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const liveCandidates = `-- name: LiveCandidates :many
 WITH candidates AS (
     SELECT p.anchor_id, p.author_id
@@ -97,83 +70,6 @@ func (q *Queries) LiveCandidates(ctx context.Context, arg LiveCandidatesParams) 
 			return nil, err
 		}
 		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const recentSharesBy = `-- name: RecentSharesBy :many
-SELECT anchor_id, max(created_at)::timestamptz AS at FROM posts
- WHERE author_id = $1 AND created_at >= $2 AND deleted_at IS NULL
- GROUP BY anchor_id
-`
-
-type RecentSharesByParams struct {
-	AuthorID int64
-	Since    time.Time
-}
-
-type RecentSharesByRow struct {
-	AnchorID int64
-	At       time.Time
-}
-
-// Own shares of the viewer since a time: the fresh-self boost.
-func (q *Queries) RecentSharesBy(ctx context.Context, arg RecentSharesByParams) ([]RecentSharesByRow, error) {
-	rows, err := q.db.Query(ctx, recentSharesBy, arg.AuthorID, arg.Since)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []RecentSharesByRow{}
-	for rows.Next() {
-		var i RecentSharesByRow
-		if err := rows.Scan(&i.AnchorID, &i.At); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const seenAnchors = `-- name: SeenAnchors :many
-SELECT anchor_id FROM events
- WHERE viewer_id = $1 AND type = 7 AND created_at >= $2 AND created_at < $3
- GROUP BY anchor_id
-HAVING sum(dwell_ms) >= $4::bigint
-`
-
-type SeenAnchorsParams struct {
-	ViewerID   int64
-	FromAt     time.Time
-	ToAt       time.Time
-	MinDwellMs int64
-}
-
-// Items the viewer has seen: card_seen dwell summed over [from, to) reaches the threshold.
-func (q *Queries) SeenAnchors(ctx context.Context, arg SeenAnchorsParams) ([]int64, error) {
-	rows, err := q.db.Query(ctx, seenAnchors,
-		arg.ViewerID,
-		arg.FromAt,
-		arg.ToAt,
-		arg.MinDwellMs,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []int64{}
-	for rows.Next() {
-		var anchor_id int64
-		if err := rows.Scan(&anchor_id); err != nil {
-			return nil, err
-		}
-		items = append(items, anchor_id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -380,4 +276,67 @@ func (q *Queries) VIPIDs(ctx context.Context) ([]int64, error) {
 		return nil, err
 	}
 	return items, nil
+}
+
+const viewerState = `-- name: ViewerState :one
+WITH v AS (SELECT $1::bigint AS id, $2::timestamptz AS seen_from, $3::timestamptz AS seen_to,
+                  $4::bigint AS min_dwell, $5::timestamptz AS fresh_since)
+SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
+             UNION SELECT v.id ORDER BY 1)::bigint[] AS followed,
+       ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = v.id
+             UNION SELECT b.user_id FROM bans b WHERE b.banned_id = v.id ORDER BY 1)::bigint[] AS blocked,
+       ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = v.id ORDER BY 1)::bigint[] AS private_feeds,
+       ARRAY(SELECT e.anchor_id FROM events e
+              WHERE e.viewer_id = v.id AND e.type = 7 AND e.created_at >= v.seen_from AND e.created_at < v.seen_to
+              GROUP BY e.anchor_id HAVING sum(e.dwell_ms) >= v.min_dwell)::bigint[] AS seen,
+       ARRAY(SELECT p.anchor_id FROM posts p
+              WHERE p.author_id = v.id AND p.created_at >= v.fresh_since AND p.deleted_at IS NULL
+              GROUP BY p.anchor_id ORDER BY p.anchor_id)::bigint[] AS fresh_ids,
+       ARRAY(SELECT max(p.created_at) FROM posts p
+              WHERE p.author_id = v.id AND p.created_at >= v.fresh_since AND p.deleted_at IS NULL
+              GROUP BY p.anchor_id ORDER BY p.anchor_id)::timestamptz[] AS fresh_at,
+       coalesce((SELECT m.refreshed_at FROM snapshot_meta m), 'epoch')::timestamptz AS snapshot_at
+  FROM v
+`
+
+type ViewerStateParams struct {
+	ViewerID   int64
+	SeenFrom   time.Time
+	SeenTo     time.Time
+	MinDwellMs int64
+	FreshSince time.Time
+}
+
+type ViewerStateRow struct {
+	Followed     []int64
+	Blocked      []int64
+	PrivateFeeds []int64
+	Seen         []int64
+	FreshIds     []int64
+	FreshAt      []time.Time
+	SnapshotAt   time.Time
+}
+
+// Everything ranking needs to know of a logged-in viewer, in one round trip: the followed set
+// (followees and the viewer), the access context, the seen items, the fresh own shares, and
+// when the snapshot was last rebuilt.
+func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (ViewerStateRow, error) {
+	row := q.db.QueryRow(ctx, viewerState,
+		arg.ViewerID,
+		arg.SeenFrom,
+		arg.SeenTo,
+		arg.MinDwellMs,
+		arg.FreshSince,
+	)
+	var i ViewerStateRow
+	err := row.Scan(
+		&i.Followed,
+		&i.Blocked,
+		&i.PrivateFeeds,
+		&i.Seen,
+		&i.FreshIds,
+		&i.FreshAt,
+		&i.SnapshotAt,
+	)
+	return i, err
 }
