@@ -150,6 +150,15 @@ func TestSeedWorld(t *testing.T) {
 		{"max following / median", "SELECT max(n) / percentile_cont(0.5) WITHIN GROUP (ORDER BY n) FROM (SELECT count(*) n FROM follows GROUP BY follower_id) q", 5, 100, nil},
 		{"max followers / median", "SELECT max(n) / percentile_cont(0.5) WITHIN GROUP (ORDER BY n) FROM (SELECT count(*) n FROM follows GROUP BY followed_id) q", 5, 200, nil},
 		{"VIP / other mean followers", "SELECT avg(n) FILTER (WHERE vip) / avg(n) FILTER (WHERE NOT vip) FROM (SELECT u.vip, count(f.*) n FROM users u LEFT JOIN follows f ON f.followed_id = u.id GROUP BY u.id) q", 3, 50, nil},
+		{"rows referring to missing rows", `SELECT
+			(SELECT count(*) FROM follows f WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = f.follower_id)
+				OR NOT EXISTS (SELECT 1 FROM users u WHERE u.id = f.followed_id)) +
+			(SELECT count(*) FROM feeds f WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = f.owner_id)) +
+			(SELECT count(*) FROM posts p WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = p.author_id)) +
+			(SELECT count(*) FROM feed_posts fp WHERE NOT EXISTS (SELECT 1 FROM feeds f WHERE f.id = fp.feed_id)
+				OR NOT EXISTS (SELECT 1 FROM posts p WHERE p.id = fp.post_id)) +
+			(SELECT count(*) FROM events e WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = e.viewer_id)
+				OR NOT EXISTS (SELECT 1 FROM anchors a WHERE a.id = e.anchor_id))`, 0, 0, nil},
 		{"events not of type 7", "SELECT count(*) FROM events WHERE type <> 7", 0, 0, nil},
 		{"events on nothing a followee shared before", `SELECT count(*) FROM events e WHERE NOT EXISTS (SELECT 1 FROM posts p
 			JOIN follows f ON f.followed_id = p.author_id AND f.follower_id = e.viewer_id
@@ -319,5 +328,29 @@ func TestSeedAsOrdinaryRole(t *testing.T) {
 		if got[tb.name] != want[tb.name] {
 			t.Errorf("%s: got %s, want %s (as a superuser)", tb.name, got[tb.name], want[tb.name])
 		}
+	}
+}
+
+func TestSeedTiny(t *testing.T) {
+	for _, c := range []struct {
+		name                  string
+		cfg                   db.SeedConfig
+		posts, events, logins int
+	}{
+		{"no posts", db.SeedConfig{Users: 10, End: seedEnd}, 0, 0, 4},
+		{"a few posts", db.SeedConfig{Users: 10, Posts: 50, Events: 7, End: seedEnd}, 50, 7, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, res := seeded(t, c.cfg)
+			got := []int{res.Users, res.Posts, res.Events, len(res.Logins)}
+			want := []int{10, c.posts, c.events, c.logins}
+			if !slices.Equal(got, want) {
+				t.Errorf("users, posts, events, logins: got %v, want %v", got, want)
+			}
+			u, err := s.CreateUser(context.Background(), db.NewUser{Handle: "later", DisplayName: "Later", CreatedAt: seedEnd})
+			if err != nil || u.ID != 11 {
+				t.Errorf("CreateUser after seeding: got id %d (%v), want 11", u.ID, err)
+			}
+		})
 	}
 }

@@ -15,10 +15,11 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "tributary:", err)
-		}
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp): // --help: the usage was printed
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "tributary:", err)
 		os.Exit(1)
 	}
 }
