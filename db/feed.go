@@ -1,6 +1,7 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -67,13 +68,21 @@ type SnapshotPage struct {
 // SnapshotFeed runs the snapshot path for a logged-in viewer. Rows the viewer may read only
 // in part come back rolled up from the posts the viewer may read.
 func (s *Store) SnapshotFeed(ctx context.Context, q SnapshotQuery) (SnapshotPage, error) {
-	rows, err := s.snapshotTop(ctx, q)
+	var rows []dbq.FeedSnapshot
+	var page SnapshotPage
+	var err error
+	if len(q.Followed) >= LargeFollowedSet && len(q.Only) == 0 {
+		rows, err = s.snapshotScan(ctx, q)
+		page.Complete = true // exact: snapshotScan read until no other row could enter the top
+	} else {
+		rows, err = s.snapshotTop(ctx, q)
+		page.Complete = len(rows) < q.Limit
+		if len(rows) > 0 {
+			page.LastScore = rows[len(rows)-1].Score
+		}
+	}
 	if err != nil {
 		return SnapshotPage{}, err
-	}
-	page := SnapshotPage{Complete: len(rows) < q.Limit}
-	if len(rows) > 0 {
-		page.LastScore = rows[len(rows)-1].Score
 	}
 	if len(q.Fresh) > 0 { // the fresh-self boost can lift any of these to the top
 		fq := q
@@ -90,6 +99,58 @@ func (s *Store) SnapshotFeed(ctx context.Context, q SnapshotQuery) (SnapshotPage
 	}
 	page.Candidates, err = s.readable(ctx, rows, q.Viewer)
 	return page, err
+}
+
+// LargeFollowedSet is the size of followed set from which its sharers are dense in the
+// snapshot: reading rows in score order and filtering in Go beats the GIN index.
+const LargeFollowedSet = 100
+
+// snapshotScan reads narrow snapshot rows in score order, keeps those with a followee among
+// the sharers, and stops once no row further down could overtake the limit-th one by the
+// largest followee bonus. It returns the full rows of the best limit, in no particular order.
+func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSnapshot, error) {
+	since, until := q.bounds()
+	const page = 1000
+	margin := s.Weights.FolloweeCap * s.Weights.FolloweeShare
+	type match struct {
+		id  int64
+		eff float64
+	}
+	var matched []match
+	for off := 0; ; off += page {
+		rows, err := s.q.SnapshotScan(ctx, dbq.SnapshotScanParams{Kind: string(q.Source), Tag: q.Tag,
+			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
+			HiddenIds: nonNilIDs(q.Hidden), Since: since, Until: until, Lim: page, Off: int32(off)})
+		if err != nil {
+			return nil, fmt.Errorf("db: snapshot scan: %w", err)
+		}
+		for _, r := range rows {
+			n := 0
+			for _, id := range r.SharerUserIds {
+				if _, ok := slices.BinarySearch(q.Followed, id); ok {
+					n++
+				}
+			}
+			if n > 0 {
+				bonus := s.Weights.Score(tributary.ScoreInputs{FolloweeShare: n}, time.Time{}).FolloweeShare
+				matched = append(matched, match{r.AnchorID, r.Score + bonus})
+			}
+		}
+		slices.SortStableFunc(matched, func(a, b match) int { return cmp.Compare(b.eff, a.eff) })
+		if len(rows) < page || off >= 50*page ||
+			(len(matched) >= q.Limit && matched[q.Limit-1].eff >= rows[len(rows)-1].Score+margin) {
+			break
+		}
+	}
+	ids := make([]int64, 0, q.Limit)
+	for _, m := range matched[:min(len(matched), q.Limit)] {
+		ids = append(ids, m.id)
+	}
+	rows, err := s.q.SnapshotRowsByAnchors(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("db: snapshot rows: %w", err)
+	}
+	return rows, nil
 }
 
 func (s *Store) snapshotTop(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSnapshot, error) {

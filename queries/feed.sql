@@ -75,3 +75,20 @@ SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND 
               GROUP BY p.anchor_id ORDER BY p.anchor_id)::timestamptz[] AS fresh_at,
        coalesce((SELECT m.refreshed_at FROM snapshot_meta m), 'epoch')::timestamptz AS snapshot_at
   FROM v;
+
+-- name: SnapshotScan :many
+-- The snapshot in score order, narrow rows only, for large followed sets: most rows have a
+-- followee among their sharers, so Go filters them by the (sorted) followed set with binary
+-- search, where the array overlap operator would compare every pair.
+WITH v AS (SELECT @kind::text AS kind, @tag::text AS tag, @viewer_id::bigint AS viewer_id,
+                  @blocked::bigint[] AS blocked, @private_feeds::bigint[] AS private_feeds,
+                  @hidden_ids::bigint[] AS hidden)
+SELECT s.anchor_id, s.score, s.sharer_user_ids
+  FROM feed_snapshot s, v
+ WHERE can_read(s.any_public, s.protected_owner_ids, s.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
+   AND (v.kind = '' OR s.kind = v.kind)
+   AND (v.tag = '' OR s.tags @> ARRAY[v.tag])
+   AND s.date >= @since AND s.date < @until
+   AND NOT (s.anchor_id = ANY(v.hidden))
+ ORDER BY s.score DESC, s.date DESC, s.anchor_id
+ LIMIT @lim OFFSET @off;
