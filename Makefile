@@ -6,7 +6,8 @@ export GOFLAGS := -buildvcs=false
 
 ROOT        := $(CURDIR)
 CACHE       := $(ROOT)/.cache
-PW_VERSION   = $(shell sed -n 's/^const playwrightCliVersion = "\(.*\)"/\1/p' $$(go list -m -f '{{.Dir}}' github.com/playwright-community/playwright-go)/run.go)
+# Downloading the module first makes this work on a cold module cache too.
+PW_VERSION   = $(shell sed -n 's/^const playwrightCliVersion = "\(.*\)"/\1/p' "$$(go mod download -json github.com/playwright-community/playwright-go | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')/run.go")
 PW_DRIVER   := $(CACHE)/playwright-driver
 CHROMIUM    ?= /usr/bin/chromium
 VENDOR_JS   := static/js/vendor/htmx.min.js static/js/vendor/sse.min.js

@@ -107,10 +107,11 @@ const LargeFollowedSet = 100
 
 // snapshotScan reads narrow snapshot rows in score order, keeps those with a followee among
 // the sharers, and stops once no row further down could overtake the limit-th one by the
-// largest followee bonus. It returns the full rows of the best limit, in no particular order.
+// largest followee bonus (or after scanPages pages). It returns the full rows of the best
+// limit, in no particular order.
 func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSnapshot, error) {
 	since, until := q.bounds()
-	const page = 1000
+	const page, scanPages = 1000, 3
 	margin := s.Weights.FolloweeCap * s.Weights.FolloweeShare
 	type match struct {
 		id  int64
@@ -137,7 +138,9 @@ func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSn
 			}
 		}
 		slices.SortStableFunc(matched, func(a, b match) int { return cmp.Compare(b.eff, a.eff) })
-		if len(rows) < page || off >= 50*page ||
+		// Past a few pages the stored scores are far enough down that a followee bonus lifting
+		// one of them into the page is rare: stop there rather than read the whole snapshot.
+		if len(rows) < page || off >= (scanPages-1)*page ||
 			(len(matched) >= q.Limit && matched[q.Limit-1].eff >= rows[len(rows)-1].Score+margin) {
 			break
 		}

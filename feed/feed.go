@@ -297,7 +297,7 @@ func (s *Service) snapshotTop(ctx context.Context, viewer *tributary.User, v vie
 			return nil, err
 		}
 		items := s.rankCandidates(page.Candidates, viewer, v, limit, now)
-		if page.Complete || k >= s.cfg.LiveCap*8 ||
+		if page.Complete || k >= s.cfg.LiveCap ||
 			(len(items) == limit && items[limit-1].Score >= page.LastScore+margin) {
 			return items, nil
 		}
