@@ -7,16 +7,19 @@ package bench
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"tributary"
 	"tributary/db"
 	"tributary/feed"
 )
@@ -37,6 +40,8 @@ type Config struct {
 	Database              Database
 	Log                   io.Writer
 	Rerun                 string // the command line that reproduces this run, for the report
+	// Only, when set, runs just the scenarios whose names it matches (for working on one path).
+	Only *regexp.Regexp
 }
 
 // Database says where the bench data lives: a database of this checkout's private cluster
@@ -82,8 +87,10 @@ func (c Config) Open(ctx context.Context) (database, error) {
 	}
 	dir := c.Database.ClusterDir
 	if dir == "" {
+		// A cluster of its own, next to the checkout's: `make stop`, `make run` and the
+		// tests never restart it in the middle of a run, and its cache holds only bench data.
 		wd, _ := os.Getwd()
-		dir = db.DefaultClusterDir(wd)
+		dir = db.DefaultClusterDir(wd) + "-bench"
 	}
 	cl := db.Cluster{Dir: dir}
 	if err := cl.Start(ctx, c.Database.Name, c.Log); err != nil {
@@ -102,14 +109,19 @@ type Report struct {
 	Results  []Result      `json:"scenarios"`
 	Refresh  RefreshReport `json:"snapshot_refresh"`
 	// PeakRSS is the server process's peak resident set size (VmHWM) at the end of the run.
-	PeakRSSBytes int64         `json:"server_peak_rss_bytes"`
-	Viewers      []ClassInfo   `json:"viewers"`
-	Targets      []Target      `json:"targets"`
-	Ratios       []Ratio       `json:"baseline_ratios"`
-	Plans        []PlanCheck   `json:"plan_checks"`
-	Explains     []explainFile `json:"-"`
-	Breakdown    []CaseTiming  `json:"query_breakdown"`
-	Rerun        string        `json:"rerun"`
+	PeakRSSBytes int64            `json:"server_peak_rss_bytes"`
+	Viewers      []ClassInfo      `json:"viewers"`
+	Targets      []Target         `json:"targets"`
+	Ratios       []Ratio          `json:"baseline_ratios"`
+	Plans        []PlanCheck      `json:"plan_checks"`
+	PlanCache    []PlanCacheCheck `json:"plan_cache"`
+	Explains     []explainFile    `json:"-"`
+	Breakdown    []CaseTiming     `json:"query_breakdown"`
+	Rerun        string           `json:"rerun"`
+	// The machine's load averages (/proc/loadavg) before and after: other work on the
+	// machine shows here.
+	LoadBefore string `json:"loadavg_before"`
+	LoadAfter  string `json:"loadavg_after"`
 }
 
 // Settings are how the load was applied.
@@ -120,6 +132,8 @@ type Settings struct {
 	DurationSeconds       float64 `json:"duration_seconds"`
 	PageSize              int     `json:"page_size"`
 	Quick                 bool    `json:"quick"`
+	// PlanCacheMode is plan_cache_mode in the server's database sessions (db.Open's settings).
+	PlanCacheMode string `json:"plan_cache_mode"`
 }
 
 // RefreshReport is the startup snapshot refresh of the server.
@@ -147,17 +161,22 @@ type CaseTiming struct {
 	SlowedMs float64 `json:"slowest_query_ms"`
 }
 
-// Run is one whole bench run.
+// Run is one whole bench run: dataset, server, scenarios, baselines, plans, report.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	cfg.Defaults()
 	started := time.Now()
-	rep := Report{Date: started.UTC(), Commit: gitCommit(), Machine: machine(), Rerun: cfg.Rerun,
+	rep := Report{Date: started.UTC(), Commit: gitCommit(), Machine: machine(), Rerun: cfg.Rerun, LoadBefore: loadAvg(),
 		Settings: Settings{Concurrency: cfg.Concurrency, ThroughputConcurrency: cfg.ThroughputConcurrency,
-			WarmupSeconds: cfg.Warmup.Seconds(), DurationSeconds: cfg.Duration.Seconds(), PageSize: 20, Quick: cfg.Quick}}
+			WarmupSeconds: cfg.Warmup.Seconds(), DurationSeconds: cfg.Duration.Seconds(), PageSize: tributary.DefaultLimit, Quick: cfg.Quick}}
 	dbase, err := cfg.Open(ctx)
 	if err != nil {
 		return rep, err
 	}
+	unlock, err := dbase.lock(ctx)
+	if err != nil {
+		return rep, err
+	}
+	defer unlock()
 	if rep.Dataset, err = prepareDataset(ctx, cfg, dbase); err != nil {
 		return rep, err
 	}
@@ -167,6 +186,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	defer pool.Close()
 	rep.Machine.PostgreSQL = postgresVersion(ctx, pool)
+	if err := pool.QueryRow(ctx, "SHOW plan_cache_mode").Scan(&rep.Settings.PlanCacheMode); err != nil {
+		return rep, fmt.Errorf("bench: %w", err)
+	}
 
 	fmt.Fprintf(cfg.Log, "bench: starting the server\n")
 	srv, err := startServer(ctx, cfg.Binary, dbase.DSN)
@@ -174,79 +196,127 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return rep, err
 	}
 	defer srv.stop()
-	refreshStart := time.Now()
 	r, err := srv.waitRefresh(ctx, 10*time.Minute)
 	if err != nil {
 		return rep, err
 	}
 	rep.Refresh = RefreshReport{Seconds: r.Dur.Seconds(), Result: r.Result}
-	fmt.Fprintf(cfg.Log, "bench: snapshot refreshed in %s (%s; %s after the server listened)\n", r.Dur, r.Result,
-		time.Since(refreshStart).Round(time.Millisecond))
+	fmt.Fprintf(cfg.Log, "bench: the server's startup snapshot refresh took %s (%s)\n", r.Dur, r.Result)
 
-	nonce := make([]byte, 4)
-	rand.Read(nonce)
-	w := &world{base: srv.URL, tr: newTransport(max(cfg.Concurrency, cfg.ThroughputConcurrency)), pool: pool,
-		store: db.NewStore(pool), maxAnchor: rep.Dataset.MaxAnchor, nonce: hex.EncodeToString(nonce),
-		pageSize: rep.Settings.PageSize, maxPages: 10}
-	if w.classes, err = pickViewers(ctx, pool, max(8, cfg.Concurrency)); err != nil {
+	w, err := newWorld(ctx, srv.URL, pool, rep.Dataset, cfg)
+	if err != nil {
 		return rep, err
 	}
 	for _, c := range w.classes {
 		lo, hi := c.followeeRange()
 		rep.Viewers = append(rep.Viewers, ClassInfo{Class: c.Name, Target: c.Target, Viewers: len(c.Viewers), MinFollowees: lo, MaxFollowees: hi})
 	}
-	fmt.Fprintf(cfg.Log, "bench: logging in %d viewers\n", 3*len(w.classes[0].Viewers))
-	if err := w.logins(ctx); err != nil {
-		return rep, err
-	}
-	var eventUsers []int64
-	if err := pool.QueryRow(ctx, `SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM (SELECT id FROM users ORDER BY id LIMIT 2000) u`).Scan(&eventUsers); err != nil {
-		return rep, fmt.Errorf("bench: event users: %w", err)
-	}
-	if w.events, err = mintSessions(ctx, pool, eventUsers); err != nil {
-		return rep, err
-	}
-
-	lim := loadLimits{Warmup: cfg.Warmup, Duration: cfg.Duration, MaxRequests: cfg.MaxRequests}
-	pgPIDs := func() []int { return backendPIDs(ctx, pool) }
 	all := append(w.scenarios(cfg.Concurrency, cfg.ThroughputConcurrency), w.baselines(pool, cfg.Concurrency, feed.DefaultConfig().HeadSize)...)
-	for _, sc := range all {
-		if sc.setup != nil {
-			if err := sc.setup(ctx); err != nil {
-				return rep, fmt.Errorf("bench: %s: setup: %w", sc.Name, err)
-			}
-		}
-		var appBefore, pgBefore, selfBefore time.Duration
-		res := runLoad(ctx, sc, lim, func() {
-			appBefore, pgBefore, selfBefore = cpuTime(srv.cmd.Process.Pid), sumCPU(pgPIDs()), cpuTime(os.Getpid())
-		})
-		if res.Requests > 0 {
-			n := float64(res.Requests+res.Errors) * float64(time.Millisecond)
-			if sc.Kind == "http" {
-				res.AppCPUms = round3(float64(cpuTime(srv.cmd.Process.Pid)-appBefore) / n)
-			}
-			res.PgCPUms = round3(float64(sumCPU(pgPIDs())-pgBefore) / n)
-			res.DriverCPUms = round3(float64(cpuTime(os.Getpid())-selfBefore) / n)
-		}
-		rep.Results = append(rep.Results, res)
-		fmt.Fprintf(cfg.Log, "bench: %-26s c=%-3d n=%-6d p50=%8.2fms p95=%8.2fms p99=%8.2fms %9.1f req/s errors=%d\n",
-			res.Name, res.Concurrency, res.Requests, res.P50, res.P95, res.P99, res.RPS, res.Errors)
-		for _, e := range res.ErrorSamples {
-			fmt.Fprintf(cfg.Log, "bench:   error: %s\n", e)
-		}
-		if ctx.Err() != nil {
-			return rep, ctx.Err()
-		}
+	if cfg.Only != nil {
+		all = slices.DeleteFunc(all, func(sc scenario) bool { return !cfg.Only.MatchString(sc.Name) })
+	}
+	if rep.Results, err = runScenarios(ctx, cfg, srv, pool, all); err != nil {
+		return rep, err
 	}
 	if rep.PeakRSSBytes, err = srv.peakRSS(); err != nil {
 		return rep, err
 	}
+	if err := srv.stop(); err != nil {
+		fmt.Fprintf(cfg.Log, "bench: server stop: %v\n", err)
+	}
 
 	fmt.Fprintf(cfg.Log, "bench: EXPLAIN (ANALYZE, BUFFERS) of the main queries\n")
-	heavy := w.classes[len(w.classes)-1].Viewers[0]
-	cases, err := capturePlans(ctx, dbase.DSN, planTarget{Heavy: heavy.ID, Followees: heavy.Followees})
-	if err != nil {
+	if err := diagnose(ctx, cfg, dbase.DSN, pool, w, &rep); err != nil {
 		return rep, err
+	}
+	rep.LoadAfter = loadAvg()
+	rep.Targets = evaluate(rep)
+	rep.Ratios = ratios(rep)
+	if err := writeReport(cfg.Out, rep); err != nil {
+		return rep, err
+	}
+	fmt.Fprintf(cfg.Log, "bench: done in %s; wrote %s\n", time.Since(started).Round(time.Second), filepath.Join(cfg.Out, "BENCHMARKS.md"))
+	return rep, nil
+}
+
+// newWorld picks and logs in the viewers and mints the sessions of the event posters.
+func newWorld(ctx context.Context, base string, pool *pgxpool.Pool, d DatasetInfo, cfg Config) (*world, error) {
+	w := &world{base: base, tr: newTransport(max(cfg.Concurrency, cfg.ThroughputConcurrency)), pool: pool,
+		store: db.NewStore(pool), maxAnchor: d.MaxAnchor, pageSize: tributary.DefaultLimit, maxPages: 10}
+	var err error
+	if w.shareURLs, err = shareURLs(ctx, pool, d.MaxAnchor); err != nil {
+		return nil, err
+	}
+	if w.classes, err = pickViewers(ctx, pool, max(8, cfg.Concurrency)); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(cfg.Log, "bench: logging in %d viewers\n", 3*len(w.classes[0].Viewers))
+	if err := w.logins(ctx); err != nil {
+		return nil, err
+	}
+	var eventUsers []int64
+	if err := pool.QueryRow(ctx, `SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM (SELECT id FROM users ORDER BY id LIMIT 2000) u`).Scan(&eventUsers); err != nil {
+		return nil, fmt.Errorf("bench: event users: %w", err)
+	}
+	if w.events, err = mintSessions(ctx, pool, eventUsers); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// runScenarios runs the scenarios one after the other, with the CPU time each used.
+func runScenarios(ctx context.Context, cfg Config, srv *server, pool *pgxpool.Pool, all []scenario) ([]Result, error) {
+	lim := loadLimits{Warmup: cfg.Warmup, Duration: cfg.Duration, MaxRequests: cfg.MaxRequests}
+	fmt.Fprintf(cfg.Log, "bench: %d scenarios of %s each (after a %s warm-up)\n", len(all), cfg.Duration, cfg.Warmup)
+	app, self := srv.cmd.Process.Pid, os.Getpid()
+	var out []Result
+	for _, sc := range all {
+		if sc.setup != nil {
+			if err := sc.setup(ctx); err != nil {
+				return out, fmt.Errorf("bench: %s: setup: %w", sc.Name, err)
+			}
+		}
+		var appBefore, pgBefore, selfBefore time.Duration
+		res := runLoad(ctx, sc, lim, func() {
+			appBefore, pgBefore, selfBefore = cpuTime(app), sumCPU(backendPIDs(ctx, pool)), cpuTime(self)
+		})
+		if sc.teardown != nil {
+			sc.teardown()
+		}
+		if n := float64(res.Requests+res.Errors) * float64(time.Millisecond); res.Requests > 0 {
+			if sc.Kind == "http" {
+				res.AppCPUms = round3(float64(cpuTime(app)-appBefore) / n)
+			}
+			res.PgCPUms = round3(float64(sumCPU(backendPIDs(ctx, pool))-pgBefore) / n)
+			res.DriverCPUms = round3(float64(cpuTime(self)-selfBefore) / n)
+			perReq := res.AppCPUms + res.PgCPUms + res.DriverCPUms // ms of CPU per request
+			res.Busy = round3(perReq * float64(res.Requests+res.Errors) / (res.Seconds * 1000) / float64(max(runtime.NumCPU(), 1)))
+		}
+		out = append(out, res)
+		fmt.Fprintf(cfg.Log, "bench: %-30s c=%-3d n=%-6d p50=%8.2fms p95=%8.2fms p99=%8.2fms %9.1f req/s errors=%d\n",
+			res.Name, res.Concurrency, res.Requests, res.P50, res.P95, res.P99, res.RPS, res.Errors)
+		for _, e := range res.ErrorSamples {
+			fmt.Fprintf(cfg.Log, "bench:   error: %s\n", e)
+		}
+		switch {
+		case ctx.Err() != nil:
+			return out, ctx.Err()
+		case srv.exited():
+			return out, fmt.Errorf("bench: the server exited during %s; its log:\n%s", sc.Name, srv.tail())
+		case res.Requests == 0 && res.Errors > 0:
+			return out, fmt.Errorf("bench: every request of %s failed, the first with: %s", sc.Name, res.ErrorSamples[0])
+		}
+	}
+	return out, nil
+}
+
+// diagnose captures the main requests' queries in-process, writes their EXPLAIN files and
+// checks the snapshot queries' plans.
+func diagnose(ctx context.Context, cfg Config, dsn string, pool *pgxpool.Pool, w *world, rep *Report) error {
+	light, heavy := w.classes[0].Viewers[0], w.classes[len(w.classes)-1].Viewers[0]
+	cases, err := capturePlans(ctx, dsn, planTarget{Light: light.ID, Heavy: heavy.ID, Followees: heavy.Followees, ShareURL: w.shareURLs[0]})
+	if err != nil {
+		return err
 	}
 	for _, pc := range cases {
 		ct := CaseTiming{Case: pc.Name, WallMs: ms(pc.Wall), DBMs: ms(pc.dbTime()), Queries: len(pc.Calls)}
@@ -257,27 +327,33 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 		rep.Breakdown = append(rep.Breakdown, ct)
 	}
-	explainDir := filepath.Join(cfg.Out, "bench", "explain")
-	if rep.Explains, err = writeExplains(ctx, pool, explainDir, cases, heavy.ID, w.pageSize, feed.DefaultConfig().HeadSize); err != nil {
-		return rep, err
+	dir := filepath.Join(cfg.Out, "bench", "explain")
+	if rep.Explains, rep.PlanCache, err = writeExplains(ctx, pool, dir, cases, heavy.ID, w.pageSize, feed.DefaultConfig().HeadSize); err != nil {
+		return err
 	}
 	rep.Plans = checkPlans(ctx, pool, cases)
-	rep.Targets = evaluate(rep)
-	rep.Ratios = ratios(rep)
-	if err := srv.stop(); err != nil {
-		fmt.Fprintf(cfg.Log, "bench: server stop: %v\n", err)
-	}
-	if err := writeReport(cfg.Out, rep); err != nil {
-		return rep, err
-	}
-	fmt.Fprintf(cfg.Log, "bench: done in %s; wrote %s\n", time.Since(started).Round(time.Second), filepath.Join(cfg.Out, "BENCHMARKS.md"))
-	return rep, nil
+	return nil
 }
 
-func openPool(ctx context.Context, dsn string, conns int) (*pgxpool.Pool, error) {
-	pcfg, err := pgxpool.ParseConfig(dsn)
+// loadAvg is the 1, 5 and 15 minute load averages.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// openPool connects to the bench database the way the server does (poolConfig), with room
+// for conns connections.
+func openPool(ctx context.Context, dsn string, conns int) (*pgxpool.Pool, error) {
+	pcfg, err := poolConfig(ctx, dsn)
+	if err != nil {
+		return nil, err
 	}
 	pcfg.MaxConns = int32(conns)
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
@@ -285,6 +361,27 @@ func openPool(ctx context.Context, dsn string, conns int) (*pgxpool.Pool, error)
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	return pool, pool.Ping(ctx)
+}
+
+// poolConfig is a pool configuration for dsn with the session settings the app's own pool
+// (db.Open) gives its connections, such as plan_cache_mode: the baselines, the untimed
+// preparation and the EXPLAIN files then run under the server's settings.
+func poolConfig(ctx context.Context, dsn string) (*pgxpool.Config, error) {
+	pcfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	app, err := db.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer app.Close()
+	for k, v := range app.Config().ConnConfig.RuntimeParams {
+		if _, set := pcfg.ConnConfig.RuntimeParams[k]; !set {
+			pcfg.ConnConfig.RuntimeParams[k] = v
+		}
+	}
+	return pcfg, nil
 }
 
 // backendPIDs are the PostgreSQL backends connected to the bench database, the harness's

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os/exec"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -50,23 +51,30 @@ type DatasetInfo struct {
 	MaxPost, MaxAnchor, MaxEvent                               int64
 }
 
-// schemaHash fingerprints the migrations: data seeded under other migrations is reseeded.
+// schemaHash fingerprints the migrations, one "file:hash" per migration in order, after the
+// bench's own format version.
 func schemaHash() string {
-	h := sha256.New()
+	parts := []string{"v" + datasetFormat}
 	fs.WalkDir(migrations.FS, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".sql") {
 			return err
 		}
 		b, err := fs.ReadFile(migrations.FS, path)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00", path, len(b))
-		h.Write(b)
+		sum := sha256.Sum256(b)
+		parts = append(parts, path+":"+hex.EncodeToString(sum[:6]))
 		return nil
 	})
-	fmt.Fprint(h, datasetFormat)
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	return strings.Join(parts, " ")
+}
+
+// schemaCompatible reports whether data seeded under the migrations fingerprinted by seeded
+// still fits the current ones: the same migrations, or new ones added after them (the
+// server applies those when it starts). A migration edited in place means a new dataset.
+func schemaCompatible(seeded, current string) bool {
+	return current == seeded || strings.HasPrefix(current, seeded+" ")
 }
 
 const datasetTable = `CREATE TABLE IF NOT EXISTS bench_dataset (
@@ -154,9 +162,28 @@ func seed(ctx context.Context, bin, dsn string, want Dataset, pool *pgxpool.Pool
 	return d, nil
 }
 
-// restore deletes what earlier bench runs added to the seeded data (shares, anchors, events)
-// and all transient state (fences, sessions), so every run starts from the same database.
+// restore deletes what earlier bench runs added to the seeded data (shares, events, and
+// any anchor a share created) and all transient state (fences, sessions), so that every run
+// starts from the same database. The snapshot is rebuilt when the server starts.
 func restore(ctx context.Context, pool *pgxpool.Pool, d DatasetInfo) error {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("bench: restore dataset: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	// Deleting an anchor makes PostgreSQL look for events that reference it, and events
+	// have no index on anchor_id: one scan of millions of rows per anchor. What referenced
+	// the bench's anchors is deleted first, so a superuser may skip those checks, as the
+	// seeder does.
+	var super bool
+	if err := tx.QueryRow(ctx, "SELECT current_setting('is_superuser') = 'on'").Scan(&super); err != nil {
+		return fmt.Errorf("bench: restore dataset: %w", err)
+	}
+	if super {
+		if _, err := tx.Exec(ctx, "SET LOCAL session_replication_role = replica"); err != nil {
+			return fmt.Errorf("bench: restore dataset: %w", err)
+		}
+	}
 	stmts := []struct {
 		sql string
 		arg int64
@@ -168,11 +195,14 @@ func restore(ctx context.Context, pool *pgxpool.Pool, d DatasetInfo) error {
 		{"DELETE FROM anchors WHERE id > $1", d.MaxAnchor},
 	}
 	for _, s := range stmts {
-		if _, err := pool.Exec(ctx, s.sql, s.arg); err != nil {
+		if _, err := tx.Exec(ctx, s.sql, s.arg); err != nil {
 			return fmt.Errorf("bench: restore dataset (%s): %w", s.sql, err)
 		}
 	}
-	if _, err := pool.Exec(ctx, "TRUNCATE fences, fenceposts, sessions"); err != nil {
+	if _, err := tx.Exec(ctx, "TRUNCATE fences, fenceposts, sessions"); err != nil {
+		return fmt.Errorf("bench: restore dataset: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("bench: restore dataset: %w", err)
 	}
 	return nil
@@ -195,6 +225,32 @@ type database struct {
 	DSN     string
 	Name    string
 	cluster *db.Cluster // nil when --database-url was given
+}
+
+// lock makes sure no other bench run uses the database at the same time: two runs would
+// reset each other's fences, delete each other's shares and share the cores. It holds an
+// advisory lock on a connection of its own (in the cluster's maintenance database, which
+// outlives a reseed's DROP DATABASE, when the cluster is the bench's).
+func (d database) lock(ctx context.Context) (func(), error) {
+	dsn := d.DSN
+	if d.cluster != nil {
+		dsn = d.cluster.DSN("postgres")
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("bench: lock: %w", err)
+	}
+	key := "tributary bench " + d.Name
+	var ok bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtext($1))", key).Scan(&ok); err != nil {
+		conn.Close(ctx)
+		return nil, fmt.Errorf("bench: lock: %w", err)
+	}
+	if !ok {
+		conn.Close(ctx)
+		return nil, fmt.Errorf("bench: another bench run is using this database; wait for it to finish")
+	}
+	return func() { conn.Close(context.WithoutCancel(ctx)) }, nil // closing releases the lock
 }
 
 // recreate drops and creates the private cluster's bench database.
@@ -231,7 +287,7 @@ func prepareDataset(ctx context.Context, cfg Config, dbase database) (DatasetInf
 		return DatasetInfo{}, err
 	}
 	want := cfg.Dataset
-	if ok && !cfg.Reseed && have.Dataset == want && have.SchemaHash == schemaHash() {
+	if ok && !cfg.Reseed && have.Dataset == want && schemaCompatible(have.SchemaHash, schemaHash()) {
 		have.Reused = true
 		fmt.Fprintf(cfg.Log, "bench: reusing the dataset seeded %s (%d users, %d posts, seed %d)\n",
 			have.SeededAt.Format(time.DateTime), have.Users, have.Posts, have.Seed)
@@ -248,8 +304,8 @@ func prepareDataset(ctx context.Context, cfg Config, dbase database) (DatasetInf
 		return DatasetInfo{}, err
 	}
 	if full || ok {
-		if ok && have.SchemaHash != schemaHash() {
-			fmt.Fprintln(cfg.Log, "bench: the migrations changed since the dataset was seeded")
+		if ok && !schemaCompatible(have.SchemaHash, schemaHash()) {
+			fmt.Fprintln(cfg.Log, "bench: a migration changed since the dataset was seeded")
 		}
 		if err := dbase.recreate(ctx, cfg.Log); err != nil {
 			return DatasetInfo{}, err

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -121,14 +120,16 @@ func (p planCase) dbTime() time.Duration {
 
 // planTarget names the viewers the plan cases use.
 type planTarget struct {
+	Light     int64   // a light follower (0: none)
 	Heavy     int64   // a heavy follower
-	Followees []int64 // some of the heavy follower's followees (for a new share)
+	Followees []int64 // the heavy follower's followees: one shares ShareURL again (returning page)
+	ShareURL  string
 }
 
 // capturePlans runs the feed service in-process for the main kinds of request and returns
 // the queries each ran. It drops the heavy viewer's fences and adds one share by a followee.
 func capturePlans(ctx context.Context, dsn string, t planTarget) ([]planCase, error) {
-	pcfg, err := pgxpool.ParseConfig(dsn)
+	pcfg, err := poolConfig(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("bench: plans: %w", err)
 	}
@@ -140,42 +141,86 @@ func capturePlans(ctx context.Context, dsn string, t planTarget) ([]planCase, er
 		return nil, fmt.Errorf("bench: plans: %w", err)
 	}
 	defer pool.Close()
-	store := db.NewStore(pool)
-	svc := feed.New(store, feed.DefaultConfig(), time.Now)
-	heavy, err := store.UserByID(ctx, t.Heavy)
-	if err != nil {
-		return nil, fmt.Errorf("bench: plans: %w", err)
+	c := &capture{ctx: ctx, t: t, pool: pool, rec: rec, store: db.NewStore(pool)}
+	c.svc = feed.New(c.store, feed.DefaultConfig(), time.Now)
+	// The first pass warms the connections (each statement prepared once, as on a server
+	// that has been up a while); the second is recorded.
+	for _, record := range []bool{false, true} {
+		c.record, c.cases = record, nil
+		if err := c.pass(); err != nil {
+			return nil, err
+		}
 	}
-	reset := func() error {
-		_, err := pool.Exec(ctx, `WITH gone AS (DELETE FROM fences WHERE viewer_id = $1)
-			DELETE FROM fenceposts WHERE viewer_id = $1`, t.Heavy)
+	return c.cases, c.reset(t.Heavy)
+}
+
+// capture is one run of the plan cases through an in-process feed service.
+type capture struct {
+	ctx    context.Context
+	t      planTarget
+	pool   *pgxpool.Pool
+	rec    *recorder
+	store  *db.Store
+	svc    *feed.Service
+	record bool
+	cases  []planCase
+	misses int64
+}
+
+func (c *capture) reset(viewer int64) error {
+	_, err := c.pool.Exec(c.ctx, `WITH gone AS (DELETE FROM fences WHERE viewer_id = $1)
+		DELETE FROM fenceposts WHERE viewer_id = $1`, viewer)
+	if err != nil {
+		return fmt.Errorf("bench: plans: %w", err)
+	}
+	return nil
+}
+
+// run serves one page and, when recording and name is set, keeps its queries as a case.
+func (c *capture) run(name, title string, viewer *tributary.User, params url.Values) (tributary.Timeline, error) {
+	q, err := tributary.ParseFeedQuery(params)
+	if err != nil {
+		return tributary.Timeline{}, err
+	}
+	c.rec.take()
+	start := time.Now()
+	tl, err := c.svc.Timeline(c.ctx, viewer, q)
+	wall := time.Since(start)
+	if err != nil {
+		return tl, fmt.Errorf("bench: plans: %s: %w", name, err)
+	}
+	if calls := c.rec.take(); c.record && name != "" {
+		c.cases = append(c.cases, planCase{Name: name, Title: title, Wall: wall, Calls: calls})
+	}
+	return tl, nil
+}
+
+// pass runs every case once: cold first pages (light and heavy), the heavy follower's
+// scroll into the tail, a return after a followee's share, the live path, an anonymous miss.
+func (c *capture) pass() error {
+	t := c.t
+	if t.Light != 0 {
+		light, err := c.store.UserByID(c.ctx, t.Light)
+		if err != nil {
+			return fmt.Errorf("bench: plans: %w", err)
+		}
+		if err := c.reset(t.Light); err != nil {
+			return err
+		}
+		if _, err := c.run("first_cold_light", "logged-in first page, cold, light follower", &light, url.Values{}); err != nil {
+			return err
+		}
+	}
+	heavy, err := c.store.UserByID(c.ctx, t.Heavy)
+	if err != nil {
+		return fmt.Errorf("bench: plans: %w", err)
+	}
+	if err := c.reset(t.Heavy); err != nil {
 		return err
 	}
-	var cases []planCase
-	run := func(name, title string, viewer *tributary.User, params url.Values) (tributary.Timeline, error) {
-		q, err := tributary.ParseFeedQuery(params)
-		if err != nil {
-			return tributary.Timeline{}, err
-		}
-		rec.take()
-		start := time.Now()
-		tl, err := svc.Timeline(ctx, viewer, q)
-		wall := time.Since(start)
-		if err != nil {
-			return tl, fmt.Errorf("bench: plans: %s: %w", name, err)
-		}
-		if name != "" {
-			cases = append(cases, planCase{Name: name, Title: title, Wall: wall, Calls: rec.take()})
-		}
-		return tl, nil
-	}
-
-	if err := reset(); err != nil {
-		return nil, fmt.Errorf("bench: plans: %w", err)
-	}
-	first, err := run("first_cold_heavy", "logged-in first page, cold, heavy follower", &heavy, url.Values{})
+	first, err := c.run("first_cold_heavy", "logged-in first page, cold, heavy follower", &heavy, url.Values{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// Pages 2 and 3 come from the head; page 4 is all tail.
 	cursor := first.NextCursor
@@ -184,37 +229,32 @@ func capturePlans(ctx context.Context, dsn string, t planTarget) ([]planCase, er
 		if page == 4 {
 			name, title = "next_page_tail_heavy", "next page by cursor (tail of the first fencepost), heavy follower"
 		}
-		tl, err := run(name, title, &heavy, url.Values{"cursor": {cursor}})
+		tl, err := c.run(name, title, &heavy, url.Values{"cursor": {cursor}})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		cursor = tl.NextCursor
 	}
-	if len(t.Followees) > 0 {
-		p, err := tributary.Prepare(tributary.NewPost{AuthorID: t.Followees[0], URL: fmt.Sprintf("https://bench.example.org/plans/%d", time.Now().UnixNano()),
-			Title: "Benchmark share for the plans", CreatedAt: time.Now()})
-		if err == nil {
-			_, err = store.CreatePost(ctx, p)
+	if len(t.Followees) > 0 && t.ShareURL != "" {
+		if err := share(c.ctx, c.store, t.Followees[0], t.ShareURL, 0); err != nil {
+			return fmt.Errorf("bench: plans: %w", err)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("bench: plans: share: %w", err)
-		}
-		if _, err := run("first_returning_heavy", "logged-in first page, returning after a followee's share, heavy follower", &heavy, url.Values{}); err != nil {
-			return nil, err
+		if _, err := c.run("first_returning_heavy", "logged-in first page, returning after a followee's share, heavy follower", &heavy, url.Values{}); err != nil {
+			return err
 		}
 	}
-	if err := reset(); err != nil {
-		return nil, fmt.Errorf("bench: plans: %w", err)
+	if err := c.reset(t.Heavy); err != nil {
+		return err
 	}
-	if _, err := run("live_heavy", "live path (source="+string(liveSource)+"), first page, heavy follower", &heavy,
+	if _, err := c.run("live_heavy", "live path (source="+string(liveSource)+"), first page, heavy follower", &heavy,
 		url.Values{"source": {string(liveSource)}}); err != nil {
-		return nil, err
+		return err
 	}
-	since := time.Date(1999, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(time.Now().UnixNano() % int64(365*24*time.Hour)))
-	if _, err := run("anon_miss", "anonymous front page, cache miss", nil, url.Values{"since": {since.Format(time.RFC3339)}}); err != nil {
-		return nil, err
-	}
-	return cases, reset()
+	// A since= of its own: a cache miss, in each pass.
+	c.misses++
+	since := time.Date(1999, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(time.Now().Unix()%(365*24*3600)+c.misses) * time.Second)
+	_, err = c.run("anon_miss", "anonymous front page, cache miss", nil, url.Values{"since": {since.Format(time.RFC3339)}})
+	return err
 }
 
 // longArray matches the literal of a long id array in a plan (a followed set of 2,000 ids).
@@ -280,21 +320,23 @@ type explainFile struct {
 }
 
 // writeExplains writes, per plan case, the queries it ran (slowest first) with the time each
-// took inside the request and EXPLAIN (ANALYZE, BUFFERS) of each read, and one file per
-// baseline query for the heavy viewer.
-func writeExplains(ctx context.Context, pool *pgxpool.Pool, dir string, cases []planCase, heavy int64, pageSize, headSize int) ([]explainFile, error) {
+// took inside the request and EXPLAIN (ANALYZE, BUFFERS) of each read, once and as the
+// plan cache runs it (planCacheCase), and one file per baseline query for the heavy viewer.
+func writeExplains(ctx context.Context, pool *pgxpool.Pool, dir string, cases []planCase, heavy int64, pageSize, headSize int) ([]explainFile, []PlanCacheCheck, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var files []explainFile
+	var cached []PlanCacheCheck
 	for _, pc := range cases {
 		var b strings.Builder
-		fmt.Fprintf(&b, "# %s\n\nOne in-process call of the feed service (feed.Service.Timeline) on the bench database: %s\nwall, %s waiting for PostgreSQL over %d queries; the rest is Go (ranking, decoding).\n\n",
+		fmt.Fprintf(&b, "# %s\n\nOne in-process call of the feed service (feed.Service.Timeline) on the bench database, on warm\nconnections: %s wall, %s waiting for PostgreSQL (planning, execution, transfer) over %d\nqueries; the rest is Go (ranking, decoding).\n\n",
 			pc.Title, pc.Wall.Round(time.Microsecond), pc.dbTime().Round(time.Microsecond), len(pc.Calls))
 		fmt.Fprintf(&b, "%-28s %10s\n", "query (in call order)", "time")
 		for _, c := range pc.Calls {
 			fmt.Fprintf(&b, "%-28s %10s\n", c.Name, c.Dur.Round(time.Microsecond))
 		}
+		cache := planCacheCase(ctx, pool, pc.Calls)
 		order := slices.Clone(pc.Calls)
 		slices.SortStableFunc(order, func(a, b call) int { return int(b.Dur - a.Dur) })
 		done := map[string]bool{}
@@ -314,10 +356,22 @@ func writeExplains(ctx context.Context, pool *pgxpool.Pool, dir string, cases []
 			plan = shortenArrays(plan)
 			fmt.Fprintf(&b, "\n## %s (%s in the request)\n\n%s\n\nArguments: %s\n\n%s", c.Name, c.Dur.Round(time.Microsecond),
 				strings.TrimSpace(nameRe.ReplaceAllString(c.SQL, "")), describeArgs(c.Args), plan)
+			pcc := cache[c.Name]
+			pcc.Case, pcc.Query, pcc.FirstMs = pc.Name, c.Name, executionMs(plan)
+			fmt.Fprintf(&b, "\n### %s after five requests' executions of its prepared statement (as the server's pgx statement cache runs it)\n\n", c.Name)
+			switch {
+			case pcc.Err != "":
+				fmt.Fprintf(&b, "Not shown: %s\n", pcc.Err)
+			case pcc.Generic:
+				fmt.Fprintf(&b, "The plan cache switched to the GENERIC plan: %.3f ms (the first, custom plan: %.3f ms).\n\n%s", pcc.CachedMs, pcc.FirstMs, pcc.Plan)
+			default:
+				fmt.Fprintf(&b, "The plan cache keeps planning with the arguments (custom plan): %.3f ms.\n", pcc.CachedMs)
+			}
+			cached = append(cached, pcc)
 		}
 		name := pc.Name + ".txt"
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		files = append(files, explainFile{Name: name, Title: pc.Title, Main: main})
 	}
@@ -333,90 +387,9 @@ func writeExplains(ctx context.Context, pool *pgxpool.Pool, dir string, cases []
 		plan = shortenArrays(plan)
 		text := fmt.Sprintf("# %s\n\n%s\n\nArguments: %s\n\n%s", bl.title, bl.sql, describeArgs(args), plan)
 		if err := os.WriteFile(filepath.Join(dir, bl.name+".txt"), []byte(text), 0o644); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		files = append(files, explainFile{Name: bl.name + ".txt", Title: bl.title})
 	}
-	return files, nil
-}
-
-// PlanCheck says whether a feed query's plan uses the index it was designed around.
-type PlanCheck struct {
-	Query   string   `json:"query"`
-	Case    string   `json:"case"`
-	Index   string   `json:"index"`
-	Uses    bool     `json:"uses"`
-	Indexes []string `json:"indexes_used"` // every index the plan touches
-	Err     string   `json:"error,omitempty"`
-}
-
-// wantIndexes are the indexes the snapshot path is built around.
-var wantIndexes = []struct{ Case, Query, Index string }{
-	{"first_cold_heavy", "SnapshotFeed", "feed_snapshot_sharers_idx"},
-	{"anon_miss", "SnapshotFeedAnon", "feed_snapshot_vip_score_idx"},
-}
-
-// checkPlans looks at EXPLAIN (FORMAT JSON) of the snapshot queries the cases ran.
-func checkPlans(ctx context.Context, pool *pgxpool.Pool, cases []planCase) []PlanCheck {
-	var out []PlanCheck
-	for _, w := range wantIndexes {
-		pc := PlanCheck{Query: w.Query, Case: w.Case, Index: w.Index}
-		var found *call
-		for _, c := range cases {
-			if c.Name != w.Case {
-				continue
-			}
-			for i := range c.Calls {
-				if c.Calls[i].Name == w.Query {
-					found = &c.Calls[i]
-				}
-			}
-		}
-		if found == nil {
-			pc.Err = fmt.Sprintf("the %s request did not run %s (is the snapshot fresh?)", w.Case, w.Query)
-			out = append(out, pc)
-			continue
-		}
-		js, err := explain(ctx, pool, "FORMAT JSON", found.SQL, found.Args)
-		if err != nil {
-			pc.Err = err.Error()
-			out = append(out, pc)
-			continue
-		}
-		pc.Indexes, err = planIndexes([]byte(js))
-		if err != nil {
-			pc.Err = err.Error()
-		}
-		pc.Uses = slices.Contains(pc.Indexes, w.Index)
-		out = append(out, pc)
-	}
-	return out
-}
-
-// planIndexes lists the index names an EXPLAIN (FORMAT JSON) plan uses, in plan order.
-func planIndexes(js []byte) ([]string, error) {
-	var doc []struct {
-		Plan map[string]any `json:"Plan"`
-	}
-	if err := json.Unmarshal(js, &doc); err != nil {
-		return nil, fmt.Errorf("bench: plan JSON: %w", err)
-	}
-	var out []string
-	var walk func(n map[string]any)
-	walk = func(n map[string]any) {
-		if name, ok := n["Index Name"].(string); ok && !slices.Contains(out, name) {
-			out = append(out, name)
-		}
-		if kids, ok := n["Plans"].([]any); ok {
-			for _, k := range kids {
-				if m, ok := k.(map[string]any); ok {
-					walk(m)
-				}
-			}
-		}
-	}
-	for _, d := range doc {
-		walk(d.Plan)
-	}
-	return out, nil
+	return files, cached, nil
 }

@@ -24,6 +24,10 @@ type scenario struct {
 	Note        string
 	// setup runs once before the warm-up (logins, fences, cursors), untimed.
 	setup func(ctx context.Context) error
+	// prep, when set, times the untimed preparation of each request (fence resets, shares).
+	prep *prepTimer
+	// teardown, when set, runs after the scenario (closing its connections).
+	teardown func()
 	// worker makes worker i's step; workers never share a viewer.
 	worker func(i int) step
 }
@@ -57,6 +61,12 @@ type Result struct {
 	PgCPUms  float64 `json:"pg_cpu_ms_per_req,omitempty"`
 	// DriverCPUms is the load driver's own CPU per request (it shares the machine).
 	DriverCPUms float64 `json:"driver_cpu_ms_per_req,omitempty"`
+	// Busy is the share of the machine's cores that the server, PostgreSQL and the driver
+	// kept busy over the measured phase: near 1, latency is mostly waiting for a core.
+	Busy float64 `json:"cpu_busy,omitempty"`
+	// PrepMs is the mean untimed preparation per request (a fence reset, a new share): it
+	// runs on the same machine while other workers' requests are timed.
+	PrepMs float64 `json:"prep_ms_per_req,omitempty"`
 	// ErrorSamples are the first few distinct errors, to say what went wrong.
 	ErrorSamples []string `json:"error_samples,omitempty"`
 	Note         string   `json:"note,omitempty"`
@@ -74,6 +84,9 @@ func runLoad(ctx context.Context, sc scenario, lim loadLimits, measuring func())
 	if lim.Warmup > 0 {
 		drive(ctx, steps, time.Now().Add(lim.Warmup), lim.MaxRequests)
 	}
+	if sc.prep != nil {
+		sc.prep.reset()
+	}
 	if measuring != nil {
 		measuring()
 	}
@@ -90,6 +103,9 @@ func runLoad(ctx context.Context, sc scenario, lim loadLimits, measuring func())
 			res.ErrorSamples = append(res.ErrorSamples, msg)
 		}
 	}
+	if sc.prep != nil {
+		res.PrepMs = sc.prep.mean()
+	}
 	s := summarize(lat)
 	res.P50, res.P95, res.P99, res.Mean, res.Max = s.P50, s.P95, s.P99, s.Mean, s.Max
 	if elapsed > 0 {
@@ -104,11 +120,13 @@ func drive(ctx context.Context, steps []step, deadline time.Time, max int) ([]ti
 	ctx, cancel := context.WithDeadline(ctx, deadline.Add(30*time.Second)) // a hung request cannot hang the run
 	defer cancel()
 	var (
-		issued atomic.Int64
-		mu     sync.Mutex
-		lat    []time.Duration
-		errs   []error
-		wg     sync.WaitGroup
+		issued    atomic.Int64
+		failed    atomic.Int64
+		succeeded atomic.Int64
+		mu        sync.Mutex
+		lat       []time.Duration
+		errs      []error
+		wg        sync.WaitGroup
 	)
 	for _, st := range steps {
 		wg.Go(func() {
@@ -121,8 +139,15 @@ func drive(ctx context.Context, steps []step, deadline time.Time, max int) ([]ti
 						break
 					}
 					bad = append(bad, err)
+					// A dead server or database fails every request at once: give up early
+					// instead of spinning through the scenario.
+					if n := failed.Add(1); n >= 1000 || (n >= 100 && succeeded.Load() == 0) {
+						cancel()
+						break
+					}
 					continue
 				}
+				succeeded.Add(1)
 				mine = append(mine, d)
 			}
 			mu.Lock()
@@ -133,6 +158,30 @@ func drive(ctx context.Context, steps []step, deadline time.Time, max int) ([]ti
 	}
 	wg.Wait()
 	return lat, errs
+}
+
+// prepTimer sums the time of untimed preparation steps.
+type prepTimer struct {
+	total, n atomic.Int64
+}
+
+// time runs f and adds its duration.
+func (p *prepTimer) time(f func() error) error {
+	start := time.Now()
+	err := f()
+	p.total.Add(int64(time.Since(start)))
+	p.n.Add(1)
+	return err
+}
+
+func (p *prepTimer) reset() { p.total.Store(0); p.n.Store(0) }
+
+// mean is the mean preparation time in milliseconds.
+func (p *prepTimer) mean() float64 {
+	if n := p.n.Load(); n > 0 {
+		return ms(time.Duration(p.total.Load() / n))
+	}
+	return 0
 }
 
 // stats are latency figures in milliseconds.

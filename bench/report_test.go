@@ -91,19 +91,23 @@ func TestRunLoadCountsErrorsAndStopsAtMaxRequests(t *testing.T) {
 	}
 }
 
-func TestPlanIndexes(t *testing.T) {
+func TestPlanScans(t *testing.T) {
 	plan := `[{"Plan": {"Node Type": "Limit", "Plans": [
 		{"Node Type": "Bitmap Heap Scan", "Plans": [{"Node Type": "Bitmap Index Scan", "Index Name": "feed_snapshot_sharers_idx"}]},
-		{"Node Type": "Index Scan", "Index Name": "posts_pkey", "Plans": [{"Node Type": "Index Scan", "Index Name": "feed_snapshot_sharers_idx"}]}]}}]`
-	got, err := planIndexes([]byte(plan))
+		{"Node Type": "Index Scan", "Index Name": "posts_pkey", "Plans": [{"Node Type": "Index Scan", "Index Name": "feed_snapshot_sharers_idx"}]},
+		{"Node Type": "Seq Scan", "Relation Name": "users"}]}}]`
+	got, seq, err := planScans([]byte(plan))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"feed_snapshot_sharers_idx", "posts_pkey"}; !slices.Equal(got, want) {
-		t.Errorf("planIndexes = %q, want %q", got, want)
+		t.Errorf("planScans indexes = %q, want %q", got, want)
 	}
-	if _, err := planIndexes([]byte("not json")); err == nil {
-		t.Error("planIndexes accepted malformed JSON")
+	if want := []string{"users"}; !slices.Equal(seq, want) {
+		t.Errorf("planScans seq scans = %q, want %q", seq, want)
+	}
+	if _, _, err := planScans([]byte("not json")); err == nil {
+		t.Error("planScans accepted malformed JSON")
 	}
 }
 
@@ -189,8 +193,9 @@ func sampleReport() Report {
 			res("baseline_naive_heavy", "sql", 48, 90, 80, 0),
 		},
 		PeakRSSBytes: 300 << 20,
-		Plans:        []PlanCheck{{Query: "SnapshotFeed", Case: "first_cold_heavy", Index: "feed_snapshot_sharers_idx", Uses: true, Indexes: []string{"feed_snapshot_sharers_idx"}}},
-		Breakdown:    []CaseTiming{{Case: "first_cold_heavy", WallMs: 7, DBMs: 5, Queries: 9, Slowest: "SnapshotFeed", SlowedMs: 4}},
+		Plans: []PlanCheck{{Query: "SnapshotFeed", Case: "first_cold_heavy", Want: []string{"feed_snapshot_sharers_idx"}, Uses: true,
+			Indexes: []string{"feed_snapshot_sharers_idx"}}},
+		Breakdown: []CaseTiming{{Case: "first_cold_heavy", WallMs: 7, DBMs: 5, Queries: 9, Slowest: "SnapshotFeed", SlowedMs: 4}},
 	}
 	r.Results[3].ErrorSamples = []string{"GET /api/timeline: status 500"}
 	r.Targets = evaluate(r)
@@ -238,7 +243,7 @@ func TestWriteReport(t *testing.T) {
 	for _, want := range []string{
 		"commit `abc123`", "| `first_cold_heavy` |", "8.00 ms", "![Latency", "bench/latency.svg",
 		"Test CPU, 2 cores", "make bench", "Missed:", "**no**", "status 500", "12.5 s", "300 MiB",
-		"`SnapshotFeed` (first_cold_heavy) uses `feed_snapshot_sharers_idx`", "bench/explain/first_cold_heavy.txt",
+		"first_cold_heavy: the reads of feed_snapshot (`SnapshotFeed`) use `feed_snapshot_sharers_idx`", "bench/explain/first_cold_heavy.txt",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("BENCHMARKS.md lacks %q", want)
@@ -270,6 +275,46 @@ func TestWriteReport(t *testing.T) {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("latency.svg lacks %q", want)
 		}
+	}
+}
+
+func TestSchemaCompatible(t *testing.T) {
+	tests := []struct {
+		seeded, current string
+		want            bool
+	}{
+		{"v1 00001_init.sql:aa", "v1 00001_init.sql:aa", true},
+		{"v1 00001_init.sql:aa", "v1 00001_init.sql:aa 00002_index.sql:bb", true},
+		{"v1 00001_init.sql:aa", "v1 00001_init.sql:cc", false},
+		{"v1 00001_init.sql:aa 00002_index.sql:bb", "v1 00001_init.sql:aa", false},
+		{"v1 00001_init.sql:aa", "v2 00001_init.sql:aa", false},
+		{"v1 00001_init.sql:a", "v1 00001_init.sql:aa", false},
+	}
+	for _, tt := range tests {
+		if got := schemaCompatible(tt.seeded, tt.current); got != tt.want {
+			t.Errorf("schemaCompatible(%q, %q) = %v, want %v", tt.seeded, tt.current, got, tt.want)
+		}
+	}
+	if h := schemaHash(); !strings.Contains(h, "00001_init.sql:") {
+		t.Errorf("schemaHash() = %q, want it to name the migrations", h)
+	}
+}
+
+func TestLiterals(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 600, time.UTC)
+	got, err := literals([]any{nil, true, int32(7), int64(-3), 1.5, "it's", at, []int64{1, 2}, []int64{}, []string{`a"b`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"NULL", "true", "7", "-3", "1.5", "'it''s'", "'2026-01-02T03:04:05.0000006Z'", "'{1,2}'", "'{}'", `'{"a\"b"}'`}
+	if !slices.Equal(got, want) {
+		t.Errorf("literals = %q, want %q", got, want)
+	}
+	if _, err := literals([]any{struct{}{}}); err == nil {
+		t.Error("literals accepted a struct")
+	}
+	if got := executionMs("Planning Time: 0.1 ms\nExecution Time: 12.345 ms\n"); got != 12.345 {
+		t.Errorf("executionMs = %v, want 12.345", got)
 	}
 }
 

@@ -60,7 +60,7 @@ type world struct {
 	store     *db.Store
 	classes   []class
 	maxAnchor int64
-	nonce     string
+	shareURLs []string // resources the returning scenarios share again
 	posted    atomic.Int64
 	anonSeq   atomic.Int64
 	events    []string // session tokens of the users posting events
@@ -126,25 +126,43 @@ func (w *world) resetFence(ctx context.Context, id int64) error {
 	return nil
 }
 
-// shareByFollowee stores a new share by one of v's followees, as the share form does: a new
-// item arrives in v's feed.
+// shareByFollowee stores a new share by one of v's followees, as the share form does: an
+// item arrives in v's feed. It shares a resource of the dataset again (re-shares are common,
+// and they leave no new anchor behind for restore to delete).
 func (w *world) shareByFollowee(ctx context.Context, v *viewer, r *rand.Rand) error {
 	author := v.ID
 	if len(v.Followees) > 0 {
 		author = v.Followees[r.IntN(len(v.Followees))]
 	}
-	n := w.posted.Add(1)
-	p, err := tributary.Prepare(tributary.NewPost{AuthorID: author,
-		URL:   fmt.Sprintf("https://bench.example.org/%s/%d", w.nonce, n),
-		Title: fmt.Sprintf("Benchmark share %d", n), Body: "A new item, shared while the benchmark runs.",
+	return share(ctx, w.store, author, w.shareURLs[r.IntN(len(w.shareURLs))], w.posted.Add(1))
+}
+
+// share stores a share of url by author.
+func share(ctx context.Context, store *db.Store, author int64, url string, n int64) error {
+	p, err := tributary.Prepare(tributary.NewPost{AuthorID: author, URL: url,
+		Title: fmt.Sprintf("Benchmark share %d", n), Body: "Shared again while the benchmark runs.",
 		CreatedAt: time.Now()})
 	if err != nil {
-		return fmt.Errorf("prepare share: %w", err)
+		return fmt.Errorf("prepare share of %s: %w", url, err)
 	}
-	if _, err := w.store.CreatePost(ctx, p); err != nil {
+	if _, err := store.CreatePost(ctx, p); err != nil {
 		return fmt.Errorf("share: %w", err)
 	}
 	return nil
+}
+
+// shareURLs returns the URLs of some of the dataset's resources, spread over its anchors.
+func shareURLs(ctx context.Context, pool *pgxpool.Pool, maxAnchor int64) ([]string, error) {
+	var urls []string
+	err := pool.QueryRow(ctx, `SELECT coalesce(array_agg(url ORDER BY id), '{}') FROM anchors
+		WHERE id <= $1 AND id % greatest(1, $1 / 2000) = 0`, maxAnchor).Scan(&urls)
+	if err == nil && len(urls) == 0 {
+		err = fmt.Errorf("no anchors")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bench: share URLs: %w", err)
+	}
+	return urls, nil
 }
 
 func (w *world) logins(ctx context.Context) error {
@@ -159,6 +177,9 @@ func (w *world) logins(ctx context.Context) error {
 	return nil
 }
 
+// returnCycle is how many returns a fence serves before it is rebuilt (returningFirst).
+const returnCycle = 4
+
 const (
 	apiTimeline = "/api/timeline"
 	liveSource  = tributary.KindArxiv // a category filter: always the live path
@@ -170,27 +191,8 @@ func (w *world) limitParam() string { return fmt.Sprintf("?limit=%d", w.pageSize
 func (w *world) scenarios(conc, tconc int) []scenario {
 	var out []scenario
 	anon := newClient(w.base, w.tr)
-	out = append(out,
-		scenario{Name: "anon_html_hit", Group: "anonymous front page, HTML, cache hit", Kind: "http", Concurrency: tconc,
-			Note: "GET / without a session: the same URL again and again",
-			worker: func(int) step {
-				return func(ctx context.Context) (time.Duration, error) {
-					_, d, err := anon.get(ctx, "/")
-					return d, err
-				}
-			}},
-		scenario{Name: "anon_json_hit", Group: "anonymous front page, JSON, cache hit", Kind: "http", Concurrency: tconc,
-			Note:  "GET /api/timeline without a session: path=cache",
-			setup: func(ctx context.Context) error { _, _, err := anon.get(ctx, apiTimeline); return err },
-			worker: func(int) step {
-				return func(ctx context.Context) (time.Duration, error) {
-					body, d, err := anon.get(ctx, apiTimeline)
-					if err == nil && !bytes.Contains(body, []byte(`"path":"cache"`)) {
-						err = fmt.Errorf("anonymous timeline not served from the cache")
-					}
-					return d, err
-				}
-			}},
+	out = append(out, w.cachedAnon("anon_html_hit", "anonymous front page, HTML, cache hit", "/", "", tconc),
+		w.cachedAnon("anon_json_hit", "anonymous front page, JSON, cache hit", apiTimeline, `"path":"cache"`, tconc),
 		scenario{Name: "anon_json_miss", Group: "anonymous front page, JSON, cache miss", Kind: "http", Concurrency: conc,
 			Note: "a distinct since= (years before the data) per request: a new cache key and a new fence every time",
 			worker: func(int) step {
@@ -205,8 +207,9 @@ func (w *world) scenarios(conc, tconc int) []scenario {
 			}},
 	)
 	for _, c := range w.classes {
-		out = append(out, w.coldFirst(c, conc), w.nextPages(c, conc), w.returningFirst(c, conc))
+		out = append(out, w.coldFirst(c, conc), w.nextPages(c, conc), w.returningFirst(c, conc, returnCycle))
 	}
+	out = append(out, w.returningFirst(w.classes[len(w.classes)-1], conc, 0))
 	for _, c := range w.classes {
 		out = append(out, w.live(c, conc))
 	}
@@ -214,16 +217,51 @@ func (w *world) scenarios(conc, tconc int) []scenario {
 	return out
 }
 
+// cachedAnon requests the same anonymous page again and again: after the first, every
+// answer comes from the cache. Each worker has its own keep-alive connection and a lean
+// client (rawGetter), since this measures the server's throughput.
+func (w *world) cachedAnon(name, group, path, marker string, conc int) scenario {
+	getters := make([]*rawGetter, conc)
+	return scenario{Name: name, Group: group, Kind: "http", Concurrency: conc,
+		Note: "GET " + path + " without a session, the same URL every time, over one keep-alive connection per worker (a minimal HTTP/1.1 client)",
+		setup: func(ctx context.Context) error {
+			for i := range getters {
+				g, err := newRawGetter(w.base, path)
+				if err != nil {
+					return err
+				}
+				getters[i] = g
+			}
+			_, _, err := getters[0].get(ctx) // fills the cache
+			return err
+		},
+		teardown: func() {
+			for _, g := range getters {
+				g.close()
+			}
+		},
+		worker: func(i int) step {
+			return func(ctx context.Context) (time.Duration, error) {
+				body, d, err := getters[i].get(ctx)
+				if err == nil && marker != "" && !bytes.Contains(body, []byte(marker)) {
+					err = fmt.Errorf("GET %s: the answer lacks %s", path, marker)
+				}
+				return d, err
+			}
+		}}
+}
+
 // coldFirst is a first page with no fence yet: the fence is dropped before every request.
 func (w *world) coldFirst(c class, conc int) scenario {
-	return scenario{Name: "first_cold_" + c.Name, Group: "logged-in first page, cold", Class: c.Name, Kind: "http",
+	prep := &prepTimer{}
+	return scenario{prep: prep, Name: "first_cold_" + c.Name, Group: "logged-in first page, cold", Class: c.Name, Kind: "http",
 		Concurrency: conc, Note: "GET /api/timeline; the viewer's fence is dropped before each request (untimed)",
 		worker: func(i int) step {
 			mine, k := owned(c.Viewers, i, conc), 0
 			return func(ctx context.Context) (time.Duration, error) {
 				v := mine[k%len(mine)]
 				k++
-				if err := w.resetFence(ctx, v.ID); err != nil {
+				if err := prep.time(func() error { return w.resetFence(ctx, v.ID) }); err != nil {
 					return 0, err
 				}
 				body, d, err := v.c.get(ctx, apiTimeline+w.limitParam())
@@ -239,12 +277,25 @@ func (w *world) coldFirst(c class, conc int) scenario {
 }
 
 // returningFirst is a first page of a viewer who has a fence, after a followee shared
-// something new: the new item gets ranked and a new fencepost committed.
-func (w *world) returningFirst(c class, conc int) scenario {
-	return scenario{Name: "first_returning_" + c.Name, Group: "logged-in first page, returning", Class: c.Name, Kind: "http",
-		Concurrency: conc, Note: "GET /api/timeline with a fence; a followee shares a new link before each request (untimed)",
+// something new: the new item gets ranked and a new fencepost committed. Each return adds a
+// one-item fencepost to the viewer's fence; every cycle returns the fence is rebuilt by a
+// cold load (untimed), so a return finds at most cycle-1 such fenceposts before a full one.
+// cycle 0 never rebuilds: a reader who reloads all the time.
+func (w *world) returningFirst(c class, conc, cycle int) scenario {
+	prep := &prepTimer{}
+	name := "first_returning_" + c.Name
+	note := fmt.Sprintf("GET /api/timeline with a fence; a followee shares a link again before each request, and every %d returns the fence is rebuilt by a cold load (both untimed)", cycle)
+	if cycle == 0 {
+		name = "first_returning_reload_" + c.Name
+		note = "GET /api/timeline with a fence that grows by a one-item fencepost per return: a followee shares a link again before each request (untimed), the fence is never rebuilt"
+	}
+	return scenario{prep: prep, Name: name, Group: "logged-in first page, returning", Class: c.Name, Kind: "http",
+		Concurrency: conc, Note: note,
 		setup: func(ctx context.Context) error {
 			for _, v := range c.Viewers { // a fence exists: the viewer was here before
+				if err := w.resetFence(ctx, v.ID); err != nil {
+					return err
+				}
 				if _, _, err := v.c.get(ctx, apiTimeline+w.limitParam()); err != nil {
 					return err
 				}
@@ -255,10 +306,22 @@ func (w *world) returningFirst(c class, conc int) scenario {
 			mine, k := owned(c.Viewers, i, conc), 0
 			r := rand.New(rand.NewPCG(uint64(i), 1))
 			last := map[int64]string{}
+			returns := map[int64]int{}
 			return func(ctx context.Context) (time.Duration, error) {
 				v := mine[k%len(mine)]
 				k++
-				if err := w.shareByFollowee(ctx, v, r); err != nil {
+				err := prep.time(func() error {
+					if returns[v.ID]++; cycle > 0 && returns[v.ID]%cycle == 0 {
+						if err := w.resetFence(ctx, v.ID); err != nil {
+							return err
+						}
+						if _, _, err := v.c.get(ctx, apiTimeline+w.limitParam()); err != nil {
+							return err
+						}
+					}
+					return w.shareByFollowee(ctx, v, r)
+				})
+				if err != nil {
 					return 0, err
 				}
 				body, d, err := v.c.get(ctx, apiTimeline+w.limitParam())
@@ -326,14 +389,15 @@ func (w *world) nextPages(c class, conc int) scenario {
 
 // live is a category filter: the live path ranks recent shares of the followed set.
 func (w *world) live(c class, conc int) scenario {
-	return scenario{Name: "live_" + c.Name, Group: "live path (category filter), first page", Class: c.Name, Kind: "http",
+	prep := &prepTimer{}
+	return scenario{prep: prep, Name: "live_" + c.Name, Group: "live path (category filter), first page", Class: c.Name, Kind: "http",
 		Concurrency: conc, Note: "GET /api/timeline?source=" + string(liveSource) + "; the fence is dropped before each request (untimed)",
 		worker: func(i int) step {
 			mine, k := owned(c.Viewers, i, conc), 0
 			return func(ctx context.Context) (time.Duration, error) {
 				v := mine[k%len(mine)]
 				k++
-				if err := w.resetFence(ctx, v.ID); err != nil {
+				if err := prep.time(func() error { return w.resetFence(ctx, v.ID) }); err != nil {
 					return 0, err
 				}
 				body, d, err := v.c.get(ctx, apiTimeline+w.limitParam()+"&source="+string(liveSource))

@@ -26,6 +26,9 @@ type server struct {
 
 	refreshed chan refreshLine
 	done      chan struct{}
+
+	stopOnce sync.Once
+	stopErr  error
 }
 
 // refreshLine is the scheduler's log line of a snapshot refresh.
@@ -139,6 +142,16 @@ func (s *server) waitRefresh(ctx context.Context, timeout time.Duration) (refres
 	}
 }
 
+// exited reports whether the server process has ended (its log closed).
+func (s *server) exited() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
 func (s *server) tail() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -163,21 +176,21 @@ func (s *server) peakRSS() (int64, error) {
 	return 0, fmt.Errorf("bench: peak RSS: no VmHWM in /proc/%d/status", s.cmd.Process.Pid)
 }
 
-// stop asks the server to shut down gracefully, and kills it if it does not.
+// stop asks the server to shut down gracefully, and kills it if it does not; calling it
+// again returns the first call's result.
 func (s *server) stop() error {
-	if s.cmd.Process == nil {
-		return nil
-	}
-	s.cmd.Process.Signal(os.Interrupt)
-	waited := make(chan error, 1)
-	go func() { waited <- s.cmd.Wait() }()
-	select {
-	case err := <-waited:
-		return err
-	case <-time.After(20 * time.Second):
-		s.cmd.Process.Kill()
-		return <-waited
-	}
+	s.stopOnce.Do(func() {
+		s.cmd.Process.Signal(os.Interrupt)
+		waited := make(chan error, 1)
+		go func() { waited <- s.cmd.Wait() }()
+		select {
+		case s.stopErr = <-waited:
+		case <-time.After(20 * time.Second):
+			s.cmd.Process.Kill()
+			s.stopErr = <-waited
+		}
+	})
+	return s.stopErr
 }
 
 // cpuTime is the user+system CPU time a process has used; 0 when it cannot be read.

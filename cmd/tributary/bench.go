@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"tributary/bench"
@@ -13,7 +14,8 @@ import (
 const benchHelp = `Usage: tributary bench [flags]
 
 Benchmarks the feed on the bench dataset (seeded once with 'tributary seed' into the
-database tributary_bench of this checkout's private PostgreSQL cluster, and reused while
+database tributary_bench of a private PostgreSQL cluster of its own, next to the
+checkout's: <cluster dir>-bench, so 'make stop' and the tests leave it alone; reused while
 the seed parameters and the migrations stay the same), through the real server on a
 loopback port: anonymous front page (cache hit and miss), logged-in first pages (cold and
 returning) and next pages for light, median and heavy followers, the live path, event
@@ -22,7 +24,9 @@ the main queries, the snapshot refresh time and the server's peak RSS. Writes
 BENCHMARKS.md, BENCHMARKS.json, bench/latency.svg and bench/explain/*.txt under --out.
 
 --quick runs a small dataset (its own database, tributary_bench_quick) in under a minute
-and writes to bench/out/quick unless --out is given.
+and writes to bench/out/quick unless --out is given. The bench cluster keeps running
+after the run (warm for the next one): 'tributary cluster stop --cluster-dir DIR' stops it,
+with DIR from 'tributary bench --print-dsn'.
 
 Flags:
 `
@@ -43,16 +47,24 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&cfg.Reseed, "reseed", false, "seed the dataset again even when the database holds it")
 	fs.StringVar(&cfg.Database.URL, "database-url", e.getenv("BENCH_DATABASE_URL"),
 		"bench database (env BENCH_DATABASE_URL; never DATABASE_URL): seeded when empty, never dropped; default: a database of the private cluster")
-	fs.StringVar(&cfg.Database.ClusterDir, "cluster-dir", e.getenv("TRIBUTARY_CLUSTER_DIR"),
-		"directory of the private PostgreSQL cluster (env TRIBUTARY_CLUSTER_DIR; default derived from the working directory)")
+	fs.StringVar(&cfg.Database.ClusterDir, "cluster-dir", e.getenv("TRIBUTARY_BENCH_CLUSTER_DIR"),
+		"directory of the bench's private PostgreSQL cluster (env TRIBUTARY_BENCH_CLUSTER_DIR; default: the checkout's cluster directory + \"-bench\")")
 	fs.StringVar(&cfg.Binary, "binary", "", "tributary binary to seed and serve with (default: this one)")
 	printDSN := fs.Bool("print-dsn", false, "print the bench database's connection string and exit")
+	only := fs.String("only", "", "run only the scenarios whose names match this regular expression (default --out: bench/out/only)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
 		return fmt.Errorf("bench: unexpected argument %q", fs.Arg(0))
+	}
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			return fmt.Errorf("bench: --only: %w", err)
+		}
+		cfg.Only = re
 	}
 	cfg.Log = e.stderr
 	cfg.Defaults()
@@ -72,12 +84,16 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		cfg.Binary = exe
 	}
 	if cfg.Out == "" {
-		cfg.Out = "."
-		if cfg.Quick {
+		switch {
+		case cfg.Quick:
 			cfg.Out = filepath.Join("bench", "out", "quick")
+		case cfg.Only != nil:
+			cfg.Out = filepath.Join("bench", "out", "only")
+		default:
+			cfg.Out = "."
 		}
 	}
-	cfg.Rerun = "make bench    # or: go run ./cmd/tributary bench " + strings.Join(args, " ")
+	cfg.Rerun = strings.TrimSpace("make bench    # or: go run ./cmd/tributary bench " + strings.Join(args, " "))
 	_, err := bench.Run(ctx, cfg)
 	return err
 }
