@@ -71,7 +71,7 @@ func (s *Store) SnapshotFeed(ctx context.Context, q SnapshotQuery) (SnapshotPage
 	var rows []dbq.FeedSnapshot
 	var page SnapshotPage
 	var err error
-	if len(q.Followed) >= LargeFollowedSet && len(q.Only) == 0 {
+	if len(q.Only) == 0 {
 		rows, err = s.snapshotScan(ctx, q)
 		page.Complete = true // exact: snapshotScan read until no other row could enter the top
 	} else {
@@ -105,10 +105,11 @@ func (s *Store) SnapshotFeed(ctx context.Context, q SnapshotQuery) (SnapshotPage
 // snapshot: reading rows in score order and filtering in Go beats the GIN index.
 const LargeFollowedSet = 100
 
-// snapshotScan reads narrow snapshot rows in score order, keeps those with a followee among
-// the sharers, and stops once no row further down could overtake the limit-th one by the
-// largest followee bonus (or after scanPages pages). It returns the full rows of the best
-// limit, in no particular order.
+// snapshotScan ranks on narrow rows and reads only the best limit in full (decoding full
+// rows is most of the cost). Small followed sets get every match from the GIN index; large
+// ones read rows in score order, keep those with a followee among the sharers, and stop once
+// no row further down could overtake the limit-th one by the largest followee bonus (or
+// after scanPages pages). It returns the full rows of the best limit, in no particular order.
 func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSnapshot, error) {
 	since, until := q.bounds()
 	const page, scanPages = 1000, 3
@@ -118,13 +119,7 @@ func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSn
 		eff float64
 	}
 	var matched []match
-	for off := 0; ; off += page {
-		rows, err := s.q.SnapshotScan(ctx, dbq.SnapshotScanParams{Kind: string(q.Source), Tag: q.Tag,
-			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
-			HiddenIds: nonNilIDs(q.Hidden), Since: since, Until: until, Lim: page, Off: int32(off)})
-		if err != nil {
-			return nil, fmt.Errorf("db: snapshot scan: %w", err)
-		}
+	keep := func(rows []dbq.SnapshotScanRow) {
 		for _, r := range rows {
 			n := 0
 			for _, id := range r.SharerUserIds {
@@ -138,6 +133,30 @@ func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSn
 			}
 		}
 		slices.SortStableFunc(matched, func(a, b match) int { return cmp.Compare(b.eff, a.eff) })
+	}
+	if len(q.Followed) < LargeFollowedSet {
+		// A small followed set: the GIN index finds every match at once.
+		rows, err := s.q.SnapshotMatches(ctx, dbq.SnapshotMatchesParams{Followed: q.Followed, Kind: string(q.Source),
+			Tag: q.Tag, ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked),
+			PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), HiddenIds: nonNilIDs(q.Hidden), Since: since, Until: until,
+			Lim: scanPages * page})
+		if err != nil {
+			return nil, fmt.Errorf("db: snapshot matches: %w", err)
+		}
+		scan := make([]dbq.SnapshotScanRow, len(rows))
+		for i, r := range rows {
+			scan[i] = dbq.SnapshotScanRow(r)
+		}
+		keep(scan)
+	}
+	for off := 0; len(q.Followed) >= LargeFollowedSet; off += page {
+		rows, err := s.q.SnapshotScan(ctx, dbq.SnapshotScanParams{Kind: string(q.Source), Tag: q.Tag,
+			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
+			HiddenIds: nonNilIDs(q.Hidden), Since: since, Until: until, Lim: page, Off: int32(off)})
+		if err != nil {
+			return nil, fmt.Errorf("db: snapshot scan: %w", err)
+		}
+		keep(rows)
 		// Past a few pages the stored scores are far enough down that a followee bonus lifting
 		// one of them into the page is rare: stop there rather than read the whole snapshot.
 		if len(rows) < page || off >= (scanPages-1)*page ||

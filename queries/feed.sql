@@ -92,3 +92,20 @@ SELECT s.anchor_id, s.score, s.sharer_user_ids
    AND NOT (s.anchor_id = ANY(v.hidden))
  ORDER BY s.score DESC, s.date DESC, s.anchor_id
  LIMIT @lim OFFSET @off;
+
+-- name: SnapshotMatches :many
+-- The narrow rows of every anchor shared by a small followed set (GIN overlap), for Go to
+-- rank exactly before the best are read in full.
+WITH v AS (SELECT @followed::bigint[] AS followed, @kind::text AS kind, @tag::text AS tag,
+                  @viewer_id::bigint AS viewer_id, @blocked::bigint[] AS blocked,
+                  @private_feeds::bigint[] AS private_feeds, @hidden_ids::bigint[] AS hidden)
+SELECT s.anchor_id, s.score, s.sharer_user_ids
+  FROM feed_snapshot s, v
+ WHERE s.sharer_user_ids && v.followed
+   AND can_read(s.any_public, s.protected_owner_ids, s.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
+   AND (v.kind = '' OR s.kind = v.kind)
+   AND (v.tag = '' OR s.tags @> ARRAY[v.tag])
+   AND s.date >= @since AND s.date < @until
+   AND NOT (s.anchor_id = ANY(v.hidden))
+ ORDER BY s.score DESC, s.date DESC, s.anchor_id
+ LIMIT @lim;

@@ -51,7 +51,7 @@ func NewServer(cfg Config) *Server {
 	sm := scs.New()
 	sm.Store = pgxstore.NewWithCleanupInterval(cfg.Store.Pool, 0) // the scheduler cleans up
 	sm.Lifetime = 30 * 24 * time.Hour
-	sm.IdleTimeout = 14 * 24 * time.Hour
+	// No idle timeout: it would rewrite the session row on every request.
 	sm.Cookie.Name = "tributary_session"
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
