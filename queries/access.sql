@@ -70,9 +70,6 @@ DELETE FROM bans WHERE user_id = @user_id AND banned_id = @banned_id;
 -- name: HasBanned :one
 SELECT EXISTS (SELECT 1 FROM bans WHERE user_id = @user_id AND banned_id = @banned_id);
 
--- name: DeleteFollowsBetween :exec
-DELETE FROM follows WHERE (follower_id = @a AND followed_id = @b) OR (follower_id = @b AND followed_id = @a);
-
 -- name: PostOwner :one
 SELECT author_id, anchor_id FROM posts WHERE id = @id AND deleted_at IS NULL;
 

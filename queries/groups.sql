@@ -60,9 +60,3 @@ SELECT p.* FROM post_cards p
    AND (p.created_at, p.id) < (@before_at::timestamptz, @before_id::bigint)
  ORDER BY p.created_at DESC, p.id DESC
  LIMIT @lim;
-
--- name: DirectRecipients :many
-SELECT r.feed_id, u.id, u.handle, u.display_name FROM feed_readers r
-  JOIN users u ON u.id = r.user_id
- WHERE r.feed_id = ANY(@feed_ids::bigint[])
- ORDER BY r.feed_id, u.handle;

@@ -14,9 +14,6 @@ VALUES (@author_id, @anchor_id, @url, @title, @body, @canonical_url, @anchor_url
 ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
 RETURNING id;
 
--- name: PostFeeds :many
-SELECT fp.feed_id FROM feed_posts fp WHERE fp.post_id = @post_id;
-
 -- name: InsertFeedPost :exec
 INSERT INTO feed_posts (feed_id, post_id, time_ord) VALUES (@feed_id, @post_id, @time_ord)
 ON CONFLICT DO NOTHING;
@@ -30,6 +27,3 @@ SELECT * FROM post_cards p
    AND (p.created_at, p.id) < (@before_at::timestamptz, @before_id::bigint)
  ORDER BY p.created_at DESC, p.id DESC
  LIMIT @lim;
-
--- name: CountPosts :one
-SELECT count(*) FROM posts;

@@ -56,20 +56,6 @@ func (q *Queries) Ban(ctx context.Context, arg BanParams) error {
 	return err
 }
 
-const deleteFollowsBetween = `-- name: DeleteFollowsBetween :exec
-DELETE FROM follows WHERE (follower_id = $1 AND followed_id = $2) OR (follower_id = $2 AND followed_id = $1)
-`
-
-type DeleteFollowsBetweenParams struct {
-	A int64
-	B int64
-}
-
-func (q *Queries) DeleteFollowsBetween(ctx context.Context, arg DeleteFollowsBetweenParams) error {
-	_, err := q.db.Exec(ctx, deleteFollowsBetween, arg.A, arg.B)
-	return err
-}
-
 const deletePost = `-- name: DeletePost :exec
 UPDATE posts SET deleted_at = $1 WHERE id = $2
 `

@@ -138,45 +138,6 @@ func (q *Queries) DirectPosts(ctx context.Context, arg DirectPostsParams) ([]Pos
 	return items, nil
 }
 
-const directRecipients = `-- name: DirectRecipients :many
-SELECT r.feed_id, u.id, u.handle, u.display_name FROM feed_readers r
-  JOIN users u ON u.id = r.user_id
- WHERE r.feed_id = ANY($1::bigint[])
- ORDER BY r.feed_id, u.handle
-`
-
-type DirectRecipientsRow struct {
-	FeedID      int64
-	ID          int64
-	Handle      string
-	DisplayName string
-}
-
-func (q *Queries) DirectRecipients(ctx context.Context, feedIds []int64) ([]DirectRecipientsRow, error) {
-	rows, err := q.db.Query(ctx, directRecipients, feedIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []DirectRecipientsRow{}
-	for rows.Next() {
-		var i DirectRecipientsRow
-		if err := rows.Scan(
-			&i.FeedID,
-			&i.ID,
-			&i.Handle,
-			&i.DisplayName,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const feedPosts = `-- name: FeedPosts :many
 SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.author_handle, p.author_name, p.author_vip FROM post_cards p
  WHERE p.id IN (SELECT fp.post_id FROM feed_posts fp WHERE fp.feed_id = $1)

@@ -10,17 +10,6 @@ import (
 	"time"
 )
 
-const countPosts = `-- name: CountPosts :one
-SELECT count(*) FROM posts
-`
-
-func (q *Queries) CountPosts(ctx context.Context) (int64, error) {
-	row := q.db.QueryRow(ctx, countPosts)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
 const insertFeedPost = `-- name: InsertFeedPost :exec
 INSERT INTO feed_posts (feed_id, post_id, time_ord) VALUES ($1, $2, $3)
 ON CONFLICT DO NOTHING
@@ -87,30 +76,6 @@ func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (int64, 
 	var id int64
 	err := row.Scan(&id)
 	return id, err
-}
-
-const postFeeds = `-- name: PostFeeds :many
-SELECT fp.feed_id FROM feed_posts fp WHERE fp.post_id = $1
-`
-
-func (q *Queries) PostFeeds(ctx context.Context, postID int64) ([]int64, error) {
-	rows, err := q.db.Query(ctx, postFeeds, postID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []int64{}
-	for rows.Next() {
-		var feed_id int64
-		if err := rows.Scan(&feed_id); err != nil {
-			return nil, err
-		}
-		items = append(items, feed_id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }
 
 const postsFeedOf = `-- name: PostsFeedOf :one
