@@ -18,6 +18,9 @@ type Fencepost struct {
 	At     time.Time
 	PrevAt time.Time // zero: no older fencepost (the interval is unbounded below)
 	Head   []int64
+	// tailEmpty is known only in the request that committed the fencepost: everything that
+	// arrived is in the head, so listing the tail can be skipped.
+	tailEmpty bool
 }
 
 // FenceKey names one fence: a viewer (0 for anonymous) and a feed template.
@@ -48,8 +51,8 @@ type FenceStore interface {
 // Source supplies a feed's items.
 type Source interface {
 	// Ranked returns up to limit items that arrived in (after, upTo], best first; after zero
-	// means no lower bound.
-	Ranked(ctx context.Context, after, upTo time.Time, limit int) ([]int64, error)
+	// means no lower bound. all says they are every item of the interval.
+	Ranked(ctx context.Context, after, upTo time.Time, limit int) (ids []int64, all bool, err error)
 	// Tail lists items that arrived in (from, to] strictly after pos in (arrival desc, id
 	// desc) order, leaving out skip, up to limit.
 	Tail(ctx context.Context, from, to time.Time, pos Pos, skip []int64, limit int) ([]Entry, error)
@@ -124,7 +127,7 @@ func (f Fence) First(ctx context.Context, k FenceKey, now time.Time, limit int) 
 	fp := latest
 	created := false
 	if !ok || now.After(latest.At) {
-		head, err := f.Source.Ranked(ctx, after, now, f.HeadSize)
+		head, all, err := f.Source.Ranked(ctx, after, now, f.HeadSize)
 		if err != nil {
 			return Page{}, err
 		}
@@ -140,7 +143,7 @@ func (f Fence) First(ctx context.Context, k FenceKey, now time.Time, limit int) 
 			}
 		}
 		if len(head) > 0 {
-			fp = Fencepost{At: now, PrevAt: after, Head: head}
+			fp = Fencepost{At: now, PrevAt: after, Head: head, tailEmpty: all}
 			if err := f.Store.Commit(ctx, k, fp); err != nil {
 				return Page{}, err
 			}
@@ -185,9 +188,12 @@ func (f Fence) fill(ctx context.Context, k FenceKey, fp Fencepost, c Cursor, lim
 			}
 			continue
 		}
-		entries, err := f.Source.Tail(ctx, fp.PrevAt, fp.At, c.Pos, fp.Head, need)
-		if err != nil {
-			return Page{}, err
+		var entries []Entry
+		if !fp.tailEmpty {
+			var err error
+			if entries, err = f.Source.Tail(ctx, fp.PrevAt, fp.At, c.Pos, fp.Head, need); err != nil {
+				return Page{}, err
+			}
 		}
 		ids := make([]int64, len(entries))
 		for i, e := range entries {

@@ -70,7 +70,7 @@ func (m *memSource) arrivalIn(id int64, from, to time.Time) (time.Time, bool) {
 	return best, ok
 }
 
-func (m *memSource) Ranked(_ context.Context, after, upTo time.Time, limit int) ([]int64, error) {
+func (m *memSource) Ranked(_ context.Context, after, upTo time.Time, limit int) ([]int64, bool, error) {
 	var ids []int64
 	for id := range m.arrivals {
 		if _, ok := m.arrivalIn(id, after, upTo); ok {
@@ -78,7 +78,7 @@ func (m *memSource) Ranked(_ context.Context, after, upTo time.Time, limit int) 
 		}
 	}
 	slices.SortFunc(ids, func(a, b int64) int { return cmp.Or(cmp.Compare(rankOf(b), rankOf(a)), cmp.Compare(a, b)) })
-	return ids[:min(limit, len(ids))], nil
+	return ids[:min(limit, len(ids))], len(ids) <= limit, nil
 }
 
 func (m *memSource) Tail(_ context.Context, from, to time.Time, pos Pos, skip []int64, limit int) ([]Entry, error) {

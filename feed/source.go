@@ -17,17 +17,19 @@ type fenceStore struct {
 
 func (f fenceStore) Latest(ctx context.Context, k FenceKey) (Fencepost, bool, error) {
 	r, ok, err := f.store.LatestFencepost(ctx, k.Viewer, k.Template)
-	return Fencepost(r), ok, err
+	return fencepostOf(r), ok, err
 }
 
 func (f fenceStore) Get(ctx context.Context, k FenceKey, at time.Time) (Fencepost, bool, error) {
 	r, ok, err := f.store.Fencepost(ctx, k.Viewer, k.Template, at)
-	return Fencepost(r), ok, err
+	return fencepostOf(r), ok, err
 }
 
 func (f fenceStore) Commit(ctx context.Context, k FenceKey, fp Fencepost) error {
-	return f.store.CommitFencepost(ctx, k.Viewer, k.Template, db.FencepostRow(fp), f.now)
+	return f.store.CommitFencepost(ctx, k.Viewer, k.Template, db.FencepostRow{At: fp.At, PrevAt: fp.PrevAt, Head: fp.Head}, f.now)
 }
+
+func fencepostOf(r db.FencepostRow) Fencepost { return Fencepost{At: r.At, PrevAt: r.PrevAt, Head: r.Head} }
 
 // source is one request's view of the feed: the viewer, the filters, and the items it has
 // loaded (kept to render them without a second query).
@@ -47,19 +49,22 @@ func (src *source) filter() db.FeedFilter {
 
 // Ranked ranks the items that arrived in (after, upTo]. The first fencepost ranks the whole
 // window with the snapshot or live path; later ones rank just what arrived since.
-func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int) ([]int64, error) {
+func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int) ([]int64, bool, error) {
 	var items []tributary.Item
+	all := false
 	if after.IsZero() {
 		var err error
 		items, err = src.s.candidates(ctx, src.viewer, src.v, src.filter(), src.hidden(), limit*2, src.path, src.now)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	} else {
 		arrived, err := src.s.store.Arrived(ctx, src.arrivedQuery(after, upTo, Pos{}, nil, src.s.cfg.LiveCap))
 		if err != nil || len(arrived) == 0 {
-			return nil, err
+			return nil, false, err
 		}
+		// Every item that arrived fits in the head (seen ones are left out of both).
+		all = len(arrived) <= limit
 		ids := make([]int64, 0, len(arrived))
 		for _, a := range arrived {
 			if src.q.IncludeSeen || !src.v.seen[a.AnchorID] {
@@ -71,7 +76,7 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 		}
 		m, err := src.s.store.Items(ctx, ids, src.v.access, src.now)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		cands := make([]db.Candidate, 0, len(m))
 		for _, id := range ids {
@@ -88,7 +93,7 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 		ids = append(ids, it.ID)
 		src.items[it.ID] = it
 	}
-	return ids, nil
+	return ids, all && len(items) <= limit, nil
 }
 
 func (src *source) hidden() []int64 {
