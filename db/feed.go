@@ -45,51 +45,28 @@ type SnapshotQuery struct {
 	Followed []int64 // sorted
 	Fresh    []int64 // anchors the viewer shared within the fresh-self window: always fetched
 	Hidden   []int64 // seen items to leave out
-	Only     []int64 // when set, rank only these items
 	Limit    int
 }
 
 // Candidate is a ranked row before the Go side explains and diversifies it.
 type Candidate struct {
-	Rollup        tributary.Rollup
-	ScoredAt      time.Time // the time the stored score was computed at
-	Score         float64   // the stored (viewer-agnostic) score; 0 off the snapshot
-	FolloweeShare int
+	Rollup   tributary.Rollup
+	ScoredAt time.Time // the time the viewer-agnostic score terms are taken at
 }
 
-// SnapshotPage is a snapshot-path answer: the Limit best rows by stored score (plus the
-// viewer's fresh shares), and whether they were all the matching rows.
-type SnapshotPage struct {
-	Candidates []Candidate
-	LastScore  float64 // the stored score of the last row by score
-	Complete   bool
-}
-
-// SnapshotFeed runs the snapshot path for a logged-in viewer. Rows the viewer may read only
-// in part come back rolled up from the posts the viewer may read.
-func (s *Store) SnapshotFeed(ctx context.Context, q SnapshotQuery) (SnapshotPage, error) {
-	var rows []dbq.FeedSnapshot
-	var page SnapshotPage
-	var err error
-	if len(q.Only) == 0 {
-		rows, err = s.snapshotScan(ctx, q)
-		page.Complete = true // exact: snapshotScan read until no other row could enter the top
-	} else {
-		rows, err = s.snapshotTop(ctx, q)
-		page.Complete = len(rows) < q.Limit
-		if len(rows) > 0 {
-			page.LastScore = rows[len(rows)-1].Score
-		}
-	}
+// SnapshotFeed runs the snapshot path for a logged-in viewer: the Limit best items by stored
+// score plus followee bonus (snapshotScan), and the viewer's fresh shares, which the
+// fresh-self boost can lift to the top. Rows the viewer may read only in part come back
+// rolled up from the posts the viewer may read.
+func (s *Store) SnapshotFeed(ctx context.Context, q SnapshotQuery) ([]Candidate, error) {
+	rows, err := s.snapshotScan(ctx, q)
 	if err != nil {
-		return SnapshotPage{}, err
+		return nil, err
 	}
-	if len(q.Fresh) > 0 { // the fresh-self boost can lift any of these to the top
-		fq := q
-		fq.Only, fq.Limit = q.Fresh, len(q.Fresh)
-		fresh, err := s.snapshotTop(ctx, fq)
+	if len(q.Fresh) > 0 {
+		fresh, err := s.snapshotRowsAmong(ctx, q, q.Fresh)
 		if err != nil {
-			return SnapshotPage{}, err
+			return nil, err
 		}
 		for _, r := range fresh {
 			if !slices.ContainsFunc(rows, func(x dbq.FeedSnapshot) bool { return x.AnchorID == r.AnchorID }) {
@@ -97,8 +74,7 @@ func (s *Store) SnapshotFeed(ctx context.Context, q SnapshotQuery) (SnapshotPage
 			}
 		}
 	}
-	page.Candidates, err = s.readable(ctx, rows, q.Viewer)
-	return page, err
+	return s.readable(ctx, rows, q.Viewer)
 }
 
 // LargeFollowedSet is the size of followed set from which its sharers are dense in the
@@ -175,11 +151,12 @@ func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSn
 	return rows, nil
 }
 
-func (s *Store) snapshotTop(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSnapshot, error) {
+// snapshotRowsAmong reads the full rows of ids that pass the query's filters.
+func (s *Store) snapshotRowsAmong(ctx context.Context, q SnapshotQuery, ids []int64) ([]dbq.FeedSnapshot, error) {
 	since, until := q.bounds()
 	rows, err := s.q.SnapshotFeed(ctx, dbq.SnapshotFeedParams{
-		Followed: q.Followed, HiddenIds: nonNilIDs(q.Hidden), OnlyIds: nonNilIDs(q.Only),
-		Kind: string(q.Source), Tag: q.Tag, Since: since, Until: until, Lim: int32(q.Limit),
+		Followed: q.Followed, HiddenIds: nonNilIDs(q.Hidden), OnlyIds: ids,
+		Kind: string(q.Source), Tag: q.Tag, Since: since, Until: until, Lim: int32(len(ids)),
 		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 	})
 	if err != nil {
@@ -217,7 +194,7 @@ func (s *Store) readable(ctx context.Context, rows []dbq.FeedSnapshot, v tributa
 	for _, r := range rows {
 		if !r.AllPublic {
 			if ru, ok := redone[r.AnchorID]; ok {
-				out = append(out, Candidate{Rollup: ru, ScoredAt: r.RefreshedAt, Score: r.Score})
+				out = append(out, Candidate{Rollup: ru, ScoredAt: r.RefreshedAt})
 			}
 			continue
 		}
@@ -225,7 +202,7 @@ func (s *Store) readable(ctx context.Context, rows []dbq.FeedSnapshot, v tributa
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Candidate{Rollup: ru, ScoredAt: r.RefreshedAt, Score: r.Score})
+		out = append(out, Candidate{Rollup: ru, ScoredAt: r.RefreshedAt})
 	}
 	return out, nil
 }
@@ -253,10 +230,8 @@ func (s *Store) LiveFeed(ctx context.Context, q LiveQuery, now time.Time) ([]Can
 		return nil, fmt.Errorf("db: live candidates: %w", err)
 	}
 	ids := make([]int64, len(shares))
-	followee := make(map[int64]int, len(shares))
 	for i, sh := range shares {
-		ids[i] = sh.AnchorID
-		followee[sh.AnchorID] = int(sh.FolloweeShare)
+		ids[i] = sh.AnchorID // followee shares are counted again in Go, from readable sharers only
 	}
 	// The per-anchor aggregates come from the snapshot rows, which every share keeps current
 	// (rolled up from the posts for anchors the snapshot lacks); the score is taken at now.
@@ -267,7 +242,7 @@ func (s *Store) LiveFeed(ctx context.Context, q LiveQuery, now time.Time) ([]Can
 	out := make([]Candidate, 0, len(items))
 	for _, id := range ids {
 		if c, ok := items[id]; ok {
-			c.ScoredAt, c.FolloweeShare = now, followee[id]
+			c.ScoredAt = now
 			out = append(out, c)
 		}
 	}

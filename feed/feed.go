@@ -280,28 +280,20 @@ func (s *Service) candidates(ctx context.Context, viewer *tributary.User, v view
 	return s.rankCandidates(cands, viewer, v, limit, now), nil
 }
 
-// snapshotTop reads rows best stored score first and adds the viewer's bonuses in Go. A row
-// further down could still overtake the limit-th item only by the largest followee bonus, so
-// it reads more rows until the limit-th item beats the last row read by that margin.
+// snapshotTop ranks the whole window on the snapshot (exactly, see db.Store.SnapshotFeed)
+// and explains the result for the viewer.
 func (s *Service) snapshotTop(ctx context.Context, viewer *tributary.User, v viewerState, f db.FeedFilter,
 	hidden []int64, limit int, now time.Time) ([]tributary.Item, error) {
 	fresh := make([]int64, 0, len(v.fresh))
 	for id := range v.fresh {
 		fresh = append(fresh, id)
 	}
-	margin := s.cfg.Weights.FolloweeCap * s.cfg.Weights.FolloweeShare
-	for k := max(limit, 64); ; k *= 4 {
-		page, err := s.store.SnapshotFeed(ctx, db.SnapshotQuery{FeedFilter: f, Followed: v.followed, Viewer: v.access,
-			Fresh: fresh, Hidden: hidden, Limit: k})
-		if err != nil {
-			return nil, err
-		}
-		items := s.rankCandidates(page.Candidates, viewer, v, limit, now)
-		if page.Complete || k >= s.cfg.LiveCap ||
-			(len(items) == limit && items[limit-1].Score >= page.LastScore+margin) {
-			return items, nil
-		}
+	cands, err := s.store.SnapshotFeed(ctx, db.SnapshotQuery{FeedFilter: f, Followed: v.followed, Viewer: v.access,
+		Fresh: fresh, Hidden: hidden, Limit: limit})
+	if err != nil {
+		return nil, err
 	}
+	return s.rankCandidates(cands, viewer, v, limit, now), nil
 }
 
 // rankCandidates explains candidates for the viewer and keeps the best limit, in order.

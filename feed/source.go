@@ -29,7 +29,9 @@ func (f fenceStore) Commit(ctx context.Context, k FenceKey, fp Fencepost) error 
 	return f.store.CommitFencepost(ctx, k.Viewer, k.Template, db.FencepostRow{At: fp.At, PrevAt: fp.PrevAt, Head: fp.Head}, f.now)
 }
 
-func fencepostOf(r db.FencepostRow) Fencepost { return Fencepost{At: r.At, PrevAt: r.PrevAt, Head: r.Head} }
+func fencepostOf(r db.FencepostRow) Fencepost {
+	return Fencepost{At: r.At, PrevAt: r.PrevAt, Head: r.Head}
+}
 
 // source is one request's view of the feed: the viewer, the filters, and the items it has
 // loaded (kept to render them without a second query).
