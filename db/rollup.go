@@ -13,11 +13,15 @@ import (
 // Rollups rolls up the given anchors from their live posts. keep, when set, keeps only the
 // posts it accepts (what a viewer may read); anchors with no post left are absent.
 func (s *Store) Rollups(ctx context.Context, anchorIDs []int64, keep func(tributary.PostFacts) bool) (map[int64]tributary.Rollup, error) {
+	return rollups(ctx, s.q, anchorIDs, keep)
+}
+
+func rollups(ctx context.Context, q *dbq.Queries, anchorIDs []int64, keep func(tributary.PostFacts) bool) (map[int64]tributary.Rollup, error) {
 	out := make(map[int64]tributary.Rollup, len(anchorIDs))
 	if len(anchorIDs) == 0 {
 		return out, nil
 	}
-	rows, err := s.q.PostFactsByAnchors(ctx, anchorIDs)
+	rows, err := q.PostFactsByAnchors(ctx, anchorIDs)
 	if err != nil {
 		return nil, fmt.Errorf("db: post facts: %w", err)
 	}

@@ -115,13 +115,24 @@ func (s *Store) RefreshAnchors(ctx context.Context, anchorIDs []int64, now time.
 	if len(anchorIDs) == 0 {
 		return nil
 	}
-	rollups, err := s.Rollups(ctx, anchorIDs, nil)
+	tx, err := s.Pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("db: refresh anchors: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	q := s.q.WithTx(tx)
+	// Two writers redoing one anchor (a share and a refresh's catch-up) must not let the one
+	// that read fewer posts write last.
+	if err := q.LockAnchors(ctx, anchorIDs); err != nil {
+		return fmt.Errorf("db: refresh anchors: lock: %w", err)
+	}
+	rs, err := rollups(ctx, q, anchorIDs, nil)
 	if err != nil {
 		return err
 	}
-	rows := make([][]any, 0, len(rollups))
+	rows := make([][]any, 0, len(rs))
 	for _, id := range anchorIDs {
-		if r, ok := rollups[id]; ok && r.Date.After(now.Add(-SnapshotWindow)) {
+		if r, ok := rs[id]; ok && r.Date.After(now.Add(-SnapshotWindow)) {
 			row, err := snapshotRow(r, s.Weights, now)
 			if err != nil {
 				return fmt.Errorf("db: refresh anchors: %w", err)
@@ -129,15 +140,10 @@ func (s *Store) RefreshAnchors(ctx context.Context, anchorIDs []int64, now time.
 			rows = append(rows, row)
 		}
 	}
-	tx, err := s.Pool.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("db: refresh anchors: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	if err := s.q.WithTx(tx).MarkDirty(ctx, anchorIDs); err != nil {
+	if err := q.MarkDirty(ctx, anchorIDs); err != nil {
 		return fmt.Errorf("db: refresh anchors: mark: %w", err)
 	}
-	if err := s.q.WithTx(tx).DeleteSnapshotRows(ctx, anchorIDs); err != nil {
+	if err := q.DeleteSnapshotRows(ctx, anchorIDs); err != nil {
 		return fmt.Errorf("db: refresh anchors: delete: %w", err)
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"feed_snapshot"}, snapshotColumns, pgx.CopyFromRows(rows)); err != nil {

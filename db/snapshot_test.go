@@ -114,3 +114,40 @@ func TestRefreshSkipsWhenLocked(t *testing.T) {
 		t.Fatalf("refresh after the lock is released: %+v, %v", res, err)
 	}
 }
+
+// TestConcurrentSharesOfOneAnchor: many people share one paper at once; each share redoes
+// the paper's snapshot row, and the last row written must count every share.
+func TestConcurrentSharesOfOneAnchor(t *testing.T) {
+	ctx := context.Background()
+	store := dbtest.Store(t)
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	var users []int64
+	for i := range 12 {
+		u, err := store.CreateUser(ctx, db.NewUser{Handle: fmt.Sprintf("u%d", i), DisplayName: "U", CreatedAt: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		users = append(users, u.ID)
+	}
+	var wg sync.WaitGroup
+	for i, id := range users {
+		wg.Go(func() {
+			p, err := tributary.Prepare(tributary.NewPost{AuthorID: id, URL: "https://arxiv.org/abs/2401.00001",
+				CreatedAt: now.Add(time.Duration(i) * time.Minute)})
+			if err == nil {
+				_, err = store.CreatePost(ctx, p)
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	var total int
+	if err := store.Pool.QueryRow(ctx, "SELECT total_share FROM feed_snapshot").Scan(&total); err != nil {
+		t.Fatal(err)
+	}
+	if total != len(users) {
+		t.Fatalf("the snapshot row counts %d sharers, want %d", total, len(users))
+	}
+}

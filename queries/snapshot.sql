@@ -35,3 +35,8 @@ SELECT p.id, p.anchor_id, a.url AS anchor_url, a.kind AS anchor_kind, p.url, p.c
   JOIN anchors a ON a.id = p.anchor_id
  WHERE p.anchor_id = ANY(@anchor_ids::bigint[]) AND p.deleted_at IS NULL
  ORDER BY p.anchor_id, p.id;
+
+-- name: LockAnchors :exec
+-- Serializes the redoing of the same anchors' rows until the transaction ends (in id order,
+-- so two writers never deadlock): the later one reads the posts the earlier one wrote.
+SELECT pg_advisory_xact_lock(7, (a % 2147483647)::int) FROM unnest(@anchor_ids::bigint[]) AS a ORDER BY a;

@@ -88,6 +88,17 @@ func (q *Queries) ForgetDirty(ctx context.Context, before time.Time) error {
 	return err
 }
 
+const lockAnchors = `-- name: LockAnchors :exec
+SELECT pg_advisory_xact_lock(7, (a % 2147483647)::int) FROM unnest($1::bigint[]) AS a ORDER BY a
+`
+
+// Serializes the redoing of the same anchors' rows until the transaction ends (in id order,
+// so two writers never deadlock): the later one reads the posts the earlier one wrote.
+func (q *Queries) LockAnchors(ctx context.Context, anchorIds []int64) error {
+	_, err := q.db.Exec(ctx, lockAnchors, anchorIds)
+	return err
+}
+
 const markDirty = `-- name: MarkDirty :exec
 INSERT INTO snapshot_dirty (anchor_id) SELECT unnest($1::bigint[])
 `
