@@ -42,7 +42,7 @@ func (s *Store) VIPs(ctx context.Context) ([]int64, error) {
 type SnapshotQuery struct {
 	FeedFilter
 	Viewer   tributary.Viewer
-	Followed []int64 // sorted
+	Followed tributary.IDSet
 	Fresh    []int64 // anchors the viewer shared within the fresh-self window: always fetched
 	Hidden   []int64 // seen items to leave out
 	Limit    int
@@ -99,7 +99,7 @@ func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSn
 		for _, r := range rows {
 			n := 0
 			for _, id := range r.SharerUserIds {
-				if _, ok := slices.BinarySearch(q.Followed, id); ok {
+				if q.Followed.Has(id) {
 					n++
 				}
 			}
@@ -110,9 +110,9 @@ func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSn
 		}
 		slices.SortStableFunc(matched, func(a, b match) int { return cmp.Compare(b.eff, a.eff) })
 	}
-	if len(q.Followed) < LargeFollowedSet {
+	if q.Followed.Len() < LargeFollowedSet {
 		// A small followed set: the GIN index finds every match at once.
-		rows, err := s.q.SnapshotMatches(ctx, dbq.SnapshotMatchesParams{Followed: q.Followed, Kind: string(q.Source),
+		rows, err := s.q.SnapshotMatches(ctx, dbq.SnapshotMatchesParams{Followed: q.Followed.IDs(), Kind: string(q.Source),
 			Tag: q.Tag, ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked),
 			PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), HiddenIds: nonNilIDs(q.Hidden), Since: since, Until: until,
 			Lim: scanPages * page})
@@ -125,7 +125,7 @@ func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSn
 		}
 		keep(scan)
 	}
-	for off := 0; len(q.Followed) >= LargeFollowedSet; off += page {
+	for off := 0; q.Followed.Len() >= LargeFollowedSet; off += page {
 		rows, err := s.q.SnapshotScan(ctx, dbq.SnapshotScanParams{Kind: string(q.Source), Tag: q.Tag,
 			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 			HiddenIds: nonNilIDs(q.Hidden), Since: since, Until: until, Lim: page, Off: int32(off)})
@@ -155,7 +155,7 @@ func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSn
 func (s *Store) snapshotRowsAmong(ctx context.Context, q SnapshotQuery, ids []int64) ([]dbq.FeedSnapshot, error) {
 	since, until := q.bounds()
 	rows, err := s.q.SnapshotFeed(ctx, dbq.SnapshotFeedParams{
-		Followed: q.Followed, HiddenIds: nonNilIDs(q.Hidden), OnlyIds: ids,
+		Followed: q.Followed.IDs(), HiddenIds: nonNilIDs(q.Hidden), OnlyIds: ids,
 		Kind: string(q.Source), Tag: q.Tag, Since: since, Until: until, Lim: int32(len(ids)),
 		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 	})
@@ -211,30 +211,42 @@ func (s *Store) readable(ctx context.Context, rows []dbq.FeedSnapshot, v tributa
 type LiveQuery struct {
 	FeedFilter
 	Viewer     tributary.Viewer
-	Followed   []int64
-	Candidates int // how many recent shares to scan
+	Followed   tributary.IDSet
+	Fresh      []int64 // anchors the viewer shared within the fresh-self window: always read
+	Hidden     []int64 // seen items to leave out, sorted
+	Candidates int     // how many recent shares to scan
+	Limit      int     // how many of the best the caller ranks
 }
 
 // LiveFeed runs the live path: the most recent shares of the followed set that the viewer
 // may read (candidates), grouped per anchor (url_share), then one rollup per anchor as the
-// viewer may see it (dedup). Scoring happens in Go.
+// viewer may see it (dedup). The per-anchor aggregates come from the snapshot rows, which
+// every share keeps current (rolled up from the posts for anchors the snapshot lacks). Rows
+// shared only publicly are ranked first on their score inputs alone, taken at now with the
+// followee bonus (best), and only the best Limit are read in full; the others (shared in
+// part non-publicly, or missing from the snapshot), and the viewer's fresh shares, are
+// always read, to be scored in Go as the viewer may see them.
 func (s *Store) LiveFeed(ctx context.Context, q LiveQuery, now time.Time) ([]Candidate, error) {
 	since, until := q.bounds()
 	if w := now.Add(-SnapshotWindow); since.Before(w) {
 		since = w
 	}
-	shares, err := s.q.LiveCandidates(ctx, dbq.LiveCandidatesParams{Followed: q.Followed, ViewerID: q.Viewer.ID,
+	shares, err := s.q.LiveCandidates(ctx, dbq.LiveCandidatesParams{Followed: q.Followed.IDs(), ViewerID: q.Viewer.ID,
 		Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 		Since: since, Until: until, Kind: string(q.Source), Tag: q.Tag, CandLimit: int32(q.Candidates)})
 	if err != nil {
 		return nil, fmt.Errorf("db: live candidates: %w", err)
 	}
-	ids := make([]int64, len(shares))
-	for i, sh := range shares {
-		ids[i] = sh.AnchorID // followee shares are counted again in Go, from readable sharers only
+	ids := make([]int64, 0, len(shares))
+	for _, sh := range shares {
+		if _, hidden := slices.BinarySearch(q.Hidden, sh.AnchorID); !hidden {
+			ids = append(ids, sh.AnchorID) // followee shares are counted again in Go, from readable sharers only
+		}
 	}
-	// The per-anchor aggregates come from the snapshot rows, which every share keeps current
-	// (rolled up from the posts for anchors the snapshot lacks); the score is taken at now.
+	ids, err = s.bestLive(ctx, q, ids, now)
+	if err != nil {
+		return nil, err
+	}
 	items, err := s.Items(ctx, ids, q.Viewer, now)
 	if err != nil {
 		return nil, err
@@ -249,6 +261,45 @@ func (s *Store) LiveFeed(ctx context.Context, q LiveQuery, now time.Time) ([]Can
 	return out, nil
 }
 
+// bestLive narrows live candidates to those worth reading in full (see LiveFeed). Ties at
+// the Limit-th score are all kept: the final order breaks them on columns not read here.
+func (s *Store) bestLive(ctx context.Context, q LiveQuery, ids []int64, now time.Time) ([]int64, error) {
+	if len(ids) <= q.Limit {
+		return ids, nil
+	}
+	rows, err := s.q.SnapshotScoreInputs(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("db: live score inputs: %w", err)
+	}
+	type ranked struct {
+		id    int64
+		score float64
+	}
+	public := make([]ranked, 0, len(rows))
+	scored := make(map[int64]bool, len(rows))
+	for _, r := range rows {
+		if !r.AllPublic || slices.Contains(q.Fresh, r.AnchorID) {
+			continue
+		}
+		in := tributary.ScoreInputs{SciScore: int(r.SciScore), Date: r.Date, TotalShare: int(r.TotalShare),
+			PrimaryVIP: r.PrimaryVip, PrimaryNotability: r.PrimaryNotability, HasImage: r.ImageCount > 0}
+		if q.Viewer.ID != 0 { // the followee bonus is a logged-in viewer's
+			in.FolloweeShare = q.Followed.Count(r.SharerUserIds)
+		}
+		public = append(public, ranked{r.AnchorID, s.Weights.Score(in, now).Total})
+		scored[r.AnchorID] = true
+	}
+	slices.SortFunc(public, func(a, b ranked) int { return cmp.Compare(b.score, a.score) })
+	keep := make(map[int64]bool, q.Limit)
+	for i, r := range public {
+		if i >= q.Limit && r.score < public[q.Limit-1].score {
+			break
+		}
+		keep[r.id] = true
+	}
+	return slices.DeleteFunc(ids, func(id int64) bool { return scored[id] && !keep[id] }), nil
+}
+
 func nonNilIDs(ids []int64) []int64 {
 	if ids == nil {
 		return []int64{}
@@ -259,7 +310,7 @@ func nonNilIDs(ids []int64) []int64 {
 // ViewerState is what ranking needs to know of a logged-in viewer, read in one round trip.
 type ViewerState struct {
 	Access   tributary.Viewer
-	Followed []int64 // sorted, the viewer included
+	Followed tributary.IDSet // the followees and the viewer
 	Seen     []int64
 	Fresh    map[int64]time.Time // own shares since the fresh-self cutoff
 	Snapshot time.Time           // when the snapshot was last rebuilt (zero: never)
@@ -274,7 +325,7 @@ func (s *Store) LoadViewer(ctx context.Context, viewerID int64, seenFrom, seenTo
 		return ViewerState{}, fmt.Errorf("db: viewer state: %w", err)
 	}
 	st := ViewerState{Access: tributary.Viewer{ID: viewerID, Blocked: r.Blocked, PrivateFeeds: r.PrivateFeeds},
-		Followed: r.Followed, Seen: r.Seen, Fresh: make(map[int64]time.Time, len(r.FreshIds))}
+		Followed: tributary.NewIDSet(append(r.Followed, viewerID)), Seen: r.Seen, Fresh: make(map[int64]time.Time, len(r.FreshIds))}
 	for i, id := range r.FreshIds {
 		st.Fresh[id] = r.FreshAt[i]
 	}

@@ -94,7 +94,7 @@ type Arrival struct {
 type ArrivedQuery struct {
 	FeedFilter
 	Viewer   tributary.Viewer
-	Followed []int64
+	Followed tributary.IDSet
 	From, To time.Time
 	Skip     []int64
 	PosAt    time.Time // list strictly after (PosAt, PosID); zero PosID: from the newest
@@ -108,7 +108,13 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 	if posID == 0 {
 		posAt, posID = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 0
 	}
-	rows, err := s.q.ArrivedAnchors(ctx, dbq.ArrivedAnchorsParams{Followed: q.Followed, ViewerID: q.Viewer.ID,
+	// A logged-in viewer's large followed set is read from follows in the query (see there).
+	byFollows := q.Viewer.ID != 0 && q.Followed.Len() >= LargeFollowedSet
+	followed := q.Followed.IDs()
+	if byFollows {
+		followed = []int64{}
+	}
+	rows, err := s.q.ArrivedAnchors(ctx, dbq.ArrivedAnchorsParams{Followed: followed, ByFollows: byFollows, ViewerID: q.Viewer.ID,
 		Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To, Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip),
 		PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
 	if err != nil {

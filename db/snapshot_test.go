@@ -61,7 +61,7 @@ func TestRefreshIsAtomic(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if _, err := store.SnapshotFeed(ctx, db.SnapshotQuery{Followed: []int64{u.ID}, Limit: 40}); err != nil {
+				if _, err := store.SnapshotFeed(ctx, db.SnapshotQuery{Followed: tributary.NewIDSet([]int64{u.ID}), Limit: 40}); err != nil {
 					t.Error(err)
 					return
 				}

@@ -1,7 +1,6 @@
 package feed
 
 import (
-	"container/list"
 	"context"
 	"sync"
 	"time"
@@ -15,23 +14,15 @@ import (
 // It is bounded (least recently used entries go first) and runs concurrent misses for one
 // key once.
 type anonCache struct {
-	ttl   time.Duration
-	max   int
-	now   func() time.Time
-	group singleflight.Group
+	entries *lru[string, *cacheEntry]
+	group   singleflight.Group
 
 	// beforeFlight, when set (tests only), runs as a miss joins the in-flight computation.
 	beforeFlight func()
-
-	mu      sync.Mutex
-	entries map[string]*list.Element
-	lru     *list.List // of *cacheEntry, most recently used first
 }
 
 type cacheEntry struct {
-	key     string
-	val     tributary.Timeline
-	expires time.Time
+	val tributary.Timeline
 	// Encoded answers of this timeline (JSON, HTML), made once and served as bytes: a hit
 	// is then a map lookup and a write.
 	mu      sync.Mutex
@@ -39,7 +30,7 @@ type cacheEntry struct {
 }
 
 func newAnonCache(ttl time.Duration, max int, now func() time.Time) *anonCache {
-	return &anonCache{ttl: ttl, max: max, now: now, entries: map[string]*list.Element{}, lru: list.New()}
+	return &anonCache{entries: newLRU[string, *cacheEntry](ttl, max, now)}
 }
 
 // get returns the cached timeline for key, or computes, stores and returns it. hit says
@@ -79,19 +70,7 @@ func (c *anonCache) lookup(key string) (tributary.Timeline, bool) {
 
 // entry returns the live entry of key, or nil.
 func (c *anonCache) entry(key string) *cacheEntry {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.entries[key]
-	if !ok {
-		return nil
-	}
-	e := el.Value.(*cacheEntry)
-	if !c.now().Before(e.expires) {
-		c.lru.Remove(el)
-		delete(c.entries, key)
-		return nil
-	}
-	c.lru.MoveToFront(el)
+	e, _ := c.entries.get(key)
 	return e
 }
 
@@ -121,23 +100,8 @@ func (c *anonCache) rendered(key, kind string, render func(tributary.Timeline) (
 }
 
 func (c *anonCache) store(key string, t tributary.Timeline) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.entries[key]; ok {
-		c.lru.Remove(el)
-	}
-	c.entries[key] = c.lru.PushFront(&cacheEntry{key: key, val: t, expires: c.now().Add(c.ttl)})
-	for c.lru.Len() > c.max {
-		old := c.lru.Back()
-		c.lru.Remove(old)
-		delete(c.entries, old.Value.(*cacheEntry).key)
-	}
+	c.entries.put(key, &cacheEntry{val: t})
 }
 
 // clear drops every entry (after an access change, so no stale page outlives it).
-func (c *anonCache) clear() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.entries = map[string]*list.Element{}
-	c.lru.Init()
-}
+func (c *anonCache) clear() { c.entries.clear() }

@@ -47,6 +47,7 @@ type Service struct {
 	cfg   Config
 	now   func() time.Time
 	anon  *anonCache
+	tails *lru[tailKey, *tailBatch]
 	codec cursorCodec
 }
 
@@ -61,7 +62,7 @@ func New(store *db.Store, cfg Config, now func() time.Time) *Service {
 		rand.Read(cfg.CursorKey) // a per-process key: cursors do not survive a restart
 	}
 	return &Service{store: store, cfg: cfg, now: now, anon: newAnonCache(cfg.AnonTTL, cfg.AnonCacheSize, now),
-		codec: cursorCodec{key: cfg.CursorKey}}
+		tails: newLRU[tailKey, *tailBatch](10*time.Minute, 4096, now), codec: cursorCodec{key: cfg.CursorKey}}
 }
 
 // Timeline returns one page of the viewer's ranked feed (viewer nil: the anonymous front
@@ -222,18 +223,29 @@ func (s *Service) path(q tributary.FeedQuery, v viewerState, now time.Time) stri
 
 // viewerState is what ranking needs to know about the viewer.
 type viewerState struct {
-	access   tributary.Viewer    // what the access rules know of the viewer
-	followed []int64             // sorted
+	access   tributary.Viewer // what the access rules know of the viewer
+	followed tributary.IDSet
 	seen     map[int64]bool      // items the viewer has seen
 	fresh    map[int64]time.Time // the viewer's own shares within the fresh-self window
 	snapshot time.Time           // when the snapshot was last rebuilt (zero: never)
+}
+
+// freshIDs lists the anchors of the viewer's fresh shares.
+func (v viewerState) freshIDs() []int64 {
+	ids := make([]int64, 0, len(v.fresh))
+	for id := range v.fresh {
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Time) (viewerState, error) {
 	var v viewerState
 	var err error
 	if viewer == nil {
-		v.followed, err = s.store.VIPs(ctx)
+		var vips []int64
+		vips, err = s.store.VIPs(ctx)
+		v.followed = tributary.NewIDSet(vips)
 		if err == nil {
 			var st db.SnapshotState
 			st, _, err = s.store.Snapshot(ctx)
@@ -267,12 +279,7 @@ func (s *Service) candidates(ctx context.Context, viewer *tributary.User, v view
 	default:
 		n := min(limit/2*s.cfg.LiveFactor, s.cfg.LiveCap)
 		cands, err = s.store.LiveFeed(ctx, db.LiveQuery{FeedFilter: f, Followed: v.followed, Viewer: v.access,
-			Candidates: n}, now)
-		// The snapshot path leaves seen items out in SQL; the live path here.
-		cands = slices.DeleteFunc(cands, func(c db.Candidate) bool {
-			_, h := slices.BinarySearch(hidden, c.Rollup.AnchorID)
-			return h
-		})
+			Fresh: v.freshIDs(), Hidden: hidden, Candidates: n, Limit: limit}, now)
 	}
 	if err != nil {
 		return nil, err
@@ -284,12 +291,8 @@ func (s *Service) candidates(ctx context.Context, viewer *tributary.User, v view
 // and explains the result for the viewer.
 func (s *Service) snapshotTop(ctx context.Context, viewer *tributary.User, v viewerState, f db.FeedFilter,
 	hidden []int64, limit int, now time.Time) ([]tributary.Item, error) {
-	fresh := make([]int64, 0, len(v.fresh))
-	for id := range v.fresh {
-		fresh = append(fresh, id)
-	}
 	cands, err := s.store.SnapshotFeed(ctx, db.SnapshotQuery{FeedFilter: f, Followed: v.followed, Viewer: v.access,
-		Fresh: fresh, Hidden: hidden, Limit: limit})
+		Fresh: v.freshIDs(), Hidden: hidden, Limit: limit})
 	if err != nil {
 		return nil, err
 	}
@@ -312,13 +315,13 @@ func (s *Service) explain(c db.Candidate, viewer *tributary.User, v viewerState,
 	// Viewer-agnostic terms are as of when they were computed (the snapshot's refresh).
 	parts := s.cfg.Weights.Score(c.Rollup.Inputs(), c.ScoredAt)
 	if viewer != nil {
-		in := tributary.ScoreInputs{FolloweeShare: countIn(it.SharerIDs, v.followed), ViewerShareAt: v.fresh[it.ID]}
+		in := tributary.ScoreInputs{FolloweeShare: v.followed.Count(it.SharerIDs), ViewerShareAt: v.fresh[it.ID]}
 		vp := s.cfg.Weights.Score(in, now)
 		parts.FolloweeShare, parts.FreshSelf = vp.FolloweeShare, vp.FreshSelf
 		parts.Total = parts.Base() + parts.FolloweeShare + parts.FreshSelf
 		it.AlreadySeen = v.seen[it.ID]
 		for i := range it.Sharers {
-			_, it.Sharers[i].Followed = slices.BinarySearch(v.followed, it.Sharers[i].ID)
+			it.Sharers[i].Followed = v.followed.Has(it.Sharers[i].ID)
 		}
 	}
 	it.ScoreParts, it.Score = parts, parts.Total
@@ -334,17 +337,6 @@ func compareItems(a, b tributary.Item) int {
 		return c
 	}
 	return strings.Compare(a.URL, b.URL)
-}
-
-// countIn counts the ids of a that are in sorted.
-func countIn(a, sorted []int64) int {
-	n := 0
-	for _, id := range a {
-		if _, ok := slices.BinarySearch(sorted, id); ok {
-			n++
-		}
-	}
-	return n
 }
 
 // AccessChanged drops the anonymous cache: after a change in who may read what, no cached

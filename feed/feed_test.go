@@ -256,12 +256,76 @@ func TestLargeFollowedSetAgreesWithLivePath(t *testing.T) {
 		w.share(h, url, time.Duration(i)*5*time.Hour, i%4 == 0)
 	}
 	w.refresh()
-	snap := w.timeline(w.service(nil), "viewer", tributary.FeedQuery{Limit: 100})
-	live := w.timeline(w.service(func(c *feed.Config) { c.SnapshotMaxAge = 0 }), "viewer", tributary.FeedQuery{Limit: 100})
-	if snap.Path != tributary.PathSnapshot || len(snap.Items) < 40 {
-		t.Fatalf("snapshot path %q with %d items", snap.Path, len(snap.Items))
+	// With a head of 50 the live path reads every candidate in full; with a head of 5 it
+	// ranks them on their score inputs and reads only the best (db.Store.LiveFeed).
+	for _, head := range []int{50, 5} {
+		snap := w.timeline(w.service(func(c *feed.Config) { c.HeadSize = head }), "viewer", tributary.FeedQuery{Limit: 100})
+		live := w.timeline(w.service(func(c *feed.Config) { c.HeadSize, c.SnapshotMaxAge = head, 0 }), "viewer",
+			tributary.FeedQuery{Limit: 100})
+		if snap.Path != tributary.PathSnapshot || live.Path != tributary.PathLive || len(snap.Items) < 40 {
+			t.Fatalf("head %d: snapshot path %q with %d items, live path %q", head, snap.Path, len(snap.Items), live.Path)
+		}
+		if !slices.Equal(urls(snap), urls(live)) {
+			t.Fatalf("head %d: snapshot and live differ:\nsnapshot %v\nlive     %v", head, urls(snap), urls(live))
+		}
 	}
-	if !slices.Equal(urls(snap), urls(live)) {
-		t.Fatalf("large followed set: snapshot and live differ:\nsnapshot %v\nlive     %v", urls(snap), urls(live))
+}
+
+func TestTailReadAheadScrollsEverythingOnce(t *testing.T) {
+	// Tails are listed 200 items at a time and kept (feed/source.go): scrolling 450 items
+	// crosses batches, and a post deleted after its batch was read never shows.
+	w := newWorld(t)
+	w.user("viewer", false, 0)
+	w.user("a", false, 0)
+	w.user("b", false, 0)
+	w.follow("viewer", "a", "b")
+	const n = 450
+	var doomed int64
+	for i := range n {
+		p, err := tributary.Prepare(tributary.NewPost{AuthorID: w.users[[]string{"a", "b"}[i%2]].ID,
+			URL: fmt.Sprintf("https://blog.example.com/post-%03d", i), Title: "post", CreatedAt: w.now.Add(-time.Duration(i) * 5 * time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := w.store.CreatePost(w.ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 150 {
+			doomed = id
+		}
+	}
+	w.refresh()
+	s := w.service(func(c *feed.Config) { c.HeadSize = 10 })
+	viewer := w.users["viewer"]
+	page := w.timeline(s, "viewer", tributary.FeedQuery{})
+	seen := map[string]int{}
+	for pages := 1; ; pages++ {
+		for _, it := range page.Items {
+			seen[it.AnchorURL]++
+		}
+		if pages == 3 {
+			if err := w.store.DeletePost(w.ctx, w.users["a"].ID, doomed, w.now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		var err error
+		if page, err = s.Timeline(w.ctx, &viewer, tributary.FeedQuery{Limit: 20, Cursor: page.NextCursor}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if seen["https://blog.example.com/post-150"] != 0 {
+		t.Error("a post deleted while its tail batch was kept was shown")
+	}
+	if len(seen) != n-1 {
+		t.Errorf("scrolled %d distinct items, want %d", len(seen), n-1)
+	}
+	for url, k := range seen {
+		if k != 1 {
+			t.Errorf("%s shown %d times", url, k)
+		}
 	}
 }

@@ -124,17 +124,84 @@ func (src *source) arrivedQuery(from, to time.Time, pos Pos, skip []int64, limit
 		From: from, To: to, Skip: skip, PosAt: pos.Arrival, PosID: pos.ID, Limit: limit}
 }
 
-// Tail lists an interval's items in arrival order.
+// Tail lists an interval's items in arrival order. It reads ahead: a fencepost's tail is
+// listed tailReadAhead items at a time and kept (see tailBatch), so that scrolling through it
+// costs one query per batch rather than one per page.
 func (src *source) Tail(ctx context.Context, from, to time.Time, pos Pos, skip []int64, limit int) ([]Entry, error) {
-	arrived, err := src.s.store.Arrived(ctx, src.arrivedQuery(from, to, pos, skip, limit))
+	key := tailKey{template: src.q.Template(), from: from, to: to, skip: headSum(skip)}
+	if src.viewer != nil {
+		key.viewer = src.viewer.ID
+	}
+	b, ok := src.s.tails.get(key)
+	var rest []Entry
+	if ok {
+		rest, ok = b.after(pos)
+	}
+	if ok && (len(rest) >= limit || b.complete) {
+		return rest[:min(limit, len(rest))], nil
+	}
+	// Read on from the batch's last entry when it holds pos, from pos otherwise.
+	at, start, kept := pos, pos, []Entry(nil)
+	if ok && len(b.entries) < maxTailBatch {
+		start, kept = b.start, b.entries
+		if len(kept) > 0 {
+			last := kept[len(kept)-1]
+			at = Pos{Arrival: last.Arrival, ID: last.ID}
+		}
+	} else {
+		rest = nil
+	}
+	n := max(limit-len(rest), tailReadAhead)
+	arrived, err := src.s.store.Arrived(ctx, src.arrivedQuery(from, to, at, skip, n))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Entry, len(arrived))
-	for i, a := range arrived {
-		out[i] = Entry{ID: a.AnchorID, Arrival: a.At}
+	nb := &tailBatch{start: start, entries: slices.Clip(kept), complete: len(arrived) < n}
+	for _, a := range arrived {
+		nb.entries = append(nb.entries, Entry{ID: a.AnchorID, Arrival: a.At})
 	}
-	return out, nil
+	src.s.tails.put(key, nb)
+	rest, _ = nb.after(pos)
+	return rest[:min(limit, len(rest))], nil
+}
+
+// Read-ahead of tails: a query lists tailReadAhead items (about ten pages), and a kept batch
+// grows up to maxTailBatch before a new one starts at the position asked for.
+const (
+	tailReadAhead = 200
+	maxTailBatch  = 2000
+)
+
+// tailKey names one fencepost's tail as one viewer lists it.
+type tailKey struct {
+	viewer   int64
+	template string
+	from, to time.Time
+	skip     uint64 // the fencepost's head, left out of its tail
+}
+
+// tailBatch is a run of a tail in arrival order, listed from start on. Items listed stay in
+// it while it is kept (10 minutes at most): Keep checks each against the current data, so
+// one deleted, unreadable or no longer followed since is still left out; an item shared
+// again has arrived in a newer fencepost and is left out of this one by its head or again
+// by Keep. A batch is never changed once stored (a longer one replaces it).
+type tailBatch struct {
+	start    Pos
+	entries  []Entry
+	complete bool // the tail ends with the last entry
+}
+
+// after returns the entries that follow pos, if the batch knows where pos is.
+func (b *tailBatch) after(pos Pos) ([]Entry, bool) {
+	if pos.ID == b.start.ID && pos.Arrival.Equal(b.start.Arrival) {
+		return b.entries, true
+	}
+	for i, e := range b.entries {
+		if e.ID == pos.ID && e.Arrival.Equal(pos.Arrival) {
+			return b.entries[i+1:], true
+		}
+	}
+	return nil, false
 }
 
 // Keep loads the items' current data and drops those that are gone or seen.
@@ -169,5 +236,5 @@ func (src *source) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 // followed set shared it in a post the viewer may read (items are rolled up from readable
 // posts only, so their sharers are readable sharers).
 func (src *source) member(it tributary.Item) bool {
-	return countIn(it.SharerIDs, src.v.followed) > 0
+	return src.v.followed.Count(it.SharerIDs) > 0
 }

@@ -55,12 +55,12 @@ SELECT anchor_id, count(DISTINCT author_id)::integer AS followee_share
 
 -- name: ViewerState :one
 -- Everything ranking needs to know of a logged-in viewer, in one round trip: the followed set
--- (followees and the viewer), the access context, the seen items, the fresh own shares, and
+-- (the followees, in the primary key's order: no sort), the access context, the seen items, the fresh own shares, and
 -- when the snapshot was last rebuilt.
 WITH v AS (SELECT @viewer_id::bigint AS id, @seen_from::timestamptz AS seen_from, @seen_to::timestamptz AS seen_to,
                   @min_dwell_ms::bigint AS min_dwell, @fresh_since::timestamptz AS fresh_since)
 SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
-             UNION SELECT v.id ORDER BY 1)::bigint[] AS followed,
+             ORDER BY f.followed_id)::bigint[] AS followed,
        ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = v.id
              UNION SELECT b.user_id FROM bans b WHERE b.banned_id = v.id ORDER BY 1)::bigint[] AS blocked,
        ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = v.id ORDER BY 1)::bigint[] AS private_feeds,

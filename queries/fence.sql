@@ -28,14 +28,20 @@ DELETE FROM fences WHERE used_at < @before;
 -- Items that arrived in (from, to]: anchors with a share by the followed set that the viewer
 -- may read, arriving at their newest such share, newest arrival first, after a position.
 -- Posts are read newest first and a post counts only when no newer share of its anchor in
--- the interval does, so no grouping over the whole interval is needed.
-WITH v AS (SELECT @followed::bigint[] AS followed, @viewer_id::bigint AS viewer_id,
+-- the interval does, so no grouping over the whole interval is needed. With by_follows the
+-- followed set is the viewer and their active followees, read from follows (a hash built
+-- once) rather than passed: planning a large constant array costs more than running the
+-- query. PostgreSQL plans each execution with its arguments, so the branch not taken is
+-- folded away before planning.
+WITH v AS (SELECT @followed::bigint[] AS followed, @by_follows::boolean AS by_follows, @viewer_id::bigint AS viewer_id,
                   @blocked::bigint[] AS blocked, @private_feeds::bigint[] AS private_feeds,
                   @skip::bigint[] AS skip, @kind::text AS kind, @tag::text AS tag,
                   @from_at::timestamptz AS from_at, @to_at::timestamptz AS to_at)
 SELECT p.anchor_id, p.created_at AS arrival
   FROM posts p, v
- WHERE p.author_id = ANY(v.followed)
+ WHERE ((NOT v.by_follows AND p.author_id = ANY(v.followed))
+        OR (v.by_follows AND (p.author_id = v.viewer_id OR p.author_id IN (
+            SELECT f.followed_id FROM follows f WHERE f.follower_id = v.viewer_id AND f.state = 'active'))))
    AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
    AND p.created_at > v.from_at AND p.created_at <= v.to_at
@@ -49,7 +55,10 @@ SELECT p.anchor_id, p.created_at AS arrival
            AND q.created_at >= p.created_at AND q.created_at <= v.to_at
            AND (q.created_at, q.id) > (p.created_at, p.id)
            AND q.deleted_at IS NULL
-           AND q.author_id = ANY(v.followed)
+           AND ((NOT v.by_follows AND q.author_id = ANY(v.followed))
+                OR (v.by_follows AND (q.author_id = v.viewer_id OR EXISTS (
+                    SELECT 1 FROM follows f WHERE f.follower_id = v.viewer_id AND f.followed_id = q.author_id
+                       AND f.state = 'active'))))
            AND can_read(q.is_public, q.protected_owner_ids, q.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
            AND (v.tag = '' OR q.tags @> ARRAY[v.tag]))
  ORDER BY p.created_at DESC, p.anchor_id DESC
@@ -62,3 +71,11 @@ SELECT * FROM feed_snapshot WHERE anchor_id = ANY(@anchor_ids::bigint[]);
 -- A changed followed set changes what the feed holds: the next first page starts afresh.
 WITH gone AS (DELETE FROM fences f WHERE f.viewer_id = @viewer_id::bigint)
 DELETE FROM fenceposts fp WHERE fp.viewer_id = @viewer_id::bigint;
+
+-- name: SnapshotScoreInputs :many
+-- What scoring needs of some snapshot rows, without the columns that only a card shows: the
+-- live path ranks its candidates on these and reads the best in full.
+SELECT anchor_id, all_public, date, sci_score, total_share, primary_vip, primary_notability,
+       image_count, sharer_user_ids
+  FROM feed_snapshot
+ WHERE anchor_id = ANY(@anchor_ids::bigint[]);

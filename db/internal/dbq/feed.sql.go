@@ -418,7 +418,7 @@ const viewerState = `-- name: ViewerState :one
 WITH v AS (SELECT $1::bigint AS id, $2::timestamptz AS seen_from, $3::timestamptz AS seen_to,
                   $4::bigint AS min_dwell, $5::timestamptz AS fresh_since)
 SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
-             UNION SELECT v.id ORDER BY 1)::bigint[] AS followed,
+             ORDER BY f.followed_id)::bigint[] AS followed,
        ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = v.id
              UNION SELECT b.user_id FROM bans b WHERE b.banned_id = v.id ORDER BY 1)::bigint[] AS blocked,
        ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = v.id ORDER BY 1)::bigint[] AS private_feeds,
@@ -454,7 +454,7 @@ type ViewerStateRow struct {
 }
 
 // Everything ranking needs to know of a logged-in viewer, in one round trip: the followed set
-// (followees and the viewer), the access context, the seen items, the fresh own shares, and
+// (the followees, in the primary key's order: no sort), the access context, the seen items, the fresh own shares, and
 // when the snapshot was last rebuilt.
 func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (ViewerStateRow, error) {
 	row := q.db.QueryRow(ctx, viewerState,

@@ -35,13 +35,15 @@ func (q *Queries) AdvanceFence(ctx context.Context, arg AdvanceFenceParams) erro
 }
 
 const arrivedAnchors = `-- name: ArrivedAnchors :many
-WITH v AS (SELECT $4::bigint[] AS followed, $5::bigint AS viewer_id,
-                  $6::bigint[] AS blocked, $7::bigint[] AS private_feeds,
-                  $8::bigint[] AS skip, $9::text AS kind, $10::text AS tag,
-                  $11::timestamptz AS from_at, $12::timestamptz AS to_at)
+WITH v AS (SELECT $4::bigint[] AS followed, $5::boolean AS by_follows, $6::bigint AS viewer_id,
+                  $7::bigint[] AS blocked, $8::bigint[] AS private_feeds,
+                  $9::bigint[] AS skip, $10::text AS kind, $11::text AS tag,
+                  $12::timestamptz AS from_at, $13::timestamptz AS to_at)
 SELECT p.anchor_id, p.created_at AS arrival
   FROM posts p, v
- WHERE p.author_id = ANY(v.followed)
+ WHERE ((NOT v.by_follows AND p.author_id = ANY(v.followed))
+        OR (v.by_follows AND (p.author_id = v.viewer_id OR p.author_id IN (
+            SELECT f.followed_id FROM follows f WHERE f.follower_id = v.viewer_id AND f.state = 'active'))))
    AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
    AND p.created_at > v.from_at AND p.created_at <= v.to_at
@@ -55,7 +57,10 @@ SELECT p.anchor_id, p.created_at AS arrival
            AND q.created_at >= p.created_at AND q.created_at <= v.to_at
            AND (q.created_at, q.id) > (p.created_at, p.id)
            AND q.deleted_at IS NULL
-           AND q.author_id = ANY(v.followed)
+           AND ((NOT v.by_follows AND q.author_id = ANY(v.followed))
+                OR (v.by_follows AND (q.author_id = v.viewer_id OR EXISTS (
+                    SELECT 1 FROM follows f WHERE f.follower_id = v.viewer_id AND f.followed_id = q.author_id
+                       AND f.state = 'active'))))
            AND can_read(q.is_public, q.protected_owner_ids, q.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
            AND (v.tag = '' OR q.tags @> ARRAY[v.tag]))
  ORDER BY p.created_at DESC, p.anchor_id DESC
@@ -67,6 +72,7 @@ type ArrivedAnchorsParams struct {
 	PosID        int64
 	Lim          int32
 	Followed     []int64
+	ByFollows    bool
 	ViewerID     int64
 	Blocked      []int64
 	PrivateFeeds []int64
@@ -85,13 +91,18 @@ type ArrivedAnchorsRow struct {
 // Items that arrived in (from, to]: anchors with a share by the followed set that the viewer
 // may read, arriving at their newest such share, newest arrival first, after a position.
 // Posts are read newest first and a post counts only when no newer share of its anchor in
-// the interval does, so no grouping over the whole interval is needed.
+// the interval does, so no grouping over the whole interval is needed. With by_follows the
+// followed set is the viewer and their active followees, read from follows (a hash built
+// once) rather than passed: planning a large constant array costs more than running the
+// query. PostgreSQL plans each execution with its arguments, so the branch not taken is
+// folded away before planning.
 func (q *Queries) ArrivedAnchors(ctx context.Context, arg ArrivedAnchorsParams) ([]ArrivedAnchorsRow, error) {
 	rows, err := q.db.Query(ctx, arrivedAnchors,
 		arg.PosAt,
 		arg.PosID,
 		arg.Lim,
 		arg.Followed,
+		arg.ByFollows,
 		arg.ViewerID,
 		arg.Blocked,
 		arg.PrivateFeeds,
@@ -275,6 +286,57 @@ func (q *Queries) SnapshotRowsByAnchors(ctx context.Context, anchorIds []int64) 
 			&i.Tags,
 			&i.Sharers,
 			&i.RefreshedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const snapshotScoreInputs = `-- name: SnapshotScoreInputs :many
+SELECT anchor_id, all_public, date, sci_score, total_share, primary_vip, primary_notability,
+       image_count, sharer_user_ids
+  FROM feed_snapshot
+ WHERE anchor_id = ANY($1::bigint[])
+`
+
+type SnapshotScoreInputsRow struct {
+	AnchorID          int64
+	AllPublic         bool
+	Date              time.Time
+	SciScore          int16
+	TotalShare        int32
+	PrimaryVip        bool
+	PrimaryNotability int64
+	ImageCount        int32
+	SharerUserIds     []int64
+}
+
+// What scoring needs of some snapshot rows, without the columns that only a card shows: the
+// live path ranks its candidates on these and reads the best in full.
+func (q *Queries) SnapshotScoreInputs(ctx context.Context, anchorIds []int64) ([]SnapshotScoreInputsRow, error) {
+	rows, err := q.db.Query(ctx, snapshotScoreInputs, anchorIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SnapshotScoreInputsRow{}
+	for rows.Next() {
+		var i SnapshotScoreInputsRow
+		if err := rows.Scan(
+			&i.AnchorID,
+			&i.AllPublic,
+			&i.Date,
+			&i.SciScore,
+			&i.TotalShare,
+			&i.PrimaryVip,
+			&i.PrimaryNotability,
+			&i.ImageCount,
+			&i.SharerUserIds,
 		); err != nil {
 			return nil, err
 		}

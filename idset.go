@@ -1,0 +1,64 @@
+package tributary
+
+import "slices"
+
+// IDSet is a set of ids read far more often than it is built: a viewer's followed set, asked
+// about every sharer of every candidate item. It keeps the sorted ids (for SQL arrays) and a
+// bitmap over [0, max] when that is small next to the set, a map otherwise.
+type IDSet struct {
+	ids  []int64
+	bits []uint64
+	m    map[int64]struct{}
+}
+
+// NewIDSet builds a set of ids (in any order, duplicates allowed).
+func NewIDSet(ids []int64) IDSet {
+	s := IDSet{ids: slices.Compact(slices.Sorted(slices.Values(ids)))}
+	if len(s.ids) == 0 {
+		return s
+	}
+	lo, hi := s.ids[0], s.ids[len(s.ids)-1]
+	if lo >= 0 && hi/64 < int64(64*len(s.ids)+1024) {
+		s.bits = make([]uint64, hi/64+1)
+		for _, id := range s.ids {
+			s.bits[id/64] |= 1 << (id % 64)
+		}
+		return s
+	}
+	s.m = make(map[int64]struct{}, len(s.ids))
+	for _, id := range s.ids {
+		s.m[id] = struct{}{}
+	}
+	return s
+}
+
+// Has reports whether id is in the set.
+func (s IDSet) Has(id int64) bool {
+	if s.bits != nil {
+		return id >= 0 && id/64 < int64(len(s.bits)) && s.bits[id/64]&(1<<(id%64)) != 0
+	}
+	_, ok := s.m[id]
+	return ok
+}
+
+// Count counts the ids of a that are in the set.
+func (s IDSet) Count(a []int64) int {
+	n := 0
+	for _, id := range a {
+		if s.Has(id) {
+			n++
+		}
+	}
+	return n
+}
+
+// IDs returns the ids, sorted; the caller must not change them.
+func (s IDSet) IDs() []int64 {
+	if s.ids == nil {
+		return []int64{}
+	}
+	return s.ids
+}
+
+// Len is the number of ids.
+func (s IDSet) Len() int { return len(s.ids) }

@@ -1,0 +1,49 @@
+package tributary
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestIDSetAgreesWithSortedSlice checks both representations (bitmap for dense ids, map for
+// sparse or negative ones) against a binary search of the sorted ids.
+func TestIDSetAgreesWithSortedSlice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		span := []int64{10, 1000, 1 << 40}[round%3]
+		var ids []int64
+		for range rng.IntN(300) {
+			id := rng.Int64N(span)
+			if round%7 == 0 {
+				id -= span / 2
+			}
+			ids = append(ids, id, id) // duplicates are fine
+		}
+		s := NewIDSet(ids)
+		want := slices.Compact(slices.Sorted(slices.Values(ids)))
+		if !slices.Equal(s.IDs(), want) || s.Len() != len(want) {
+			t.Fatalf("round %d: ids %v, want %v", round, s.IDs(), want)
+		}
+		probe := append(slices.Clone(ids), -1, 0, span, span+64, 1<<62)
+		for range 100 {
+			probe = append(probe, rng.Int64N(span))
+		}
+		n := 0
+		for _, id := range probe {
+			_, in := slices.BinarySearch(want, id)
+			if s.Has(id) != in {
+				t.Fatalf("round %d: Has(%d) = %v, want %v", round, id, s.Has(id), in)
+			}
+			if in {
+				n++
+			}
+		}
+		if got := s.Count(probe); got != n {
+			t.Fatalf("round %d: Count = %d, want %d", round, got, n)
+		}
+	}
+	if got := (IDSet{}).IDs(); got == nil || len(got) != 0 || (IDSet{}).Has(0) {
+		t.Fatalf("zero set: ids %v", got)
+	}
+}
