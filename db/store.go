@@ -21,12 +21,15 @@ type Store struct {
 	Pool *pgxpool.Pool
 	// Weights score snapshot rows; the feed service reads the same ones.
 	Weights tributary.Weights
-	q       *dbq.Queries
+	// ArrivalsByFollows is the size of followed set from which the arrival query reads the
+	// set from follows (see Arrived).
+	ArrivalsByFollows int
+	q                 *dbq.Queries
 }
 
 // NewStore wraps a pool, scoring with the default weights.
 func NewStore(pool *pgxpool.Pool) *Store {
-	return &Store{Pool: pool, Weights: tributary.DefaultWeights, q: dbq.New(pool)}
+	return &Store{Pool: pool, Weights: tributary.DefaultWeights, ArrivalsByFollows: DefaultArrivalsByFollows, q: dbq.New(pool)}
 }
 
 // Ping reports whether the database answers.

@@ -338,6 +338,11 @@ func TestAccessOracle(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := build(t, ctx, store, r, now)
+		// Every other world, arrivals read every logged-in viewer's followed set from follows.
+		store.ArrivalsByFollows = db.DefaultArrivalsByFollows
+		if w%2 == 0 {
+			store.ArrivalsByFollows = 1
+		}
 		if _, err := store.RefreshSnapshot(ctx, now); err != nil {
 			t.Fatal(err)
 		}
