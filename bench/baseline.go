@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -110,7 +109,7 @@ func (w *world) baselines(pool *pgxpool.Pool, conc, headSize int) []scenario {
 				Concurrency: conc, Note: note,
 				worker: func(i int) step {
 					mine, k := owned(c.Viewers, i, conc), 0
-					return func(ctx context.Context) (time.Duration, error) {
+					return func(ctx context.Context) (latency, error) {
 						v := mine[k%len(mine)]
 						k++
 						return timed(func() error {
@@ -124,7 +123,7 @@ func (w *world) baselines(pool *pgxpool.Pool, conc, headSize int) []scenario {
 	out = append(out, scenario{Name: "baseline_seed000_anon", Group: "baseline: seed 000 snapshot query, literal (SQL only)",
 		Kind: "sql", Concurrency: conc, Note: "the anonymous branch ($me NULL): VIP shares by score",
 		worker: func(int) step {
-			return func(ctx context.Context) (time.Duration, error) {
+			return func(ctx context.Context) (latency, error) {
 				return timed(func() error {
 					_, err := queryAll(ctx, pool, seed000SQL, baselineArgs("seed000", 0, w.pageSize, headSize)...)
 					return err

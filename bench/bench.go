@@ -314,7 +314,11 @@ func runScenarios(ctx context.Context, cfg Config, srv *server, pool *pgxpool.Po
 // checks the snapshot queries' plans.
 func diagnose(ctx context.Context, cfg Config, dsn string, pool *pgxpool.Pool, w *world, rep *Report) error {
 	light, heavy := w.classes[0].Viewers[0], w.classes[len(w.classes)-1].Viewers[0]
-	cases, err := capturePlans(ctx, dsn, planTarget{Light: light.ID, Heavy: heavy.ID, Followees: heavy.Followees, ShareURL: w.shareURLs[0]})
+	t := planTarget{Light: light.ID, Heavy: heavy.ID, Followees: heavy.Followees, ShareURL: w.shareURLs[0]}
+	if len(w.classes) > 2 {
+		t.Median = w.classes[len(w.classes)/2].Viewers[0].ID
+	}
+	cases, err := capturePlans(ctx, dsn, t)
 	if err != nil {
 		return err
 	}

@@ -78,19 +78,19 @@ func (c *client) setSession(token string) {
 
 // get fetches base+path and returns the body and how long the request took, the body read
 // to its end included. A status other than 200 is an error.
-func (c *client) get(ctx context.Context, path string) ([]byte, time.Duration, error) {
+func (c *client) get(ctx context.Context, path string) ([]byte, latency, error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", c.base+path, nil)
 	if err != nil {
-		return nil, 0, err
+		return nil, latency{}, err
 	}
 	return c.do(req, http.StatusOK)
 }
 
 // postJSON posts a JSON body the way the dwell tracker does, and expects want.
-func (c *client) postJSON(ctx context.Context, path string, body []byte, want int) (time.Duration, error) {
+func (c *client) postJSON(ctx context.Context, path string, body []byte, want int) (latency, error) {
 	req, err := http.NewRequestWithContext(ctx, "POST", c.base+path, bytes.NewReader(body))
 	if err != nil {
-		return 0, err
+		return latency{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
@@ -98,17 +98,17 @@ func (c *client) postJSON(ctx context.Context, path string, body []byte, want in
 	return d, err
 }
 
-func (c *client) do(req *http.Request, want int) ([]byte, time.Duration, error) {
+func (c *client) do(req *http.Request, want int) ([]byte, latency, error) {
 	start := time.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, 0, err
+		return nil, latency{}, err
 	}
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	d := time.Since(start)
+	d := latency{client: time.Since(start), server: serverTiming(resp.Header.Get("Server-Timing"))}
 	if err != nil {
-		return nil, 0, err
+		return nil, latency{}, err
 	}
 	if resp.StatusCode != want {
 		msg := string(body)

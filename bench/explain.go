@@ -121,6 +121,7 @@ func (p planCase) dbTime() time.Duration {
 // planTarget names the viewers the plan cases use.
 type planTarget struct {
 	Light     int64   // a light follower (0: none)
+	Median    int64   // a median follower (0: none)
 	Heavy     int64   // a heavy follower
 	Followees []int64 // the heavy follower's followees: one shares ShareURL again (returning page)
 	ShareURL  string
@@ -195,8 +196,9 @@ func (c *capture) run(name, title string, viewer *tributary.User, params url.Val
 	return tl, nil
 }
 
-// pass runs every case once: cold first pages (light and heavy), the heavy follower's
-// scroll into the tail, a return after a followee's share, the live path, an anonymous miss.
+// pass runs every case once: cold first pages (light, median and heavy), the median and
+// heavy followers' live paths, the heavy follower's scroll into the tail, a return after a
+// followee's share, an anonymous miss.
 func (c *capture) pass() error {
 	t := c.t
 	if t.Light != 0 {
@@ -209,6 +211,24 @@ func (c *capture) pass() error {
 		}
 		if _, err := c.run("first_cold_light", "logged-in first page, cold, light follower", &light, url.Values{}); err != nil {
 			return err
+		}
+	}
+	if t.Median != 0 {
+		median, err := c.store.UserByID(c.ctx, t.Median)
+		if err != nil {
+			return fmt.Errorf("bench: plans: %w", err)
+		}
+		for _, src := range []string{"", string(liveSource)} {
+			if err := c.reset(t.Median); err != nil {
+				return err
+			}
+			name, title, q := "first_cold_median", "logged-in first page, cold, median follower", url.Values{}
+			if src != "" {
+				name, title, q = "live_median", "live path (source="+src+"), first page, median follower", url.Values{"source": {src}}
+			}
+			if _, err := c.run(name, title, &median, q); err != nil {
+				return err
+			}
 		}
 	}
 	heavy, err := c.store.UserByID(c.ctx, t.Heavy)

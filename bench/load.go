@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,7 +14,26 @@ import (
 // A step is one measured request of a simulated client: it does its untimed preparation
 // (resetting a fence, inserting a share), then the request, and returns how long the
 // request alone took.
-type step func(ctx context.Context) (time.Duration, error)
+type step func(ctx context.Context) (latency, error)
+
+// latency is one request's time as the client saw it (sending the request to reading the
+// last byte) and as the server reported it in its Server-Timing header (its handler's work,
+// waiting for PostgreSQL and for a core included). SQL baselines have no server in between:
+// both are the query's round trip.
+type latency struct{ client, server time.Duration }
+
+// serverTiming parses the server's "app;dur=<ms>" Server-Timing value (0 when absent).
+func serverTiming(v string) time.Duration {
+	_, dur, ok := strings.Cut(v, "dur=")
+	if !ok {
+		return 0
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(dur), 64)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(f * float64(time.Millisecond))
+}
 
 // scenario is one line of the results table.
 type scenario struct {
@@ -51,10 +72,14 @@ type Result struct {
 	P50         float64 `json:"p50_ms"`
 	P95         float64 `json:"p95_ms"`
 	P99         float64 `json:"p99_ms"`
-	Mean        float64 `json:"mean_ms"`
-	Max         float64 `json:"max_ms"`
-	RPS         float64 `json:"rps"`
-	Seconds     float64 `json:"seconds"`
+	// Server-side latency: the server's own Server-Timing figure of each request.
+	ServerP50 float64 `json:"server_p50_ms"`
+	ServerP95 float64 `json:"server_p95_ms"`
+	ServerP99 float64 `json:"server_p99_ms"`
+	Mean      float64 `json:"mean_ms"`
+	Max       float64 `json:"max_ms"`
+	RPS       float64 `json:"rps"`
+	Seconds   float64 `json:"seconds"`
 	// CPU time per measured request of the server process and of the PostgreSQL backends
 	// serving the bench database (0 when not measurable); preparation steps are included.
 	AppCPUms float64 `json:"app_cpu_ms_per_req,omitempty"`
@@ -106,8 +131,14 @@ func runLoad(ctx context.Context, sc scenario, lim loadLimits, measuring func())
 	if sc.prep != nil {
 		res.PrepMs = sc.prep.mean()
 	}
-	s := summarize(lat)
+	client, server := make([]time.Duration, len(lat)), make([]time.Duration, len(lat))
+	for i, l := range lat {
+		client[i], server[i] = l.client, l.server
+	}
+	s := summarize(client)
 	res.P50, res.P95, res.P99, res.Mean, res.Max = s.P50, s.P95, s.P99, s.Mean, s.Max
+	ss := summarize(server)
+	res.ServerP50, res.ServerP95, res.ServerP99 = ss.P50, ss.P95, ss.P99
 	if elapsed > 0 {
 		res.RPS = float64(len(lat)) / elapsed.Seconds()
 	}
@@ -116,7 +147,7 @@ func runLoad(ctx context.Context, sc scenario, lim loadLimits, measuring func())
 
 // drive runs the steps concurrently until deadline or max requests, and returns the
 // latencies of the successful requests and the errors.
-func drive(ctx context.Context, steps []step, deadline time.Time, max int) ([]time.Duration, []error) {
+func drive(ctx context.Context, steps []step, deadline time.Time, max int) ([]latency, []error) {
 	ctx, cancel := context.WithDeadline(ctx, deadline.Add(30*time.Second)) // a hung request cannot hang the run
 	defer cancel()
 	var (
@@ -124,13 +155,13 @@ func drive(ctx context.Context, steps []step, deadline time.Time, max int) ([]ti
 		failed    atomic.Int64
 		succeeded atomic.Int64
 		mu        sync.Mutex
-		lat       []time.Duration
+		lat       []latency
 		errs      []error
 		wg        sync.WaitGroup
 	)
 	for _, st := range steps {
 		wg.Go(func() {
-			var mine []time.Duration
+			var mine []latency
 			var bad []error
 			for ctx.Err() == nil && time.Now().Before(deadline) && (max <= 0 || issued.Add(1) <= int64(max)) {
 				d, err := st(ctx)
@@ -218,9 +249,10 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 
 func ms(d time.Duration) float64 { return math.Round(float64(d)/float64(time.Millisecond)*1000) / 1000 }
 
-// timed runs f and returns how long it took.
-func timed(f func() error) (time.Duration, error) {
+// timed runs f (a query, with no server in between) and returns how long it took.
+func timed(f func() error) (latency, error) {
 	start := time.Now()
 	err := f()
-	return time.Since(start), err
+	d := time.Since(start)
+	return latency{client: d, server: d}, err
 }

@@ -35,27 +35,27 @@ func newRawGetter(base, path string) (*rawGetter, error) {
 }
 
 // get sends the request and returns the body (valid until the next call) and the latency.
-func (g *rawGetter) get(ctx context.Context) ([]byte, time.Duration, error) {
+func (g *rawGetter) get(ctx context.Context) ([]byte, latency, error) {
 	start := time.Now()
 	reused := g.conn != nil
-	body, err := g.roundTrip(ctx)
+	body, server, err := g.roundTrip(ctx)
 	if err != nil && g.conn != nil { // a broken connection is not reused
 		g.conn.Close()
 		g.conn = nil
 	}
 	if err != nil && reused && body == nil && ctx.Err() == nil {
 		// The server may close an idle keep-alive connection: one retry on a new one.
-		body, err = g.roundTrip(ctx)
+		body, server, err = g.roundTrip(ctx)
 	}
-	return body, time.Since(start), err
+	return body, latency{client: time.Since(start), server: server}, err
 }
 
-func (g *rawGetter) roundTrip(ctx context.Context) ([]byte, error) {
+func (g *rawGetter) roundTrip(ctx context.Context) ([]byte, time.Duration, error) {
 	if g.conn == nil {
 		var d net.Dialer
 		c, err := d.DialContext(ctx, "tcp", g.addr)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		g.conn, g.r = c, bufio.NewReaderSize(c, 64<<10)
 	}
@@ -63,21 +63,21 @@ func (g *rawGetter) roundTrip(ctx context.Context) ([]byte, error) {
 		g.conn.SetDeadline(dl)
 	}
 	if _, err := g.conn.Write(g.req); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	status, err := g.r.ReadSlice('\n')
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(status) < 12 || !bytes.HasPrefix(status, []byte("HTTP/1.1 ")) {
-		return nil, fmt.Errorf("raw GET: bad status line %q", status)
+		return nil, 0, fmt.Errorf("raw GET: bad status line %q", status)
 	}
 	code := string(status[9:12])
-	length, chunked, closing := -1, false, false
+	length, chunked, closing, server := -1, false, false, time.Duration(0)
 	for {
 		line, err := g.r.ReadSlice('\n')
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		line = bytes.TrimRight(line, "\r\n")
 		if len(line) == 0 {
@@ -91,12 +91,14 @@ func (g *rawGetter) roundTrip(ctx context.Context) ([]byte, error) {
 		switch {
 		case bytes.EqualFold(k, []byte("Content-Length")):
 			if length, err = strconv.Atoi(string(v)); err != nil {
-				return nil, fmt.Errorf("raw GET: Content-Length %q", v)
+				return nil, 0, fmt.Errorf("raw GET: Content-Length %q", v)
 			}
 		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
 			chunked = bytes.EqualFold(v, []byte("chunked"))
 		case bytes.EqualFold(k, []byte("Connection")):
 			closing = bytes.EqualFold(v, []byte("close"))
+		case bytes.EqualFold(k, []byte("Server-Timing")):
+			server = serverTiming(string(v))
 		}
 	}
 	g.body.Reset()
@@ -105,17 +107,17 @@ func (g *rawGetter) roundTrip(ctx context.Context) ([]byte, error) {
 		for {
 			line, err := g.r.ReadSlice('\n')
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			size, err := strconv.ParseInt(string(bytes.TrimSpace(bytes.SplitN(line, []byte(";"), 2)[0])), 16, 64)
 			if err != nil {
-				return nil, fmt.Errorf("raw GET: chunk size %q", line)
+				return nil, 0, fmt.Errorf("raw GET: chunk size %q", line)
 			}
 			if size == 0 {
 				for { // trailers, then the blank line
 					l, err := g.r.ReadSlice('\n')
 					if err != nil {
-						return nil, err
+						return nil, 0, err
 					}
 					if len(bytes.TrimRight(l, "\r\n")) == 0 {
 						break
@@ -124,27 +126,27 @@ func (g *rawGetter) roundTrip(ctx context.Context) ([]byte, error) {
 				break
 			}
 			if _, err := io.CopyN(&g.body, g.r, size); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			if _, err := g.r.Discard(2); err != nil { // CRLF after the chunk
-				return nil, err
+				return nil, 0, err
 			}
 		}
 	case length >= 0:
 		if _, err := io.CopyN(&g.body, g.r, int64(length)); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	default:
-		return nil, fmt.Errorf("raw GET: answer without a length")
+		return nil, 0, fmt.Errorf("raw GET: answer without a length")
 	}
 	if closing {
 		g.conn.Close()
 		g.conn = nil
 	}
 	if code != "200" {
-		return g.body.Bytes(), fmt.Errorf("GET: status %s", code)
+		return g.body.Bytes(), server, fmt.Errorf("GET: status %s", code)
 	}
-	return g.body.Bytes(), nil
+	return g.body.Bytes(), server, nil
 }
 
 // close closes the connection.

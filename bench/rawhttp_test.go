@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestRawGetter(t *testing.T) {
@@ -16,6 +17,7 @@ func TestRawGetter(t *testing.T) {
 		switch r.URL.Path {
 		case "/small":
 			w.Header().Set("Content-Length", "5")
+			w.Header().Set("Server-Timing", "app;dur=1.250")
 			w.Write([]byte("hello"))
 		case "/big": // no Content-Length and more than the server buffers: chunked
 			w.Write([]byte(big))
@@ -46,8 +48,11 @@ func TestRawGetter(t *testing.T) {
 			if string(body) != tt.want {
 				t.Errorf("GET %s #%d: body of %d bytes, want %d", tt.path, i, len(body), len(tt.want))
 			}
-			if d <= 0 {
-				t.Errorf("GET %s: latency %v", tt.path, d)
+			if d.client <= 0 {
+				t.Errorf("GET %s: latency %v", tt.path, d.client)
+			}
+			if want := map[string]time.Duration{"/small": 1250 * time.Microsecond}[tt.path]; d.server != want {
+				t.Errorf("GET %s: server-side latency %v, want %v (Server-Timing)", tt.path, d.server, want)
 			}
 		}
 		g.close()

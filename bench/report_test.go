@@ -68,11 +68,11 @@ func TestSummarizeSortsAndDoesNotModify(t *testing.T) {
 func TestRunLoadCountsErrorsAndStopsAtMaxRequests(t *testing.T) {
 	var n atomic.Int64
 	sc := scenario{Name: "fake", Concurrency: 3, worker: func(int) step {
-		return func(context.Context) (time.Duration, error) {
+		return func(context.Context) (latency, error) {
 			if n.Add(1)%3 == 0 {
-				return 0, errors.New("boom")
+				return latency{}, errors.New("boom")
 			}
-			return time.Millisecond, nil
+			return latency{client: time.Millisecond, server: 800 * time.Microsecond}, nil
 		}
 	}}
 	measuring := false
@@ -86,8 +86,8 @@ func TestRunLoadCountsErrorsAndStopsAtMaxRequests(t *testing.T) {
 	if res.Errors != 30 || len(res.ErrorSamples) != 1 || res.ErrorSamples[0] != "boom" {
 		t.Errorf("errors = %d, samples %q; want 30 errors and one distinct sample \"boom\"", res.Errors, res.ErrorSamples)
 	}
-	if res.P50 != 1 || res.Concurrency != 3 || res.Name != "fake" {
-		t.Errorf("result = %+v, want p50 1 ms, concurrency 3, name fake", res)
+	if res.P50 != 1 || res.ServerP50 != 0.8 || res.Concurrency != 3 || res.Name != "fake" {
+		t.Errorf("result = %+v, want p50 1 ms (server-side 0.8 ms), concurrency 3, name fake", res)
 	}
 }
 
@@ -174,9 +174,16 @@ func TestRefreshLogLine(t *testing.T) {
 
 // sampleReport is a small report with every section filled.
 func sampleReport() Report {
+	// p50 and p99 are server-side; through HTTP the client sees 1.5 times as much (targets
+	// are judged server-side), a SQL baseline the same.
 	res := func(name, kind string, p50, p99, rps float64, errs int) Result {
+		client := 1.0
+		if kind == "http" {
+			client = 1.5
+		}
 		return Result{Name: name, Group: "group of " + name, Kind: kind, Concurrency: 4, Requests: 100, Errors: errs,
-			P50: p50, P95: p99 * 0.9, P99: p99, RPS: rps, Note: "note of " + name, AppCPUms: 1.5}
+			P50: p50 * client, P95: p99 * 0.9 * client, P99: p99 * client, ServerP50: p50, ServerP95: p99 * 0.9, ServerP99: p99,
+			RPS: rps, Note: "note of " + name, AppCPUms: 1.5}
 	}
 	r := Report{
 		Date: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC), Commit: "abc123", Rerun: "make bench",

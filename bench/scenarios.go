@@ -196,7 +196,7 @@ func (w *world) scenarios(conc, tconc int) []scenario {
 		scenario{Name: "anon_json_miss", Group: "anonymous front page, JSON, cache miss", Kind: "http", Concurrency: conc,
 			Note: "a distinct since= (years before the data) per request: a new cache key and a new fence every time",
 			worker: func(int) step {
-				return func(ctx context.Context) (time.Duration, error) {
+				return func(ctx context.Context) (latency, error) {
 					since := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(w.anonSeq.Add(1)) * time.Second)
 					body, d, err := anon.get(ctx, apiTimeline+"?since="+url.QueryEscape(since.Format(time.RFC3339)))
 					if err == nil {
@@ -241,7 +241,7 @@ func (w *world) cachedAnon(name, group, path, marker string, conc int) scenario 
 			}
 		},
 		worker: func(i int) step {
-			return func(ctx context.Context) (time.Duration, error) {
+			return func(ctx context.Context) (latency, error) {
 				body, d, err := getters[i].get(ctx)
 				if err == nil && marker != "" && !bytes.Contains(body, []byte(marker)) {
 					err = fmt.Errorf("GET %s: the answer lacks %s", path, marker)
@@ -258,11 +258,11 @@ func (w *world) coldFirst(c class, conc int) scenario {
 		Concurrency: conc, Note: "GET /api/timeline; the viewer's fence is dropped before each request (untimed)",
 		worker: func(i int) step {
 			mine, k := owned(c.Viewers, i, conc), 0
-			return func(ctx context.Context) (time.Duration, error) {
+			return func(ctx context.Context) (latency, error) {
 				v := mine[k%len(mine)]
 				k++
 				if err := prep.time(func() error { return w.resetFence(ctx, v.ID) }); err != nil {
-					return 0, err
+					return latency{}, err
 				}
 				body, d, err := v.c.get(ctx, apiTimeline+w.limitParam())
 				if err == nil {
@@ -307,7 +307,7 @@ func (w *world) returningFirst(c class, conc, cycle int) scenario {
 			r := rand.New(rand.NewPCG(uint64(i), 1))
 			last := map[int64]string{}
 			returns := map[int64]int{}
-			return func(ctx context.Context) (time.Duration, error) {
+			return func(ctx context.Context) (latency, error) {
 				v := mine[k%len(mine)]
 				k++
 				err := prep.time(func() error {
@@ -322,7 +322,7 @@ func (w *world) returningFirst(c class, conc, cycle int) scenario {
 					return w.shareByFollowee(ctx, v, r)
 				})
 				if err != nil {
-					return 0, err
+					return latency{}, err
 				}
 				body, d, err := v.c.get(ctx, apiTimeline+w.limitParam())
 				if err != nil {
@@ -355,20 +355,20 @@ func (w *world) nextPages(c class, conc int) scenario {
 			mine, k := owned(c.Viewers, i, conc), 0
 			cursors := map[int64]string{}
 			pages := map[int64]int{}
-			return func(ctx context.Context) (time.Duration, error) {
+			return func(ctx context.Context) (latency, error) {
 				v := mine[k%len(mine)]
 				k++
 				if cursors[v.ID] == "" || pages[v.ID] >= w.maxPages-1 {
 					body, _, err := v.c.get(ctx, apiTimeline+w.limitParam())
 					if err != nil {
-						return 0, err
+						return latency{}, err
 					}
 					t, err := decodeTimeline(body, "")
 					if err != nil {
-						return 0, err
+						return latency{}, err
 					}
 					if t.NextCursor == "" {
-						return 0, fmt.Errorf("the feed of %s has a single page", v.Handle)
+						return latency{}, fmt.Errorf("the feed of %s has a single page", v.Handle)
 					}
 					cursors[v.ID], pages[v.ID] = t.NextCursor, 0
 				}
@@ -394,11 +394,11 @@ func (w *world) live(c class, conc int) scenario {
 		Concurrency: conc, Note: "GET /api/timeline?source=" + string(liveSource) + "; the fence is dropped before each request (untimed)",
 		worker: func(i int) step {
 			mine, k := owned(c.Viewers, i, conc), 0
-			return func(ctx context.Context) (time.Duration, error) {
+			return func(ctx context.Context) (latency, error) {
 				v := mine[k%len(mine)]
 				k++
 				if err := prep.time(func() error { return w.resetFence(ctx, v.ID) }); err != nil {
-					return 0, err
+					return latency{}, err
 				}
 				body, d, err := v.c.get(ctx, apiTimeline+w.limitParam()+"&source="+string(liveSource))
 				if err == nil {
@@ -427,7 +427,7 @@ func (w *world) ingest(conc int) scenario {
 		},
 		worker: func(i int) step {
 			r := rand.New(rand.NewPCG(uint64(i), 7))
-			return func(ctx context.Context) (time.Duration, error) {
+			return func(ctx context.Context) (latency, error) {
 				c := clients[int(w.eventSeq.Add(1))%len(clients)]
 				type ev struct {
 					Item    int64 `json:"item"`

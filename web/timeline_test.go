@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -70,5 +71,19 @@ func TestTimelineBadInput(t *testing.T) {
 				t.Fatalf("HTML page: status %d, want 400", h.status)
 			}
 		})
+	}
+}
+
+func TestServerTimingSaysHowLongTheServerWorked(t *testing.T) {
+	// The bench reads the server-side latency from this header.
+	a := newApp(t)
+	c := a.client()
+	c.signup("ada")
+	for _, path := range []string{"/api/timeline", "/", "/api/timeline?limit=x"} {
+		res := c.get(path)
+		st := res.header.Get("Server-Timing")
+		if !regexp.MustCompile(`^app;dur=\d+\.\d{3}$`).MatchString(st) {
+			t.Errorf("%s (%d): Server-Timing %q", path, res.status, st)
+		}
 	}
 }

@@ -53,6 +53,7 @@ type response struct {
 	status   int
 	body     string
 	location string
+	header   http.Header
 }
 
 func (c *client) do(method, path string, form url.Values, header http.Header, raw ...string) response {
@@ -79,7 +80,7 @@ func (c *client) do(method, path string, form url.Values, header http.Header, ra
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	return response{status: res.StatusCode, body: string(b), location: res.Header.Get("Location")}
+	return response{status: res.StatusCode, body: string(b), location: res.Header.Get("Location"), header: res.Header}
 }
 
 func (c *client) get(path string) response { return c.do("GET", path, nil, nil) }
