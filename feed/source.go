@@ -180,11 +180,11 @@ type tailKey struct {
 	skip     uint64 // the fencepost's head, left out of its tail
 }
 
-// tailBatch is a run of a tail in arrival order, listed from start on. Items listed stay in
-// it while it is kept (10 minutes at most): Keep checks each against the current data, so
-// one deleted, unreadable or no longer followed since is still left out; an item shared
-// again has arrived in a newer fencepost and is left out of this one by its head or again
-// by Keep. A batch is never changed once stored (a longer one replaces it).
+// tailBatch is a run of a tail in arrival order, listed from start on. A tail is made of the
+// posts up to its fencepost's time, so its listing stays the same while a batch is kept (10
+// minutes at most), but for items deleted, made unreadable or no longer followed since:
+// Keep checks each item against the current data before it is shown. A batch is never
+// changed once stored (a longer one replaces it).
 type tailBatch struct {
 	start    Pos
 	entries  []Entry
