@@ -243,7 +243,7 @@ func insertPostTo(ctx context.Context, q *dbq.Queries, p tributary.Prepared, fee
 	}
 	id, err = q.InsertPost(ctx, dbq.InsertPostParams{
 		AuthorID: p.AuthorID, AnchorID: anchorID, Url: p.NewPost.URL, Title: p.Title, Body: p.Body,
-		CanonicalUrl: p.CanonicalURL, AnchorUrl: p.AnchorURL, Kind: string(p.Kind), Host: p.Host,
+		CanonicalUrl: p.CanonicalURL, AnchorUrl: p.AnchorURL, Kind: string(p.Kind), AnchorKind: string(p.AnchorKind), Host: p.Host,
 		LinkHosts: p.LinkHosts, LinkedUrls: links, ImageCount: int32(p.ImageCount),
 		UrlCount: int32(p.URLCount), SciScore: int16(p.SciScore), Tags: p.Tags, CreatedAt: p.CreatedAt,
 	})

@@ -40,12 +40,11 @@ SELECT s.*
 WITH candidates AS (
     SELECT p.anchor_id, p.author_id
       FROM posts p
-      JOIN anchors a ON a.id = p.anchor_id
      WHERE p.author_id = ANY(@followed::bigint[])
        AND p.deleted_at IS NULL
        AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
        AND p.created_at >= @since AND p.created_at < @until
-       AND (@kind::text = '' OR a.kind = @kind::text)
+       AND (@kind::text = '' OR p.anchor_kind = @kind::text)
        AND (@tag::text = '' OR p.tags @> ARRAY[@tag::text])
      ORDER BY p.created_at DESC, p.id DESC
      LIMIT @cand_limit)

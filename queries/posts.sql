@@ -7,9 +7,9 @@ RETURNING id;
 SELECT id FROM feeds WHERE owner_id = @owner_id AND kind = 'posts' AND name = '';
 
 -- name: InsertPost :one
-INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, host,
+INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
                    link_hosts, linked_urls, image_count, url_count, sci_score, tags, created_at)
-VALUES (@author_id, @anchor_id, @url, @title, @body, @canonical_url, @anchor_url, @kind, @host,
+VALUES (@author_id, @anchor_id, @url, @title, @body, @canonical_url, @anchor_url, @kind, @anchor_kind, @host,
         @link_hosts, @linked_urls, @image_count, @url_count, @sci_score, @tags, @created_at)
 ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
 RETURNING id;

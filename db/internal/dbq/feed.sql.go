@@ -14,12 +14,11 @@ const liveCandidates = `-- name: LiveCandidates :many
 WITH candidates AS (
     SELECT p.anchor_id, p.author_id
       FROM posts p
-      JOIN anchors a ON a.id = p.anchor_id
      WHERE p.author_id = ANY($1::bigint[])
        AND p.deleted_at IS NULL
        AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
        AND p.created_at >= $5 AND p.created_at < $6
-       AND ($7::text = '' OR a.kind = $7::text)
+       AND ($7::text = '' OR p.anchor_kind = $7::text)
        AND ($8::text = '' OR p.tags @> ARRAY[$8::text])
      ORDER BY p.created_at DESC, p.id DESC
      LIMIT $9)

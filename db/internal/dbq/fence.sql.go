@@ -49,7 +49,7 @@ SELECT p.anchor_id, p.created_at AS arrival
    AND p.created_at > v.from_at AND p.created_at <= v.to_at
    AND (p.created_at, p.anchor_id) < ($1::timestamptz, $2::bigint)
    AND NOT (p.anchor_id = ANY(v.skip))
-   AND (v.kind = '' OR EXISTS (SELECT 1 FROM anchors a WHERE a.id = p.anchor_id AND a.kind = v.kind))
+   AND (v.kind = '' OR p.anchor_kind = v.kind)
    AND (v.tag = '' OR p.tags @> ARRAY[v.tag])
    AND NOT EXISTS (
         SELECT 1 FROM posts q

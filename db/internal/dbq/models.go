@@ -138,6 +138,7 @@ type Post struct {
 	PrivateFeedIds    []int64
 	CreatedAt         time.Time
 	DeletedAt         *time.Time
+	AnchorKind        string
 }
 
 type PostCard struct {

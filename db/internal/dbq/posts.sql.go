@@ -27,10 +27,10 @@ func (q *Queries) InsertFeedPost(ctx context.Context, arg InsertFeedPostParams) 
 }
 
 const insertPost = `-- name: InsertPost :one
-INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, host,
+INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
                    link_hosts, linked_urls, image_count, url_count, sci_score, tags, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
-        $10, $11, $12, $13, $14, $15, $16)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
+        $11, $12, $13, $14, $15, $16, $17)
 ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
 RETURNING id
 `
@@ -44,6 +44,7 @@ type InsertPostParams struct {
 	CanonicalUrl string
 	AnchorUrl    string
 	Kind         string
+	AnchorKind   string
 	Host         string
 	LinkHosts    []string
 	LinkedUrls   []byte
@@ -64,6 +65,7 @@ func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (int64, 
 		arg.CanonicalUrl,
 		arg.AnchorUrl,
 		arg.Kind,
+		arg.AnchorKind,
 		arg.Host,
 		arg.LinkHosts,
 		arg.LinkedUrls,
