@@ -33,15 +33,27 @@ type Config struct {
 	// ThroughputConcurrency that of the cached anonymous pages (a throughput target).
 	Concurrency           int
 	ThroughputConcurrency int
-	Warmup, Duration      time.Duration // per scenario
-	MaxRequests           int           // per scenario
-	Out                   string        // BENCHMARKS.md, BENCHMARKS.json, bench/latency.svg, bench/explain/
-	Binary                string        // the tributary binary: seed and serve
-	Database              Database
-	Log                   io.Writer
-	Rerun                 string // the command line that reproduces this run, for the report
+	// UnloadedConcurrency, when positive and not Concurrency, runs the logged-in scenarios
+	// and the naive baseline again with this many clients (named with a _c<N> suffix): the
+	// latency of a server that is not also queueing for the machine's two cores.
+	UnloadedConcurrency int
+	Warmup, Duration    time.Duration // per scenario
+	MaxRequests         int           // per scenario
+	Out                 string        // BENCHMARKS.md, BENCHMARKS.json, bench/latency.svg, bench/explain/
+	Binary              string        // the tributary binary: seed and serve
+	Database            Database
+	Log                 io.Writer
+	Rerun               string // the command line that reproduces this run, for the report
 	// Only, when set, runs just the scenarios whose names it matches (for working on one path).
 	Only *regexp.Regexp
+}
+
+// unloaded is the concurrency of the unloaded runs, 0 when there are none.
+func (c *Config) unloaded() int {
+	if c.UnloadedConcurrency == c.Concurrency {
+		return 0
+	}
+	return max(c.UnloadedConcurrency, 0)
 }
 
 // Database says where the bench data lives: a database of this checkout's private cluster
@@ -128,6 +140,7 @@ type Report struct {
 type Settings struct {
 	Concurrency           int     `json:"concurrency"`
 	ThroughputConcurrency int     `json:"throughput_concurrency"`
+	UnloadedConcurrency   int     `json:"unloaded_concurrency,omitempty"`
 	WarmupSeconds         float64 `json:"warmup_seconds"`
 	DurationSeconds       float64 `json:"duration_seconds"`
 	PageSize              int     `json:"page_size"`
@@ -166,7 +179,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	cfg.Defaults()
 	started := time.Now()
 	rep := Report{Date: started.UTC(), Commit: gitCommit(), Machine: machine(), Rerun: cfg.Rerun, LoadBefore: loadAvg(),
-		Settings: Settings{Concurrency: cfg.Concurrency, ThroughputConcurrency: cfg.ThroughputConcurrency,
+		Settings: Settings{Concurrency: cfg.Concurrency, ThroughputConcurrency: cfg.ThroughputConcurrency, UnloadedConcurrency: cfg.unloaded(),
 			WarmupSeconds: cfg.Warmup.Seconds(), DurationSeconds: cfg.Duration.Seconds(), PageSize: tributary.DefaultLimit, Quick: cfg.Quick}}
 	dbase, err := cfg.Open(ctx)
 	if err != nil {
@@ -212,6 +225,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		rep.Viewers = append(rep.Viewers, ClassInfo{Class: c.Name, Target: c.Target, Viewers: len(c.Viewers), MinFollowees: lo, MaxFollowees: hi})
 	}
 	all := append(w.scenarios(cfg.Concurrency, cfg.ThroughputConcurrency), w.baselines(pool, cfg.Concurrency, feed.DefaultConfig().HeadSize)...)
+	if n := cfg.unloaded(); n > 0 {
+		all = append(all, w.unloaded(pool, n, feed.DefaultConfig().HeadSize)...)
+	}
 	if cfg.Only != nil {
 		all = slices.DeleteFunc(all, func(sc scenario) bool { return !cfg.Only.MatchString(sc.Name) })
 	}
@@ -293,8 +309,8 @@ func runScenarios(ctx context.Context, cfg Config, srv *server, pool *pgxpool.Po
 			res.Busy = round3(perReq * float64(res.Requests+res.Errors) / (res.Seconds * 1000) / float64(max(runtime.NumCPU(), 1)))
 		}
 		out = append(out, res)
-		fmt.Fprintf(cfg.Log, "bench: %-30s c=%-3d n=%-6d p50=%8.2fms p95=%8.2fms p99=%8.2fms %9.1f req/s errors=%d\n",
-			res.Name, res.Concurrency, res.Requests, res.P50, res.P95, res.P99, res.RPS, res.Errors)
+		fmt.Fprintf(cfg.Log, "bench: %-30s c=%-3d n=%-6d p50=%8.2fms p95=%8.2fms p99=%8.2fms server p50=%8.2fms p99=%8.2fms %9.1f req/s errors=%d\n",
+			res.Name, res.Concurrency, res.Requests, res.P50, res.P95, res.P99, res.ServerP50, res.ServerP99, res.RPS, res.Errors)
 		for _, e := range res.ErrorSamples {
 			fmt.Fprintf(cfg.Log, "bench:   error: %s\n", e)
 		}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -216,6 +217,27 @@ func (w *world) scenarios(conc, tconc int) []scenario {
 	out = append(out, w.ingest(conc))
 	return out
 }
+
+// unloaded are the logged-in scenarios and the naive baseline again with conc clients (one,
+// usually), named with a _c<conc> suffix.
+func (w *world) unloaded(pool *pgxpool.Pool, conc, headSize int) []scenario {
+	var out []scenario
+	for _, c := range w.classes {
+		out = append(out, w.coldFirst(c, conc), w.nextPages(c, conc), w.returningFirst(c, conc, returnCycle), w.live(c, conc))
+	}
+	for _, b := range w.baselines(pool, conc, headSize) {
+		if strings.HasPrefix(b.Name, "baseline_naive_") {
+			out = append(out, b)
+		}
+	}
+	for i := range out {
+		out[i].Name += unloadedSuffix(conc)
+	}
+	return out
+}
+
+// unloadedSuffix names the unloaded run of a scenario.
+func unloadedSuffix(conc int) string { return fmt.Sprintf("_c%d", conc) }
 
 // cachedAnon requests the same anonymous page again and again: after the first, every
 // answer comes from the cache. Each worker has its own keep-alive connection and a lean

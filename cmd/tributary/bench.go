@@ -41,6 +41,7 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&cfg.Quick, "quick", false, "small dataset and short scenarios, for development")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 4, "simulated clients of the latency scenarios and baselines")
 	fs.IntVar(&cfg.ThroughputConcurrency, "throughput-concurrency", 16, "simulated clients of the cached anonymous pages")
+	fs.IntVar(&cfg.UnloadedConcurrency, "unloaded-concurrency", 1, "also run the logged-in scenarios and the naive baseline with this many clients (0: not)")
 	fs.DurationVar(&cfg.Duration, "duration", 0, "measured time per scenario (default 8s, --quick 1s)")
 	fs.DurationVar(&cfg.Warmup, "warmup", 0, "unmeasured warm-up per scenario (default 1s, --quick 200ms)")
 	fs.StringVar(&cfg.Out, "out", "", "output directory (default: the current directory, --quick: bench/out/quick)")
