@@ -54,58 +54,74 @@ type Candidate struct {
 	ScoredAt time.Time // the time the viewer-agnostic score terms are taken at
 }
 
-// SnapshotFeed runs the snapshot path for a logged-in viewer: the Limit best items by stored
+// SnapshotMatch is a snapshot row as the logged-in path ranks it: the stored score, what
+// orders ties and what the diversity pass and the followed-set checks read, not what only a
+// card shows. Rows not AllPublic must be read in full to be ranked (Items): a viewer may see
+// them rolled up from fewer posts.
+type SnapshotMatch struct {
+	AnchorID      int64
+	Score         float64 // viewer-agnostic, as of the row's refresh
+	SharerIDs     []int64
+	Date          time.Time
+	URL           string
+	PrimaryUserID int64
+	AllPublic     bool
+}
+
+func matchOf(r dbq.SnapshotScanRow) SnapshotMatch {
+	return SnapshotMatch{AnchorID: r.AnchorID, Score: r.Score, SharerIDs: r.SharerUserIds, Date: r.Date, URL: r.Url,
+		PrimaryUserID: r.PrimaryUserID, AllPublic: r.AllPublic}
+}
+
+// SnapshotFeed runs the snapshot path for a logged-in viewer: the Limit best rows by stored
 // score plus followee bonus (snapshotScan), and the viewer's fresh shares, which the
-// fresh-self boost can lift to the top. Rows the viewer may read only in part come back
-// rolled up from the posts the viewer may read.
-func (s *Store) SnapshotFeed(ctx context.Context, q SnapshotQuery) ([]Candidate, error) {
+// fresh-self boost can lift to the top, in no particular order.
+func (s *Store) SnapshotFeed(ctx context.Context, q SnapshotQuery) ([]SnapshotMatch, error) {
 	rows, err := s.snapshotScan(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	if len(q.Fresh) > 0 {
-		fresh, err := s.snapshotRowsAmong(ctx, q, q.Fresh)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range fresh {
-			if !slices.ContainsFunc(rows, func(x dbq.FeedSnapshot) bool { return x.AnchorID == r.AnchorID }) {
-				rows = append(rows, r)
-			}
+	if len(q.Fresh) == 0 {
+		return rows, nil
+	}
+	since, until := q.bounds()
+	fresh, err := s.q.SnapshotAmong(ctx, dbq.SnapshotAmongParams{HiddenIds: nonNilIDs(q.Hidden), OnlyIds: q.Fresh,
+		Kind: string(q.Source), Tag: q.Tag, Since: since, Until: until,
+		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds)})
+	if err != nil {
+		return nil, fmt.Errorf("db: snapshot fresh: %w", err)
+	}
+	for _, r := range fresh {
+		if !slices.ContainsFunc(rows, func(x SnapshotMatch) bool { return x.AnchorID == r.AnchorID }) {
+			rows = append(rows, matchOf(dbq.SnapshotScanRow(r)))
 		}
 	}
-	return s.readable(ctx, rows, q.Viewer)
+	return rows, nil
 }
 
 // LargeFollowedSet is the size of followed set from which its sharers are dense in the
 // snapshot: reading rows in score order and filtering in Go beats the GIN index.
 const LargeFollowedSet = 100
 
-// snapshotScan ranks on narrow rows and reads only the best limit in full (decoding full
-// rows is most of the cost). Small followed sets get every match from the GIN index; large
-// ones read rows in score order, keep those with a followee among the sharers, and stop once
-// no row further down could overtake the limit-th one by the largest followee bonus (or
-// after scanPages pages). It returns the full rows of the best limit, in no particular order.
-func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSnapshot, error) {
+// snapshotScan ranks on the ranking columns. Small followed sets get every match from the
+// GIN index; large ones read rows in score order, keep those with a followee among the
+// sharers, and stop once no row further down could overtake the limit-th one by the largest
+// followee bonus (or after scanPages pages). It returns the best limit, in no particular
+// order.
+func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]SnapshotMatch, error) {
 	since, until := q.bounds()
 	const page, scanPages = 1000, 3
 	margin := s.Weights.FolloweeCap * s.Weights.FolloweeShare
 	type match struct {
-		id  int64
+		row SnapshotMatch
 		eff float64
 	}
 	var matched []match
 	keep := func(rows []dbq.SnapshotScanRow) {
 		for _, r := range rows {
-			n := 0
-			for _, id := range r.SharerUserIds {
-				if q.Followed.Has(id) {
-					n++
-				}
-			}
-			if n > 0 {
+			if n := q.Followed.Count(r.SharerUserIds); n > 0 {
 				bonus := s.Weights.Score(tributary.ScoreInputs{FolloweeShare: n}, time.Time{}).FolloweeShare
-				matched = append(matched, match{r.AnchorID, r.Score + bonus})
+				matched = append(matched, match{matchOf(r), r.Score + bonus})
 			}
 		}
 		slices.SortStableFunc(matched, func(a, b match) int { return cmp.Compare(b.eff, a.eff) })
@@ -140,29 +156,11 @@ func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]dbq.FeedSn
 			break
 		}
 	}
-	ids := make([]int64, 0, q.Limit)
+	out := make([]SnapshotMatch, 0, q.Limit)
 	for _, m := range matched[:min(len(matched), q.Limit)] {
-		ids = append(ids, m.id)
+		out = append(out, m.row)
 	}
-	rows, err := s.q.SnapshotRowsByAnchors(ctx, ids)
-	if err != nil {
-		return nil, fmt.Errorf("db: snapshot rows: %w", err)
-	}
-	return rows, nil
-}
-
-// snapshotRowsAmong reads the full rows of ids that pass the query's filters.
-func (s *Store) snapshotRowsAmong(ctx context.Context, q SnapshotQuery, ids []int64) ([]dbq.FeedSnapshot, error) {
-	since, until := q.bounds()
-	rows, err := s.q.SnapshotFeed(ctx, dbq.SnapshotFeedParams{
-		Followed: q.Followed.IDs(), HiddenIds: nonNilIDs(q.Hidden), OnlyIds: ids,
-		Kind: string(q.Source), Tag: q.Tag, Since: since, Until: until, Lim: int32(len(ids)),
-		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("db: snapshot feed: %w", err)
-	}
-	return rows, nil
+	return out, nil
 }
 
 // SnapshotFeedAnon runs the snapshot path for anonymous viewers: public VIP shares.

@@ -267,10 +267,11 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Tim
 }
 
 // candidates ranks the whole window on the given path: up to limit items, best first.
+// Items in stubs carry only what ranking reads (score, date, URL, primary author, sharers):
+// whoever shows one reads it in full first.
 func (s *Service) candidates(ctx context.Context, viewer *tributary.User, v viewerState, f db.FeedFilter,
-	hidden []int64, limit int, path string, now time.Time) ([]tributary.Item, error) {
+	hidden []int64, limit int, path string, now time.Time) (items []tributary.Item, stubs map[int64]bool, err error) {
 	var cands []db.Candidate
-	var err error
 	switch {
 	case path == tributary.PathSnapshot && viewer == nil:
 		cands, err = s.store.SnapshotFeedAnon(ctx, f, limit)
@@ -282,21 +283,50 @@ func (s *Service) candidates(ctx context.Context, viewer *tributary.User, v view
 			Fresh: v.freshIDs(), Hidden: hidden, Candidates: n, Limit: limit}, now)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.rankCandidates(cands, viewer, v, limit, now), nil
+	return s.rankCandidates(cands, viewer, v, limit, now), nil, nil
 }
 
-// snapshotTop ranks the whole window on the snapshot (exactly, see db.Store.SnapshotFeed)
-// and explains the result for the viewer.
+// snapshotTop ranks the whole window on the snapshot (exactly, see db.Store.SnapshotFeed).
+// Rows shared only publicly are ranked on their ranking columns, as stubs: their score is
+// the stored one plus the viewer's bonuses, as explain makes it. The others are read in full
+// as the viewer may see them (fewer posts may give another score, date or author).
 func (s *Service) snapshotTop(ctx context.Context, viewer *tributary.User, v viewerState, f db.FeedFilter,
-	hidden []int64, limit int, now time.Time) ([]tributary.Item, error) {
-	cands, err := s.store.SnapshotFeed(ctx, db.SnapshotQuery{FeedFilter: f, Followed: v.followed, Viewer: v.access,
+	hidden []int64, limit int, now time.Time) ([]tributary.Item, map[int64]bool, error) {
+	rows, err := s.store.SnapshotFeed(ctx, db.SnapshotQuery{FeedFilter: f, Followed: v.followed, Viewer: v.access,
 		Fresh: v.freshIDs(), Hidden: hidden, Limit: limit})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.rankCandidates(cands, viewer, v, limit, now), nil
+	items := make([]tributary.Item, 0, len(rows))
+	stubs := make(map[int64]bool, len(rows))
+	var partial []int64
+	for _, r := range rows {
+		if !r.AllPublic {
+			partial = append(partial, r.AnchorID)
+			continue
+		}
+		it := tributary.Item{ID: r.AnchorID, URL: r.URL, Date: r.Date, PrimaryUser: tributary.UserRef{ID: r.PrimaryUserID},
+			SharerIDs: r.SharerIDs, AlreadySeen: v.seen[r.AnchorID]}
+		vp := s.viewerParts(it, v, now)
+		it.Score = r.Score + vp.FolloweeShare + vp.FreshSelf
+		items = append(items, it)
+		stubs[it.ID] = true
+	}
+	if len(partial) > 0 {
+		full, err := s.store.Items(ctx, partial, v.access, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, id := range partial {
+			if c, ok := full[id]; ok {
+				items = append(items, s.explain(c, viewer, v, now))
+			}
+		}
+	}
+	slices.SortStableFunc(items, compareItems)
+	return items[:min(len(items), limit)], stubs, nil
 }
 
 // rankCandidates explains candidates for the viewer and keeps the best limit, in order.
@@ -315,8 +345,7 @@ func (s *Service) explain(c db.Candidate, viewer *tributary.User, v viewerState,
 	// Viewer-agnostic terms are as of when they were computed (the snapshot's refresh).
 	parts := s.cfg.Weights.Score(c.Rollup.Inputs(), c.ScoredAt)
 	if viewer != nil {
-		in := tributary.ScoreInputs{FolloweeShare: v.followed.Count(it.SharerIDs), ViewerShareAt: v.fresh[it.ID]}
-		vp := s.cfg.Weights.Score(in, now)
+		vp := s.viewerParts(it, v, now)
 		parts.FolloweeShare, parts.FreshSelf = vp.FolloweeShare, vp.FreshSelf
 		parts.Total = parts.Base() + parts.FolloweeShare + parts.FreshSelf
 		it.AlreadySeen = v.seen[it.ID]
@@ -326,6 +355,13 @@ func (s *Service) explain(c db.Candidate, viewer *tributary.User, v viewerState,
 	}
 	it.ScoreParts, it.Score = parts, parts.Total
 	return it
+}
+
+// viewerParts are the viewer's own score terms of an item: followees among its sharers and
+// the viewer's fresh share.
+func (s *Service) viewerParts(it tributary.Item, v viewerState, now time.Time) tributary.ScoreParts {
+	in := tributary.ScoreInputs{FolloweeShare: v.followed.Count(it.SharerIDs), ViewerShareAt: v.fresh[it.ID]}
+	return s.cfg.Weights.Score(in, now)
 }
 
 // compareItems orders by score, then newest, then URL: the SQL ORDER BY.

@@ -53,10 +53,11 @@ func (src *source) filter() db.FeedFilter {
 // window with the snapshot or live path; later ones rank just what arrived since.
 func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int) ([]int64, bool, error) {
 	var items []tributary.Item
+	var stubs map[int64]bool
 	all := false
 	if after.IsZero() {
 		var err error
-		items, err = src.s.candidates(ctx, src.viewer, src.v, src.filter(), src.hidden(), limit*2, src.path, src.now)
+		items, stubs, err = src.s.candidates(ctx, src.viewer, src.v, src.filter(), src.hidden(), limit*2, src.path, src.now)
 		if err != nil {
 			return nil, false, err
 		}
@@ -93,7 +94,9 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 	ids := make([]int64, 0, limit)
 	for _, it := range items[:min(len(items), limit)] {
 		ids = append(ids, it.ID)
-		src.items[it.ID] = it
+		if !stubs[it.ID] { // a stub is read in full when a page shows it (Keep)
+			src.items[it.ID] = it
+		}
 	}
 	return ids, all && len(items) <= limit, nil
 }

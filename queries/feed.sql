@@ -1,27 +1,23 @@
 -- name: VIPIDs :many
 SELECT id FROM users WHERE vip ORDER BY id;
 
--- name: SnapshotFeed :many
--- Snapshot path, logged in: the best rows by stored score among the anchors shared by the
--- followed set (GIN overlap, or the score index for large followed sets) that the viewer may
--- read. The bonuses of the viewer are added in Go, which asks for more rows when they could
--- still reorder the top. Each parameter appears once (v) because sqlc mis-rewrites a repeated
--- array parameter.
-WITH v AS (SELECT @followed::bigint[] AS followed, @kind::text AS kind, @tag::text AS tag,
+-- name: SnapshotAmong :many
+-- The ranking columns (as SnapshotScan) of some anchors that pass the filters and the
+-- viewer's access: the viewer's fresh shares, which the fresh-self boost can lift to the top
+-- wherever their stored score is. Each parameter appears once (v) because sqlc mis-rewrites
+-- a repeated array parameter.
+WITH v AS (SELECT @kind::text AS kind, @tag::text AS tag,
                   @viewer_id::bigint AS viewer_id, @blocked::bigint[] AS blocked,
                   @private_feeds::bigint[] AS private_feeds, @hidden_ids::bigint[] AS hidden,
                   @only_ids::bigint[] AS only)
-SELECT s.*
+SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public
   FROM feed_snapshot s, v
- WHERE s.sharer_user_ids && v.followed
+ WHERE s.anchor_id = ANY(v.only)
    AND can_read(s.any_public, s.protected_owner_ids, s.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
    AND (v.kind = '' OR s.kind = v.kind)
    AND (v.tag = '' OR s.tags @> ARRAY[v.tag])
    AND s.date >= @since AND s.date < @until
-   AND NOT (s.anchor_id = ANY(v.hidden))
-   AND (cardinality(v.only) = 0 OR s.anchor_id = ANY(v.only))
- ORDER BY s.score DESC, s.date DESC, s.anchor_id
- LIMIT @lim;
+   AND NOT (s.anchor_id = ANY(v.hidden));
 
 -- name: SnapshotFeedAnon :many
 -- Snapshot path, anonymous: anchors a VIP shared publicly, straight off the partial index.
@@ -76,13 +72,13 @@ SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND 
   FROM v;
 
 -- name: SnapshotScan :many
--- The snapshot in score order, narrow rows only, for large followed sets: most rows have a
--- followee among their sharers, so Go filters them by the (sorted) followed set with binary
--- search, where the array overlap operator would compare every pair.
+-- The snapshot in score order, the ranking columns only (not what only a card shows), for
+-- large followed sets: many rows have a followee among their sharers, so Go filters them by
+-- the followed set, where the array overlap operator would compare every pair.
 WITH v AS (SELECT @kind::text AS kind, @tag::text AS tag, @viewer_id::bigint AS viewer_id,
                   @blocked::bigint[] AS blocked, @private_feeds::bigint[] AS private_feeds,
                   @hidden_ids::bigint[] AS hidden)
-SELECT s.anchor_id, s.score, s.sharer_user_ids
+SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public
   FROM feed_snapshot s, v
  WHERE can_read(s.any_public, s.protected_owner_ids, s.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
    AND (v.kind = '' OR s.kind = v.kind)
@@ -93,12 +89,12 @@ SELECT s.anchor_id, s.score, s.sharer_user_ids
  LIMIT @lim OFFSET @off;
 
 -- name: SnapshotMatches :many
--- The narrow rows of every anchor shared by a small followed set (GIN overlap), for Go to
--- rank exactly before the best are read in full.
+-- The ranking columns of every anchor shared by a small followed set (GIN overlap), for Go
+-- to rank exactly; only the items a page shows are then read in full.
 WITH v AS (SELECT @followed::bigint[] AS followed, @kind::text AS kind, @tag::text AS tag,
                   @viewer_id::bigint AS viewer_id, @blocked::bigint[] AS blocked,
                   @private_feeds::bigint[] AS private_feeds, @hidden_ids::bigint[] AS hidden)
-SELECT s.anchor_id, s.score, s.sharer_user_ids
+SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public
   FROM feed_snapshot s, v
  WHERE s.sharer_user_ids && v.followed
    AND can_read(s.any_public, s.protected_owner_ids, s.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)

@@ -76,29 +76,24 @@ func (q *Queries) LiveCandidates(ctx context.Context, arg LiveCandidatesParams) 
 	return items, nil
 }
 
-const snapshotFeed = `-- name: SnapshotFeed :many
-WITH v AS (SELECT $4::bigint[] AS followed, $5::text AS kind, $6::text AS tag,
-                  $7::bigint AS viewer_id, $8::bigint[] AS blocked,
-                  $9::bigint[] AS private_feeds, $10::bigint[] AS hidden,
-                  $11::bigint[] AS only)
-SELECT s.anchor_id, s.anchor_url, s.kind, s.date, s.public_date, s.score, s.sci_score, s.total_share, s.sharer_user_ids, s.public_sharer_ids, s.any_vip_sharer, s.all_public, s.any_public, s.protected_owner_ids, s.private_feed_ids, s.rep_post_id, s.url, s.canonical_url, s.title, s.excerpt, s.host, s.links, s.image_count, s.url_count, s.primary_user_id, s.primary_vip, s.primary_notability, s.tags, s.sharers, s.refreshed_at
+const snapshotAmong = `-- name: SnapshotAmong :many
+WITH v AS (SELECT $3::text AS kind, $4::text AS tag,
+                  $5::bigint AS viewer_id, $6::bigint[] AS blocked,
+                  $7::bigint[] AS private_feeds, $8::bigint[] AS hidden,
+                  $9::bigint[] AS only)
+SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public
   FROM feed_snapshot s, v
- WHERE s.sharer_user_ids && v.followed
+ WHERE s.anchor_id = ANY(v.only)
    AND can_read(s.any_public, s.protected_owner_ids, s.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
    AND (v.kind = '' OR s.kind = v.kind)
    AND (v.tag = '' OR s.tags @> ARRAY[v.tag])
    AND s.date >= $1 AND s.date < $2
    AND NOT (s.anchor_id = ANY(v.hidden))
-   AND (cardinality(v.only) = 0 OR s.anchor_id = ANY(v.only))
- ORDER BY s.score DESC, s.date DESC, s.anchor_id
- LIMIT $3
 `
 
-type SnapshotFeedParams struct {
+type SnapshotAmongParams struct {
 	Since        time.Time
 	Until        time.Time
-	Lim          int32
-	Followed     []int64
 	Kind         string
 	Tag          string
 	ViewerID     int64
@@ -108,17 +103,24 @@ type SnapshotFeedParams struct {
 	OnlyIds      []int64
 }
 
-// Snapshot path, logged in: the best rows by stored score among the anchors shared by the
-// followed set (GIN overlap, or the score index for large followed sets) that the viewer may
-// read. The bonuses of the viewer are added in Go, which asks for more rows when they could
-// still reorder the top. Each parameter appears once (v) because sqlc mis-rewrites a repeated
-// array parameter.
-func (q *Queries) SnapshotFeed(ctx context.Context, arg SnapshotFeedParams) ([]FeedSnapshot, error) {
-	rows, err := q.db.Query(ctx, snapshotFeed,
+type SnapshotAmongRow struct {
+	AnchorID      int64
+	Score         float64
+	SharerUserIds []int64
+	Date          time.Time
+	Url           string
+	PrimaryUserID int64
+	AllPublic     bool
+}
+
+// The ranking columns (as SnapshotScan) of some anchors that pass the filters and the
+// viewer's access: the viewer's fresh shares, which the fresh-self boost can lift to the top
+// wherever their stored score is. Each parameter appears once (v) because sqlc mis-rewrites
+// a repeated array parameter.
+func (q *Queries) SnapshotAmong(ctx context.Context, arg SnapshotAmongParams) ([]SnapshotAmongRow, error) {
+	rows, err := q.db.Query(ctx, snapshotAmong,
 		arg.Since,
 		arg.Until,
-		arg.Lim,
-		arg.Followed,
 		arg.Kind,
 		arg.Tag,
 		arg.ViewerID,
@@ -131,40 +133,17 @@ func (q *Queries) SnapshotFeed(ctx context.Context, arg SnapshotFeedParams) ([]F
 		return nil, err
 	}
 	defer rows.Close()
-	items := []FeedSnapshot{}
+	items := []SnapshotAmongRow{}
 	for rows.Next() {
-		var i FeedSnapshot
+		var i SnapshotAmongRow
 		if err := rows.Scan(
 			&i.AnchorID,
-			&i.AnchorUrl,
-			&i.Kind,
-			&i.Date,
-			&i.PublicDate,
 			&i.Score,
-			&i.SciScore,
-			&i.TotalShare,
 			&i.SharerUserIds,
-			&i.PublicSharerIds,
-			&i.AnyVipSharer,
-			&i.AllPublic,
-			&i.AnyPublic,
-			&i.ProtectedOwnerIds,
-			&i.PrivateFeedIds,
-			&i.RepPostID,
+			&i.Date,
 			&i.Url,
-			&i.CanonicalUrl,
-			&i.Title,
-			&i.Excerpt,
-			&i.Host,
-			&i.Links,
-			&i.ImageCount,
-			&i.UrlCount,
 			&i.PrimaryUserID,
-			&i.PrimaryVip,
-			&i.PrimaryNotability,
-			&i.Tags,
-			&i.Sharers,
-			&i.RefreshedAt,
+			&i.AllPublic,
 		); err != nil {
 			return nil, err
 		}
@@ -257,7 +236,7 @@ const snapshotMatches = `-- name: SnapshotMatches :many
 WITH v AS (SELECT $4::bigint[] AS followed, $5::text AS kind, $6::text AS tag,
                   $7::bigint AS viewer_id, $8::bigint[] AS blocked,
                   $9::bigint[] AS private_feeds, $10::bigint[] AS hidden)
-SELECT s.anchor_id, s.score, s.sharer_user_ids
+SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public
   FROM feed_snapshot s, v
  WHERE s.sharer_user_ids && v.followed
    AND can_read(s.any_public, s.protected_owner_ids, s.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
@@ -286,10 +265,14 @@ type SnapshotMatchesRow struct {
 	AnchorID      int64
 	Score         float64
 	SharerUserIds []int64
+	Date          time.Time
+	Url           string
+	PrimaryUserID int64
+	AllPublic     bool
 }
 
-// The narrow rows of every anchor shared by a small followed set (GIN overlap), for Go to
-// rank exactly before the best are read in full.
+// The ranking columns of every anchor shared by a small followed set (GIN overlap), for Go
+// to rank exactly; only the items a page shows are then read in full.
 func (q *Queries) SnapshotMatches(ctx context.Context, arg SnapshotMatchesParams) ([]SnapshotMatchesRow, error) {
 	rows, err := q.db.Query(ctx, snapshotMatches,
 		arg.Since,
@@ -310,7 +293,15 @@ func (q *Queries) SnapshotMatches(ctx context.Context, arg SnapshotMatchesParams
 	items := []SnapshotMatchesRow{}
 	for rows.Next() {
 		var i SnapshotMatchesRow
-		if err := rows.Scan(&i.AnchorID, &i.Score, &i.SharerUserIds); err != nil {
+		if err := rows.Scan(
+			&i.AnchorID,
+			&i.Score,
+			&i.SharerUserIds,
+			&i.Date,
+			&i.Url,
+			&i.PrimaryUserID,
+			&i.AllPublic,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -325,7 +316,7 @@ const snapshotScan = `-- name: SnapshotScan :many
 WITH v AS (SELECT $5::text AS kind, $6::text AS tag, $7::bigint AS viewer_id,
                   $8::bigint[] AS blocked, $9::bigint[] AS private_feeds,
                   $10::bigint[] AS hidden)
-SELECT s.anchor_id, s.score, s.sharer_user_ids
+SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public
   FROM feed_snapshot s, v
  WHERE can_read(s.any_public, s.protected_owner_ids, s.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
    AND (v.kind = '' OR s.kind = v.kind)
@@ -353,11 +344,15 @@ type SnapshotScanRow struct {
 	AnchorID      int64
 	Score         float64
 	SharerUserIds []int64
+	Date          time.Time
+	Url           string
+	PrimaryUserID int64
+	AllPublic     bool
 }
 
-// The snapshot in score order, narrow rows only, for large followed sets: most rows have a
-// followee among their sharers, so Go filters them by the (sorted) followed set with binary
-// search, where the array overlap operator would compare every pair.
+// The snapshot in score order, the ranking columns only (not what only a card shows), for
+// large followed sets: many rows have a followee among their sharers, so Go filters them by
+// the followed set, where the array overlap operator would compare every pair.
 func (q *Queries) SnapshotScan(ctx context.Context, arg SnapshotScanParams) ([]SnapshotScanRow, error) {
 	rows, err := q.db.Query(ctx, snapshotScan,
 		arg.Since,
@@ -378,7 +373,15 @@ func (q *Queries) SnapshotScan(ctx context.Context, arg SnapshotScanParams) ([]S
 	items := []SnapshotScanRow{}
 	for rows.Next() {
 		var i SnapshotScanRow
-		if err := rows.Scan(&i.AnchorID, &i.Score, &i.SharerUserIds); err != nil {
+		if err := rows.Scan(
+			&i.AnchorID,
+			&i.Score,
+			&i.SharerUserIds,
+			&i.Date,
+			&i.Url,
+			&i.PrimaryUserID,
+			&i.AllPublic,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
