@@ -144,6 +144,9 @@ func capturePlans(ctx context.Context, dsn string, t planTarget) ([]planCase, er
 	defer pool.Close()
 	c := &capture{ctx: ctx, t: t, pool: pool, rec: rec, store: db.NewStore(pool)}
 	c.svc = feed.New(c.store, feed.DefaultConfig(), time.Now)
+	if err := c.svc.Warm(ctx); err != nil { // as the server does after each refresh
+		return nil, fmt.Errorf("bench: plans: %w", err)
+	}
 	// The first pass warms the connections (each statement prepared once, as on a server
 	// that has been up a while); the second is recorded.
 	for _, record := range []bool{false, true} {

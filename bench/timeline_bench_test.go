@@ -34,6 +34,9 @@ func BenchmarkTimeline(b *testing.B) {
 	defer pool.Close()
 	store := db.NewStore(pool)
 	svc := feed.New(store, feed.DefaultConfig(), time.Now)
+	if err := svc.Warm(ctx); err != nil { // as the server does after each refresh
+		b.Fatal(err)
+	}
 	cls, err := pickViewers(ctx, pool, 1)
 	if err != nil {
 		b.Fatal(err)

@@ -3,9 +3,12 @@ package db
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"tributary"
 	"tributary/db/internal/dbq"
@@ -312,13 +315,34 @@ type ViewerState struct {
 	Seen     []int64
 	Fresh    map[int64]time.Time // own shares since the fresh-self cutoff
 	Snapshot time.Time           // when the snapshot was last rebuilt (zero: never)
+	Changes  []SnapshotChange    // rows redone after the changedAfter asked for, oldest first
 }
 
-// LoadViewer reads a viewer's state: seen items are those with dwell in [seenFrom, seenTo)
-// summing to minDwellMs; fresh shares are those since freshSince.
-func (s *Store) LoadViewer(ctx context.Context, viewerID int64, seenFrom, seenTo time.Time, minDwellMs int64, freshSince time.Time) (ViewerState, error) {
-	r, err := s.q.ViewerState(ctx, dbq.ViewerStateParams{ViewerID: viewerID, SeenFrom: seenFrom, SeenTo: seenTo,
-		MinDwellMs: minDwellMs, FreshSince: freshSince})
+// SnapshotChange says a snapshot row was redone (or removed) at a time.
+type SnapshotChange struct {
+	AnchorID int64
+	At       time.Time
+}
+
+// ViewerQuery asks for a viewer's state: seen items are those with dwell in [SeenFrom,
+// SeenTo) summing to MinDwellMs; fresh shares are those since FreshSince; snapshot changes
+// those after ChangedAfter (zero: none).
+type ViewerQuery struct {
+	ViewerID         int64
+	SeenFrom, SeenTo time.Time
+	MinDwellMs       int64
+	FreshSince       time.Time
+	ChangedAfter     time.Time
+}
+
+// LoadViewer reads a viewer's state in one round trip.
+func (s *Store) LoadViewer(ctx context.Context, vq ViewerQuery) (ViewerState, error) {
+	viewerID, after := vq.ViewerID, vq.ChangedAfter
+	if after.IsZero() {
+		after = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	r, err := s.q.ViewerState(ctx, dbq.ViewerStateParams{ViewerID: viewerID, SeenFrom: vq.SeenFrom, SeenTo: vq.SeenTo,
+		MinDwellMs: vq.MinDwellMs, FreshSince: vq.FreshSince, ChangedAfter: after})
 	if err != nil {
 		return ViewerState{}, fmt.Errorf("db: viewer state: %w", err)
 	}
@@ -330,5 +354,67 @@ func (s *Store) LoadViewer(ctx context.Context, viewerID int64, seenFrom, seenTo
 	if r.SnapshotAt.After(time.Unix(0, 0)) {
 		st.Snapshot = r.SnapshotAt
 	}
+	for i, id := range r.ChangedIds {
+		st.Changes = append(st.Changes, SnapshotChange{AnchorID: id, At: r.ChangedAt[i]})
+	}
 	return st, nil
+}
+
+// RankRow is a snapshot row as the feed service keeps it in memory: the ranking columns and
+// what the logged-in path filters on.
+type RankRow struct {
+	SnapshotMatch
+	Kind   tributary.Kind
+	Tags   []string
+	Access tributary.PostAccess
+}
+
+func rankRowOf(r dbq.SnapshotRankingRow) RankRow {
+	return RankRow{SnapshotMatch: SnapshotMatch{AnchorID: r.AnchorID, Score: r.Score, SharerIDs: r.SharerUserIds,
+		Date: r.Date, URL: r.Url, PrimaryUserID: r.PrimaryUserID, AllPublic: r.AllPublic},
+		Kind: tributary.Kind(r.Kind), Tags: r.Tags,
+		Access: tributary.PostAccess{Public: r.AnyPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds}}
+}
+
+// SnapshotRanking reads every snapshot row's RankRow in score order, as of one moment: the
+// snapshot's refresh time and the time of the read (changes made later show in snapshot_dirty
+// after it) come from the same transaction.
+func (s *Store) SnapshotRanking(ctx context.Context) (rows []RankRow, refreshedAt, at time.Time, err error) {
+	err = pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		if err := tx.QueryRow(ctx, "SELECT now()").Scan(&at); err != nil {
+			return err
+		}
+		meta, err := q.SnapshotMeta(ctx)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) { // no rows: never refreshed
+			return err
+		}
+		refreshedAt = meta.RefreshedAt
+		rs, err := q.SnapshotRanking(ctx)
+		if err != nil {
+			return err
+		}
+		rows = make([]RankRow, len(rs))
+		for i, r := range rs {
+			rows[i] = rankRowOf(r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, time.Time{}, time.Time{}, fmt.Errorf("db: snapshot ranking: %w", err)
+	}
+	return rows, refreshedAt, at, nil
+}
+
+// SnapshotRankingOf reads the RankRows of some anchors; anchors without a row are left out.
+func (s *Store) SnapshotRankingOf(ctx context.Context, ids []int64) ([]RankRow, error) {
+	rs, err := s.q.SnapshotRankingOf(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("db: snapshot ranking: %w", err)
+	}
+	rows := make([]RankRow, len(rs))
+	for i, r := range rs {
+		rows[i] = rankRowOf(dbq.SnapshotRankingRow(r))
+	}
+	return rows, nil
 }

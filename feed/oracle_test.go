@@ -346,7 +346,20 @@ func TestAccessOracle(t *testing.T) {
 		if _, err := store.RefreshSnapshot(ctx, now); err != nil {
 			t.Fatal(err)
 		}
-		snap := feed.New(store, feed.DefaultConfig(), clock)
+		// Every other world (those where arrivals do not read follows), logged-in viewers
+		// rank on the service's copy of the snapshot (the default), which must follow the
+		// changes below as they are made; in the others, PostgreSQL ranks.
+		scfg := feed.DefaultConfig()
+		if w%2 == 0 {
+			scfg.CopyFrom = 0
+		}
+		snap := feed.New(store, scfg, clock)
+		if err := snap.Warm(ctx); err != nil {
+			t.Fatal(err)
+		}
+		copied := scfg.CopyFrom > 0
+		scfg.CopyFrom = 0
+		sqlRanked := feed.New(store, scfg, clock)
 		cfg := feed.DefaultConfig()
 		cfg.SnapshotMaxAge = 0
 		live := feed.New(store, cfg, clock)
@@ -406,6 +419,26 @@ func TestAccessOracle(t *testing.T) {
 			}
 			check("snapshot", walkAll(t, ctx, snap, v, ""))
 			check("live", walkAll(t, ctx, live, v, ""))
+			if copied && v != nil {
+				// Ranked on the copy, the first page is the one PostgreSQL ranks.
+				var heads [2][]int64
+				for i, svc := range []*feed.Service{snap, sqlRanked} {
+					if err := store.ResetFences(ctx, v.ID); err != nil {
+						t.Fatal(err)
+					}
+					tl, err := svc.Timeline(ctx, v, tributary.FeedQuery{Limit: 50, IncludeSeen: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, it := range tl.Items {
+						heads[i] = append(heads[i], it.ID)
+					}
+				}
+				cases++
+				if !slices.Equal(heads[0], heads[1]) {
+					t.Errorf("%s: ranked on the copy %v, in PostgreSQL %v", label, heads[0], heads[1])
+				}
+			}
 			if v == nil {
 				check("anonymous cache", walkAll(t, ctx, snap, v, ""))
 			}

@@ -34,7 +34,11 @@ func (w *world) service(mod func(*feed.Config)) *feed.Service {
 	if mod != nil {
 		mod(&cfg)
 	}
-	return feed.New(w.store, cfg, w.clock)
+	s := feed.New(w.store, cfg, w.clock)
+	if err := s.Warm(w.ctx); err != nil { // as the server does after each refresh
+		w.t.Fatal(err)
+	}
+	return s
 }
 
 func (w *world) user(handle string, vip bool, notability int64) tributary.User {

@@ -50,10 +50,12 @@ SELECT anchor_id, count(DISTINCT author_id)::integer AS followee_share
 
 -- name: ViewerState :one
 -- Everything ranking needs to know of a logged-in viewer, in one round trip: the followed set
--- (the followees, in the primary key's order: no sort), the access context, the seen items, the fresh own shares, and
--- when the snapshot was last rebuilt.
+-- (the followees, in the primary key's order: no sort), the access context, the seen items,
+-- the fresh own shares, when the snapshot was last rebuilt, and the rows redone since
+-- changed_after (what the feed service's copy of the snapshot has to catch up on).
 WITH v AS (SELECT @viewer_id::bigint AS id, @seen_from::timestamptz AS seen_from, @seen_to::timestamptz AS seen_to,
-                  @min_dwell_ms::bigint AS min_dwell, @fresh_since::timestamptz AS fresh_since)
+                  @min_dwell_ms::bigint AS min_dwell, @fresh_since::timestamptz AS fresh_since,
+                  @changed_after::timestamptz AS changed_after)
 SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
              ORDER BY f.followed_id)::bigint[] AS followed,
        ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = v.id
@@ -68,7 +70,9 @@ SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND 
        ARRAY(SELECT max(p.created_at) FROM posts p
               WHERE p.author_id = v.id AND p.created_at >= v.fresh_since AND p.deleted_at IS NULL
               GROUP BY p.anchor_id ORDER BY p.anchor_id)::timestamptz[] AS fresh_at,
-       coalesce((SELECT m.refreshed_at FROM snapshot_meta m), 'epoch')::timestamptz AS snapshot_at
+       coalesce((SELECT m.refreshed_at FROM snapshot_meta m), 'epoch')::timestamptz AS snapshot_at,
+       ARRAY(SELECT d.anchor_id FROM snapshot_dirty d WHERE d.at > v.changed_after ORDER BY d.at, d.anchor_id)::bigint[] AS changed_ids,
+       ARRAY(SELECT d.at FROM snapshot_dirty d WHERE d.at > v.changed_after ORDER BY d.at, d.anchor_id)::timestamptz[] AS changed_at
   FROM v;
 
 -- name: SnapshotScan :many
@@ -104,3 +108,18 @@ SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id
    AND NOT (s.anchor_id = ANY(v.hidden))
  ORDER BY s.score DESC, s.date DESC, s.anchor_id
  LIMIT @lim;
+
+-- name: SnapshotRanking :many
+-- The ranking columns of every snapshot row, with what the logged-in path filters on, in
+-- score order: the feed service keeps them in memory (feed/rankindex.go).
+SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public,
+       s.any_public, s.protected_owner_ids, s.private_feed_ids, s.kind, s.tags
+  FROM feed_snapshot s
+ ORDER BY s.score DESC, s.date DESC, s.anchor_id;
+
+-- name: SnapshotRankingOf :many
+-- The same columns of some rows (those changed since the copy was made).
+SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public,
+       s.any_public, s.protected_owner_ids, s.private_feed_ids, s.kind, s.tags
+  FROM feed_snapshot s
+ WHERE s.anchor_id = ANY(@anchor_ids::bigint[]);

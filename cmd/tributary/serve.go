@@ -72,10 +72,19 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 			jobs.Job{Name: "snapshot-refresh", Every: *refreshEvery, Jitter: 0.05, RunAtStart: true,
 				Run: func(ctx context.Context) (string, error) {
 					res, err := store.RefreshSnapshot(ctx, time.Now())
-					if res.Skipped {
-						return "skipped: another instance holds the lock", err
+					if err != nil {
+						return "", err
 					}
-					return fmt.Sprintf("%d rows in %s", res.Rows, res.Duration.Round(time.Millisecond)), err
+					if res.Skipped {
+						return "skipped: another instance holds the lock", nil
+					}
+					// The ranking copy is made at once rather than by the first viewer who needs it.
+					start := time.Now()
+					if err := feeds.Warm(ctx); err != nil {
+						return "", err
+					}
+					return fmt.Sprintf("%d rows in %s, copied for ranking in %s", res.Rows, res.Duration.Round(time.Millisecond),
+						time.Since(start).Round(time.Millisecond)), nil
 				}},
 			jobs.Job{Name: "fence-evict", Every: 10 * time.Minute, Jitter: 0.2,
 				Run: func(ctx context.Context) (string, error) {

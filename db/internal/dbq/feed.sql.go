@@ -312,6 +312,119 @@ func (q *Queries) SnapshotMatches(ctx context.Context, arg SnapshotMatchesParams
 	return items, nil
 }
 
+const snapshotRanking = `-- name: SnapshotRanking :many
+SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public,
+       s.any_public, s.protected_owner_ids, s.private_feed_ids, s.kind, s.tags
+  FROM feed_snapshot s
+ ORDER BY s.score DESC, s.date DESC, s.anchor_id
+`
+
+type SnapshotRankingRow struct {
+	AnchorID          int64
+	Score             float64
+	SharerUserIds     []int64
+	Date              time.Time
+	Url               string
+	PrimaryUserID     int64
+	AllPublic         bool
+	AnyPublic         bool
+	ProtectedOwnerIds []int64
+	PrivateFeedIds    []int64
+	Kind              string
+	Tags              []string
+}
+
+// The ranking columns of every snapshot row, with what the logged-in path filters on, in
+// score order: the feed service keeps them in memory (feed/rankindex.go).
+func (q *Queries) SnapshotRanking(ctx context.Context) ([]SnapshotRankingRow, error) {
+	rows, err := q.db.Query(ctx, snapshotRanking)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SnapshotRankingRow{}
+	for rows.Next() {
+		var i SnapshotRankingRow
+		if err := rows.Scan(
+			&i.AnchorID,
+			&i.Score,
+			&i.SharerUserIds,
+			&i.Date,
+			&i.Url,
+			&i.PrimaryUserID,
+			&i.AllPublic,
+			&i.AnyPublic,
+			&i.ProtectedOwnerIds,
+			&i.PrivateFeedIds,
+			&i.Kind,
+			&i.Tags,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const snapshotRankingOf = `-- name: SnapshotRankingOf :many
+SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public,
+       s.any_public, s.protected_owner_ids, s.private_feed_ids, s.kind, s.tags
+  FROM feed_snapshot s
+ WHERE s.anchor_id = ANY($1::bigint[])
+`
+
+type SnapshotRankingOfRow struct {
+	AnchorID          int64
+	Score             float64
+	SharerUserIds     []int64
+	Date              time.Time
+	Url               string
+	PrimaryUserID     int64
+	AllPublic         bool
+	AnyPublic         bool
+	ProtectedOwnerIds []int64
+	PrivateFeedIds    []int64
+	Kind              string
+	Tags              []string
+}
+
+// The same columns of some rows (those changed since the copy was made).
+func (q *Queries) SnapshotRankingOf(ctx context.Context, anchorIds []int64) ([]SnapshotRankingOfRow, error) {
+	rows, err := q.db.Query(ctx, snapshotRankingOf, anchorIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SnapshotRankingOfRow{}
+	for rows.Next() {
+		var i SnapshotRankingOfRow
+		if err := rows.Scan(
+			&i.AnchorID,
+			&i.Score,
+			&i.SharerUserIds,
+			&i.Date,
+			&i.Url,
+			&i.PrimaryUserID,
+			&i.AllPublic,
+			&i.AnyPublic,
+			&i.ProtectedOwnerIds,
+			&i.PrivateFeedIds,
+			&i.Kind,
+			&i.Tags,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const snapshotScan = `-- name: SnapshotScan :many
 WITH v AS (SELECT $5::text AS kind, $6::text AS tag, $7::bigint AS viewer_id,
                   $8::bigint[] AS blocked, $9::bigint[] AS private_feeds,
@@ -418,7 +531,8 @@ func (q *Queries) VIPIDs(ctx context.Context) ([]int64, error) {
 
 const viewerState = `-- name: ViewerState :one
 WITH v AS (SELECT $1::bigint AS id, $2::timestamptz AS seen_from, $3::timestamptz AS seen_to,
-                  $4::bigint AS min_dwell, $5::timestamptz AS fresh_since)
+                  $4::bigint AS min_dwell, $5::timestamptz AS fresh_since,
+                  $6::timestamptz AS changed_after)
 SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
              ORDER BY f.followed_id)::bigint[] AS followed,
        ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = v.id
@@ -433,16 +547,19 @@ SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND 
        ARRAY(SELECT max(p.created_at) FROM posts p
               WHERE p.author_id = v.id AND p.created_at >= v.fresh_since AND p.deleted_at IS NULL
               GROUP BY p.anchor_id ORDER BY p.anchor_id)::timestamptz[] AS fresh_at,
-       coalesce((SELECT m.refreshed_at FROM snapshot_meta m), 'epoch')::timestamptz AS snapshot_at
+       coalesce((SELECT m.refreshed_at FROM snapshot_meta m), 'epoch')::timestamptz AS snapshot_at,
+       ARRAY(SELECT d.anchor_id FROM snapshot_dirty d WHERE d.at > v.changed_after ORDER BY d.at, d.anchor_id)::bigint[] AS changed_ids,
+       ARRAY(SELECT d.at FROM snapshot_dirty d WHERE d.at > v.changed_after ORDER BY d.at, d.anchor_id)::timestamptz[] AS changed_at
   FROM v
 `
 
 type ViewerStateParams struct {
-	ViewerID   int64
-	SeenFrom   time.Time
-	SeenTo     time.Time
-	MinDwellMs int64
-	FreshSince time.Time
+	ViewerID     int64
+	SeenFrom     time.Time
+	SeenTo       time.Time
+	MinDwellMs   int64
+	FreshSince   time.Time
+	ChangedAfter time.Time
 }
 
 type ViewerStateRow struct {
@@ -453,11 +570,14 @@ type ViewerStateRow struct {
 	FreshIds     []int64
 	FreshAt      []time.Time
 	SnapshotAt   time.Time
+	ChangedIds   []int64
+	ChangedAt    []time.Time
 }
 
 // Everything ranking needs to know of a logged-in viewer, in one round trip: the followed set
-// (the followees, in the primary key's order: no sort), the access context, the seen items, the fresh own shares, and
-// when the snapshot was last rebuilt.
+// (the followees, in the primary key's order: no sort), the access context, the seen items,
+// the fresh own shares, when the snapshot was last rebuilt, and the rows redone since
+// changed_after (what the feed service's copy of the snapshot has to catch up on).
 func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (ViewerStateRow, error) {
 	row := q.db.QueryRow(ctx, viewerState,
 		arg.ViewerID,
@@ -465,6 +585,7 @@ func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (Viewe
 		arg.SeenTo,
 		arg.MinDwellMs,
 		arg.FreshSince,
+		arg.ChangedAfter,
 	)
 	var i ViewerStateRow
 	err := row.Scan(
@@ -475,6 +596,8 @@ func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (Viewe
 		&i.FreshIds,
 		&i.FreshAt,
 		&i.SnapshotAt,
+		&i.ChangedIds,
+		&i.ChangedAt,
 	)
 	return i, err
 }

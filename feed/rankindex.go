@@ -1,0 +1,289 @@
+package feed
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"tributary"
+	"tributary/db"
+)
+
+// rankIndex is this process's copy of the snapshot's ranking columns, in score order. A
+// viewer with a large followed set ranks on it (rankTop) instead of reading the snapshot's
+// best few thousand rows for every first page: the rows are the same for every viewer, only
+// access, the followed set and what was seen differ, and those are applied here.
+//
+// The copy is made after each refresh (Warm; another instance's refresh is noticed by the
+// refresh time every viewer state carries). Rows redone since (a share, a deletion, an access
+// change) are listed in snapshot_dirty: each viewer state read lists those after the copy's
+// cursor, and the copy reads them again before it ranks. A change is listed by the time its
+// transaction made it but seen only once committed, so the cursor trails by changeLag and
+// changes already applied are remembered.
+//
+// Ranking on a stale copy could only misorder or miss items, never show one the viewer may
+// not read: the items a page shows are read in full and checked again (source.Keep).
+type rankIndex struct {
+	store *db.Store
+	log   *slog.Logger
+
+	cur     atomic.Pointer[rankState]
+	mu      sync.Mutex  // serializes catching up
+	loading atomic.Bool // a background copy is being made
+}
+
+// changeLag is how long a change may take from being listed to being committed.
+const changeLag = 30 * time.Second
+
+// rankState is one version of the copy; it is never changed once published.
+type rankState struct {
+	refreshedAt time.Time // the snapshot it copies
+	cursor      time.Time // changes listed after this are to be applied (minus changeLag)
+	base        []db.RankRow
+	byID        map[int64]int // anchor -> index in base
+	// Rows redone since the copy was made: the current row of each (nil when it is gone), and
+	// the current ones again in score order.
+	over    map[int64]*db.RankRow
+	delta   []db.RankRow
+	applied map[db.SnapshotChange]bool // changes listed after cursor - changeLag already applied
+}
+
+// maxDelta is how many redone rows the copy holds before it is made again.
+const maxDelta = 5000
+
+func newRankIndex(store *db.Store, log *slog.Logger) *rankIndex {
+	return &rankIndex{store: store, log: log}
+}
+
+// cursor is the time after which the caller lists changes for the copy (zero: no copy).
+func (x *rankIndex) cursor() time.Time {
+	if st := x.cur.Load(); st != nil {
+		return st.cursor.Add(-changeLag)
+	}
+	return time.Time{}
+}
+
+// warm makes a new copy of the snapshot.
+func (x *rankIndex) warm(ctx context.Context) error {
+	rows, refreshedAt, at, err := x.store.SnapshotRanking(ctx)
+	if err != nil {
+		return err
+	}
+	st := &rankState{refreshedAt: refreshedAt, cursor: at, base: rows, byID: make(map[int64]int, len(rows)),
+		over: map[int64]*db.RankRow{}, applied: map[db.SnapshotChange]bool{}}
+	for i, r := range rows {
+		st.byID[r.AnchorID] = i
+	}
+	x.mu.Lock()
+	x.cur.Store(st)
+	x.mu.Unlock()
+	return nil
+}
+
+// warmLater makes a new copy in the background, once at a time.
+func (x *rankIndex) warmLater() {
+	if !x.loading.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer x.loading.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := x.warm(ctx); err != nil {
+			x.log.Error("snapshot copy", "err", err)
+		}
+	}()
+}
+
+// current returns the copy of the snapshot refreshed at refreshedAt with the changes applied,
+// or nil when there is no such copy yet (one is then made in the background).
+func (x *rankIndex) current(ctx context.Context, refreshedAt time.Time, changes []db.SnapshotChange) (*rankState, error) {
+	st := x.cur.Load()
+	if st == nil || !st.refreshedAt.Equal(refreshedAt) {
+		if !refreshedAt.IsZero() {
+			x.warmLater()
+		}
+		return nil, nil
+	}
+	if !st.pending(changes) {
+		return st, nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if st = x.cur.Load(); st == nil || !st.refreshedAt.Equal(refreshedAt) {
+		return nil, nil
+	}
+	var ids []int64
+	for _, c := range changes {
+		if !st.applied[c] && !slices.Contains(ids, c.AnchorID) {
+			ids = append(ids, c.AnchorID)
+		}
+	}
+	if len(ids) == 0 {
+		return st, nil
+	}
+	rows, err := x.store.SnapshotRankingOf(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	next := st.apply(ids, rows, changes)
+	if len(next.over) > maxDelta {
+		x.warmLater()
+	}
+	x.cur.Store(next)
+	return next, nil
+}
+
+// pending reports whether some change is not applied yet.
+func (st *rankState) pending(changes []db.SnapshotChange) bool {
+	for _, c := range changes {
+		if !st.applied[c] {
+			return true
+		}
+	}
+	return false
+}
+
+// apply returns the state with the rows of ids replaced by rows (ids without a row are gone).
+func (st *rankState) apply(ids []int64, rows []db.RankRow, changes []db.SnapshotChange) *rankState {
+	next := &rankState{refreshedAt: st.refreshedAt, cursor: st.cursor, base: st.base, byID: st.byID,
+		over: make(map[int64]*db.RankRow, len(st.over)+len(ids)), applied: map[db.SnapshotChange]bool{}}
+	for id, r := range st.over {
+		next.over[id] = r
+	}
+	for _, id := range ids {
+		next.over[id] = nil
+	}
+	for i := range rows {
+		next.over[rows[i].AnchorID] = &rows[i]
+	}
+	next.delta = make([]db.RankRow, 0, len(next.over))
+	for _, r := range next.over {
+		if r != nil {
+			next.delta = append(next.delta, *r)
+		}
+	}
+	slices.SortFunc(next.delta, compareRank)
+	for _, c := range changes {
+		if c.At.After(next.cursor) {
+			next.cursor = c.At
+		}
+	}
+	for c := range st.applied {
+		if c.At.After(next.cursor.Add(-2 * changeLag)) {
+			next.applied[c] = true
+		}
+	}
+	for _, c := range changes {
+		next.applied[c] = true
+	}
+	return next
+}
+
+// compareRank is the snapshot's score order: score, then newest, then anchor id.
+func compareRank(a, b db.RankRow) int {
+	return cmp.Or(cmp.Compare(b.Score, a.Score), b.Date.Compare(a.Date), cmp.Compare(a.AnchorID, b.AnchorID))
+}
+
+// each calls fn with the current rows in score order until fn returns false.
+func (st *rankState) each(fn func(r *db.RankRow) bool) {
+	i, j := 0, 0
+	for i < len(st.base) || j < len(st.delta) {
+		if i < len(st.base) {
+			if _, redone := st.over[st.base[i].AnchorID]; redone {
+				i++
+				continue
+			}
+		}
+		var r *db.RankRow
+		if j >= len(st.delta) || (i < len(st.base) && compareRank(st.base[i], st.delta[j]) <= 0) {
+			r, i = &st.base[i], i+1
+		} else {
+			r, j = &st.delta[j], j+1
+		}
+		if !fn(r) {
+			return
+		}
+	}
+}
+
+// row returns the current row of an anchor.
+func (st *rankState) row(id int64) (*db.RankRow, bool) {
+	if r, ok := st.over[id]; ok {
+		return r, r != nil
+	}
+	if i, ok := st.byID[id]; ok {
+		return &st.base[i], true
+	}
+	return nil, false
+}
+
+// rankFilter is what a logged-in snapshot request keeps of the copy's rows.
+type rankFilter struct {
+	db.FeedFilter
+	viewer tributary.Viewer
+	hidden []int64 // sorted
+}
+
+func (f rankFilter) keeps(r *db.RankRow) bool {
+	since, until := f.Since, f.Until
+	return f.viewer.CanRead(r.Access) &&
+		(f.Source == "" || r.Kind == f.Source) &&
+		(f.Tag == "" || slices.Contains(r.Tags, f.Tag)) &&
+		!r.Date.Before(since) && (until.IsZero() || r.Date.Before(until)) &&
+		!containsSorted(f.hidden, r.AnchorID)
+}
+
+func containsSorted(ids []int64, id int64) bool {
+	_, ok := slices.BinarySearch(ids, id)
+	return ok
+}
+
+// top ranks the copy as db.Store.SnapshotFeed ranks the snapshot: the limit best rows with
+// a followee among their sharers by stored score plus followee bonus, and the fresh ones,
+// in no particular order. Rows are read in score order until none further down could
+// overtake the limit-th by the largest followee bonus.
+func (st *rankState) top(w tributary.Weights, f rankFilter, followed tributary.IDSet, fresh []int64, limit int) []db.SnapshotMatch {
+	margin := w.FolloweeCap * w.FolloweeShare
+	type match struct {
+		row *db.RankRow
+		eff float64
+	}
+	best := make([]match, 0, limit+1) // best first
+	st.each(func(r *db.RankRow) bool {
+		if len(best) == limit && best[limit-1].eff >= r.Score+margin {
+			return false
+		}
+		n := followed.Count(r.SharerIDs)
+		if n == 0 || !f.keeps(r) {
+			return true
+		}
+		m := match{r, r.Score + w.Score(tributary.ScoreInputs{FolloweeShare: n}, time.Time{}).FolloweeShare}
+		// After the rows of higher eff, and after those of equal eff read before (stable).
+		i, _ := slices.BinarySearchFunc(best, m.eff, func(x match, eff float64) int {
+			if x.eff >= eff {
+				return -1
+			}
+			return 1
+		})
+		if i < limit {
+			best = slices.Insert(best, i, m)
+			best = best[:min(len(best), limit)]
+		}
+		return true
+	})
+	out := make([]db.SnapshotMatch, 0, len(best)+len(fresh))
+	for _, m := range best {
+		out = append(out, m.row.SnapshotMatch)
+	}
+	for _, id := range fresh {
+		if r, ok := st.row(id); ok && f.keeps(r) && !slices.ContainsFunc(out, func(x db.SnapshotMatch) bool { return x.AnchorID == id }) {
+			out = append(out, r.SnapshotMatch)
+		}
+	}
+	return out
+}

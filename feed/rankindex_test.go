@@ -1,0 +1,85 @@
+package feed
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"tributary/db"
+)
+
+// TestRankStateAppliesChanges checks the copy against a plain sorted list through random
+// rounds of rows redone, removed and added, as snapshot_dirty lists them.
+func TestRankStateAppliesChanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	t0 := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	row := func(id int64) db.RankRow {
+		return db.RankRow{SnapshotMatch: db.SnapshotMatch{AnchorID: id, Score: float64(rng.IntN(20)),
+			Date: t0.Add(-time.Duration(rng.IntN(5)) * time.Hour)}}
+	}
+	want := map[int64]db.RankRow{}
+	var base []db.RankRow
+	for id := int64(1); id <= 200; id++ {
+		r := row(id)
+		want[id] = r
+		base = append(base, r)
+	}
+	slices.SortFunc(base, compareRank)
+	st := &rankState{cursor: t0, base: base, byID: map[int64]int{}, over: map[int64]*db.RankRow{}, applied: map[db.SnapshotChange]bool{}}
+	for i, r := range base {
+		st.byID[r.AnchorID] = i
+	}
+	next := int64(201)
+	for round := range 50 {
+		var ids []int64
+		var rows []db.RankRow
+		var changes []db.SnapshotChange
+		for range 1 + rng.IntN(8) {
+			id := int64(1 + rng.IntN(int(next)))
+			if id == next {
+				next++
+			}
+			if slices.Contains(ids, id) {
+				continue
+			}
+			ids = append(ids, id)
+			changes = append(changes, db.SnapshotChange{AnchorID: id, At: t0.Add(time.Duration(round) * time.Second)})
+			if rng.IntN(4) == 0 {
+				delete(want, id) // the row is gone
+				continue
+			}
+			r := row(id)
+			want[id] = r
+			rows = append(rows, r)
+		}
+		if !st.pending(changes) {
+			t.Fatalf("round %d: changes not pending", round)
+		}
+		st = st.apply(ids, rows, changes)
+		if st.pending(changes) {
+			t.Fatalf("round %d: changes still pending once applied", round)
+		}
+		var exp []db.RankRow
+		for _, r := range want {
+			exp = append(exp, r)
+		}
+		slices.SortFunc(exp, compareRank)
+		var got []int64
+		st.each(func(r *db.RankRow) bool { got = append(got, r.AnchorID); return true })
+		var expIDs []int64
+		for _, r := range exp {
+			expIDs = append(expIDs, r.AnchorID)
+		}
+		if !slices.Equal(got, expIDs) {
+			t.Fatalf("round %d: rows %v\nwant %v", round, got, expIDs)
+		}
+		for id := int64(1); id < next; id++ {
+			r, ok := st.row(id)
+			w, in := want[id]
+			if ok != in || (ok && r.Score != w.Score) {
+				t.Fatalf("round %d: row(%d) = %v, %v; want %v, %v", round, id, r, ok, w, in)
+			}
+		}
+	}
+}
