@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -315,34 +316,37 @@ type ViewerState struct {
 	Seen     []int64
 	Fresh    map[int64]time.Time // own shares since the fresh-self cutoff
 	Snapshot time.Time           // when the snapshot was last rebuilt (zero: never)
-	Changes  []SnapshotChange    // rows redone after the changedAfter asked for, oldest first
+	// Changes are the rows redone by transactions from the ChangesFrom asked for on;
+	// ChangesUpTo is the oldest transaction still running: the next ChangesFrom.
+	Changes     []SnapshotChange
+	ChangesUpTo int64
 }
 
-// SnapshotChange says a snapshot row was redone (or removed) at a time.
+// SnapshotChange says a snapshot row was redone (or removed) by a transaction.
 type SnapshotChange struct {
 	AnchorID int64
-	At       time.Time
+	XID      int64
 }
 
 // ViewerQuery asks for a viewer's state: seen items are those with dwell in [SeenFrom,
 // SeenTo) summing to MinDwellMs; fresh shares are those since FreshSince; snapshot changes
-// those after ChangedAfter (zero: none).
+// those of transactions from ChangesFrom on (0: none).
 type ViewerQuery struct {
 	ViewerID         int64
 	SeenFrom, SeenTo time.Time
 	MinDwellMs       int64
 	FreshSince       time.Time
-	ChangedAfter     time.Time
+	ChangesFrom      int64
 }
 
 // LoadViewer reads a viewer's state in one round trip.
 func (s *Store) LoadViewer(ctx context.Context, vq ViewerQuery) (ViewerState, error) {
-	viewerID, after := vq.ViewerID, vq.ChangedAfter
-	if after.IsZero() {
-		after = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+	viewerID, from := vq.ViewerID, vq.ChangesFrom
+	if from == 0 {
+		from = math.MaxInt64
 	}
 	r, err := s.q.ViewerState(ctx, dbq.ViewerStateParams{ViewerID: viewerID, SeenFrom: vq.SeenFrom, SeenTo: vq.SeenTo,
-		MinDwellMs: vq.MinDwellMs, FreshSince: vq.FreshSince, ChangedAfter: after})
+		MinDwellMs: vq.MinDwellMs, FreshSince: vq.FreshSince, ChangesFrom: from})
 	if err != nil {
 		return ViewerState{}, fmt.Errorf("db: viewer state: %w", err)
 	}
@@ -355,8 +359,9 @@ func (s *Store) LoadViewer(ctx context.Context, vq ViewerQuery) (ViewerState, er
 		st.Snapshot = r.SnapshotAt
 	}
 	for i, id := range r.ChangedIds {
-		st.Changes = append(st.Changes, SnapshotChange{AnchorID: id, At: r.ChangedAt[i]})
+		st.Changes = append(st.Changes, SnapshotChange{AnchorID: id, XID: r.ChangedXids[i]})
 	}
+	st.ChangesUpTo = r.ChangesUpto
 	return st, nil
 }
 
@@ -376,13 +381,13 @@ func rankRowOf(r dbq.SnapshotRankingRow) RankRow {
 		Access: tributary.PostAccess{Public: r.AnyPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds}}
 }
 
-// SnapshotRanking reads every snapshot row's RankRow in score order, as of one moment: the
-// snapshot's refresh time and the time of the read (changes made later show in snapshot_dirty
-// after it) come from the same transaction.
-func (s *Store) SnapshotRanking(ctx context.Context) (rows []RankRow, refreshedAt, at time.Time, err error) {
+// SnapshotRanking reads every snapshot row's RankRow in score order, as of one moment, with
+// the snapshot's refresh time and the oldest transaction still running at that moment (the
+// changes of it and later ones may be missing: the ChangesFrom of the next viewer state).
+func (s *Store) SnapshotRanking(ctx context.Context) (rows []RankRow, refreshedAt time.Time, xmin int64, err error) {
 	err = pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		q := s.q.WithTx(tx)
-		if err := tx.QueryRow(ctx, "SELECT now()").Scan(&at); err != nil {
+		if err := tx.QueryRow(ctx, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint").Scan(&xmin); err != nil {
 			return err
 		}
 		meta, err := q.SnapshotMeta(ctx)
@@ -401,9 +406,9 @@ func (s *Store) SnapshotRanking(ctx context.Context) (rows []RankRow, refreshedA
 		return nil
 	})
 	if err != nil {
-		return nil, time.Time{}, time.Time{}, fmt.Errorf("db: snapshot ranking: %w", err)
+		return nil, time.Time{}, 0, fmt.Errorf("db: snapshot ranking: %w", err)
 	}
-	return rows, refreshedAt, at, nil
+	return rows, refreshedAt, xmin, nil
 }
 
 // SnapshotRankingOf reads the RankRows of some anchors; anchors without a row are left out.

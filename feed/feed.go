@@ -235,7 +235,9 @@ type viewerState struct {
 	seen     map[int64]bool      // items the viewer has seen
 	fresh    map[int64]time.Time // the viewer's own shares within the fresh-self window
 	snapshot time.Time           // when the snapshot was last rebuilt (zero: never)
-	changes  []db.SnapshotChange // snapshot rows redone since the copy's cursor
+	changes  []db.SnapshotChange // snapshot rows redone since the copy's cursor ...
+	// ... and the oldest transaction still running (where to look from next time)
+	changesUpTo int64
 }
 
 // freshIDs lists the anchors of the viewer's fresh shares.
@@ -263,11 +265,12 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Tim
 	}
 	st, err := s.store.LoadViewer(ctx, db.ViewerQuery{ViewerID: viewer.ID, SeenFrom: now.Add(-s.cfg.SeenHorizon),
 		SeenTo: now.Add(-s.cfg.SeenGrace), MinDwellMs: s.cfg.MinSeenDwellMs, FreshSince: now.Add(-s.cfg.Weights.FreshSelfFor),
-		ChangedAfter: s.rank.cursor()})
+		ChangesFrom: s.rank.cursor()})
 	if err != nil {
 		return v, err
 	}
-	v.access, v.followed, v.fresh, v.snapshot, v.changes = st.Access, st.Followed, st.Fresh, st.Snapshot, st.Changes
+	v.access, v.followed, v.fresh, v.snapshot = st.Access, st.Followed, st.Fresh, st.Snapshot
+	v.changes, v.changesUpTo = st.Changes, st.ChangesUpTo
 	v.seen = make(map[int64]bool, len(st.Seen))
 	for _, id := range st.Seen {
 		v.seen[id] = true
@@ -307,7 +310,7 @@ func (s *Service) snapshotTop(ctx context.Context, viewer *tributary.User, v vie
 	var copied *rankState
 	var err error
 	if s.cfg.CopyFrom > 0 && v.followed.Len() >= s.cfg.CopyFrom {
-		if copied, err = s.rank.current(ctx, v.snapshot, v.changes); err != nil {
+		if copied, err = s.rank.current(ctx, v.snapshot, v.changes, v.changesUpTo); err != nil {
 			return nil, nil, err
 		}
 	}

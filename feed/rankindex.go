@@ -20,10 +20,10 @@ import (
 //
 // The copy is made after each refresh (Warm; another instance's refresh is noticed by the
 // refresh time every viewer state carries). Rows redone since (a share, a deletion, an access
-// change) are listed in snapshot_dirty: each viewer state read lists those after the copy's
-// cursor, and the copy reads them again before it ranks. A change is listed by the time its
-// transaction made it but seen only once committed, so the cursor trails by changeLag and
-// changes already applied are remembered.
+// change) are listed in snapshot_dirty with their transaction: each viewer state read lists
+// those of transactions from the copy's cursor on, and the copy reads them again before it
+// ranks. The cursor is the oldest transaction still running when the copy last looked (its
+// changes may commit later); changes listed again until then are remembered as applied.
 //
 // Ranking on a stale copy could only misorder or miss items, never show one the viewer may
 // not read: the items a page shows are read in full and checked again (source.Keep).
@@ -36,20 +36,17 @@ type rankIndex struct {
 	loading atomic.Bool // a background copy is being made
 }
 
-// changeLag is how long a change may take from being listed to being committed.
-const changeLag = 30 * time.Second
-
 // rankState is one version of the copy; it is never changed once published.
 type rankState struct {
 	refreshedAt time.Time // the snapshot it copies
-	cursor      time.Time // changes listed after this are to be applied (minus changeLag)
+	cursor      int64     // changes of this transaction and later ones may be missing
 	base        []db.RankRow
 	byID        map[int64]int // anchor -> index in base
 	// Rows redone since the copy was made: the current row of each (nil when it is gone), and
 	// the current ones again in score order.
 	over    map[int64]*db.RankRow
 	delta   []db.RankRow
-	applied map[db.SnapshotChange]bool // changes listed after cursor - changeLag already applied
+	applied map[db.SnapshotChange]bool // changes from the cursor on already applied
 }
 
 // maxDelta is how many redone rows the copy holds before it is made again.
@@ -59,21 +56,21 @@ func newRankIndex(store *db.Store, log *slog.Logger) *rankIndex {
 	return &rankIndex{store: store, log: log}
 }
 
-// cursor is the time after which the caller lists changes for the copy (zero: no copy).
-func (x *rankIndex) cursor() time.Time {
+// cursor is the transaction from which the caller lists changes for the copy (0: no copy).
+func (x *rankIndex) cursor() int64 {
 	if st := x.cur.Load(); st != nil {
-		return st.cursor.Add(-changeLag)
+		return st.cursor
 	}
-	return time.Time{}
+	return 0
 }
 
 // warm makes a new copy of the snapshot.
 func (x *rankIndex) warm(ctx context.Context) error {
-	rows, refreshedAt, at, err := x.store.SnapshotRanking(ctx)
+	rows, refreshedAt, xmin, err := x.store.SnapshotRanking(ctx)
 	if err != nil {
 		return err
 	}
-	st := &rankState{refreshedAt: refreshedAt, cursor: at, base: rows, byID: make(map[int64]int, len(rows)),
+	st := &rankState{refreshedAt: refreshedAt, cursor: xmin, base: rows, byID: make(map[int64]int, len(rows)),
 		over: map[int64]*db.RankRow{}, applied: map[db.SnapshotChange]bool{}}
 	for i, r := range rows {
 		st.byID[r.AnchorID] = i
@@ -99,9 +96,10 @@ func (x *rankIndex) warmLater() {
 	}()
 }
 
-// current returns the copy of the snapshot refreshed at refreshedAt with the changes applied,
-// or nil when there is no such copy yet (one is then made in the background).
-func (x *rankIndex) current(ctx context.Context, refreshedAt time.Time, changes []db.SnapshotChange) (*rankState, error) {
+// current returns the copy of the snapshot refreshed at refreshedAt with the changes applied
+// (upTo: where to look from next time), or nil when there is no such copy yet (one is then
+// made in the background).
+func (x *rankIndex) current(ctx context.Context, refreshedAt time.Time, changes []db.SnapshotChange, upTo int64) (*rankState, error) {
 	st := x.cur.Load()
 	if st == nil || !st.refreshedAt.Equal(refreshedAt) {
 		if !refreshedAt.IsZero() {
@@ -109,7 +107,7 @@ func (x *rankIndex) current(ctx context.Context, refreshedAt time.Time, changes 
 		}
 		return nil, nil
 	}
-	if !st.pending(changes) {
+	if !st.pending(changes) && upTo <= st.cursor {
 		return st, nil
 	}
 	x.mu.Lock()
@@ -123,14 +121,14 @@ func (x *rankIndex) current(ctx context.Context, refreshedAt time.Time, changes 
 			ids = append(ids, c.AnchorID)
 		}
 	}
-	if len(ids) == 0 {
-		return st, nil
+	var rows []db.RankRow
+	if len(ids) > 0 {
+		var err error
+		if rows, err = x.store.SnapshotRankingOf(ctx, ids); err != nil {
+			return nil, err
+		}
 	}
-	rows, err := x.store.SnapshotRankingOf(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	next := st.apply(ids, rows, changes)
+	next := st.apply(ids, rows, changes, upTo)
 	if len(next.over) > maxDelta {
 		x.warmLater()
 	}
@@ -148,40 +146,47 @@ func (st *rankState) pending(changes []db.SnapshotChange) bool {
 	return false
 }
 
-// apply returns the state with the rows of ids replaced by rows (ids without a row are gone).
-func (st *rankState) apply(ids []int64, rows []db.RankRow, changes []db.SnapshotChange) *rankState {
-	next := &rankState{refreshedAt: st.refreshedAt, cursor: st.cursor, base: st.base, byID: st.byID,
-		over: make(map[int64]*db.RankRow, len(st.over)+len(ids)), applied: map[db.SnapshotChange]bool{}}
-	for id, r := range st.over {
-		next.over[id] = r
-	}
-	for _, id := range ids {
-		next.over[id] = nil
-	}
-	for i := range rows {
-		next.over[rows[i].AnchorID] = &rows[i]
-	}
-	next.delta = make([]db.RankRow, 0, len(next.over))
-	for _, r := range next.over {
-		if r != nil {
-			next.delta = append(next.delta, *r)
+// apply returns the state with the rows of ids replaced by rows (ids without a row are gone),
+// the changes applied, and the cursor moved to upTo.
+func (st *rankState) apply(ids []int64, rows []db.RankRow, changes []db.SnapshotChange, upTo int64) *rankState {
+	next := &rankState{refreshedAt: st.refreshedAt, base: st.base, byID: st.byID, over: st.over, delta: st.delta,
+		applied: map[db.SnapshotChange]bool{}}
+	if len(ids) > 0 {
+		next.over = make(map[int64]*db.RankRow, len(st.over)+len(ids))
+		for id, r := range st.over {
+			next.over[id] = r
 		}
-	}
-	slices.SortFunc(next.delta, compareRank)
-	for _, c := range changes {
-		if c.At.After(next.cursor) {
-			next.cursor = c.At
+		for _, id := range ids {
+			next.over[id] = nil
 		}
-	}
-	for c := range st.applied {
-		if c.At.After(next.cursor.Add(-2 * changeLag)) {
-			next.applied[c] = true
+		for i := range rows {
+			next.over[rows[i].AnchorID] = &rows[i]
 		}
+		next.delta = make([]db.RankRow, 0, len(next.over))
+		for _, r := range next.over {
+			if r != nil {
+				next.delta = append(next.delta, *r)
+			}
+		}
+		slices.SortFunc(next.delta, compareRank)
 	}
-	for _, c := range changes {
-		next.applied[c] = true
+	next.cursor = max(st.cursor, upTo)
+	for _, set := range []map[db.SnapshotChange]bool{st.applied, changeSet(changes)} {
+		for c := range set {
+			if c.XID >= next.cursor { // listed again until no older transaction runs
+				next.applied[c] = true
+			}
+		}
 	}
 	return next
+}
+
+func changeSet(changes []db.SnapshotChange) map[db.SnapshotChange]bool {
+	m := make(map[db.SnapshotChange]bool, len(changes))
+	for _, c := range changes {
+		m[c] = true
+	}
+	return m
 }
 
 // compareRank is the snapshot's score order: score, then newest, then anchor id.

@@ -26,7 +26,7 @@ func TestRankStateAppliesChanges(t *testing.T) {
 		base = append(base, r)
 	}
 	slices.SortFunc(base, compareRank)
-	st := &rankState{cursor: t0, base: base, byID: map[int64]int{}, over: map[int64]*db.RankRow{}, applied: map[db.SnapshotChange]bool{}}
+	st := &rankState{cursor: 1, base: base, byID: map[int64]int{}, over: map[int64]*db.RankRow{}, applied: map[db.SnapshotChange]bool{}}
 	for i, r := range base {
 		st.byID[r.AnchorID] = i
 	}
@@ -44,7 +44,7 @@ func TestRankStateAppliesChanges(t *testing.T) {
 				continue
 			}
 			ids = append(ids, id)
-			changes = append(changes, db.SnapshotChange{AnchorID: id, At: t0.Add(time.Duration(round) * time.Second)})
+			changes = append(changes, db.SnapshotChange{AnchorID: id, XID: int64(10 + round)})
 			if rng.IntN(4) == 0 {
 				delete(want, id) // the row is gone
 				continue
@@ -56,9 +56,12 @@ func TestRankStateAppliesChanges(t *testing.T) {
 		if !st.pending(changes) {
 			t.Fatalf("round %d: changes not pending", round)
 		}
-		st = st.apply(ids, rows, changes)
+		st = st.apply(ids, rows, changes, int64(10+round-rng.IntN(3))) // transactions may still run
 		if st.pending(changes) {
 			t.Fatalf("round %d: changes still pending once applied", round)
+		}
+		if round > 0 && (len(st.applied) == 0 || st.cursor < int64(10+round-3)) {
+			t.Fatalf("round %d: cursor %d, %d changes remembered", round, st.cursor, len(st.applied))
 		}
 		var exp []db.RankRow
 		for _, r := range want {

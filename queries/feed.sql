@@ -51,11 +51,12 @@ SELECT anchor_id, count(DISTINCT author_id)::integer AS followee_share
 -- name: ViewerState :one
 -- Everything ranking needs to know of a logged-in viewer, in one round trip: the followed set
 -- (the followees, in the primary key's order: no sort), the access context, the seen items,
--- the fresh own shares, when the snapshot was last rebuilt, and the rows redone since
--- changed_after (what the feed service's copy of the snapshot has to catch up on).
+-- the fresh own shares, when the snapshot was last rebuilt, and the rows redone by
+-- transactions from changes_from on (what the feed service's copy of the snapshot has to
+-- catch up on), with the oldest transaction still running (where to look from next time).
 WITH v AS (SELECT @viewer_id::bigint AS id, @seen_from::timestamptz AS seen_from, @seen_to::timestamptz AS seen_to,
                   @min_dwell_ms::bigint AS min_dwell, @fresh_since::timestamptz AS fresh_since,
-                  @changed_after::timestamptz AS changed_after)
+                  @changes_from::bigint AS changes_from)
 SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
              ORDER BY f.followed_id)::bigint[] AS followed,
        ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = v.id
@@ -71,8 +72,9 @@ SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND 
               WHERE p.author_id = v.id AND p.created_at >= v.fresh_since AND p.deleted_at IS NULL
               GROUP BY p.anchor_id ORDER BY p.anchor_id)::timestamptz[] AS fresh_at,
        coalesce((SELECT m.refreshed_at FROM snapshot_meta m), 'epoch')::timestamptz AS snapshot_at,
-       ARRAY(SELECT d.anchor_id FROM snapshot_dirty d WHERE d.at > v.changed_after ORDER BY d.at, d.anchor_id)::bigint[] AS changed_ids,
-       ARRAY(SELECT d.at FROM snapshot_dirty d WHERE d.at > v.changed_after ORDER BY d.at, d.anchor_id)::timestamptz[] AS changed_at
+       ARRAY(SELECT d.anchor_id FROM snapshot_dirty d WHERE d.xid >= v.changes_from ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_ids,
+       ARRAY(SELECT d.xid FROM snapshot_dirty d WHERE d.xid >= v.changes_from ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_xids,
+       pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS changes_upto
   FROM v;
 
 -- name: SnapshotScan :many

@@ -532,7 +532,7 @@ func (q *Queries) VIPIDs(ctx context.Context) ([]int64, error) {
 const viewerState = `-- name: ViewerState :one
 WITH v AS (SELECT $1::bigint AS id, $2::timestamptz AS seen_from, $3::timestamptz AS seen_to,
                   $4::bigint AS min_dwell, $5::timestamptz AS fresh_since,
-                  $6::timestamptz AS changed_after)
+                  $6::bigint AS changes_from)
 SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
              ORDER BY f.followed_id)::bigint[] AS followed,
        ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = v.id
@@ -548,18 +548,19 @@ SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND 
               WHERE p.author_id = v.id AND p.created_at >= v.fresh_since AND p.deleted_at IS NULL
               GROUP BY p.anchor_id ORDER BY p.anchor_id)::timestamptz[] AS fresh_at,
        coalesce((SELECT m.refreshed_at FROM snapshot_meta m), 'epoch')::timestamptz AS snapshot_at,
-       ARRAY(SELECT d.anchor_id FROM snapshot_dirty d WHERE d.at > v.changed_after ORDER BY d.at, d.anchor_id)::bigint[] AS changed_ids,
-       ARRAY(SELECT d.at FROM snapshot_dirty d WHERE d.at > v.changed_after ORDER BY d.at, d.anchor_id)::timestamptz[] AS changed_at
+       ARRAY(SELECT d.anchor_id FROM snapshot_dirty d WHERE d.xid >= v.changes_from ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_ids,
+       ARRAY(SELECT d.xid FROM snapshot_dirty d WHERE d.xid >= v.changes_from ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_xids,
+       pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS changes_upto
   FROM v
 `
 
 type ViewerStateParams struct {
-	ViewerID     int64
-	SeenFrom     time.Time
-	SeenTo       time.Time
-	MinDwellMs   int64
-	FreshSince   time.Time
-	ChangedAfter time.Time
+	ViewerID    int64
+	SeenFrom    time.Time
+	SeenTo      time.Time
+	MinDwellMs  int64
+	FreshSince  time.Time
+	ChangesFrom int64
 }
 
 type ViewerStateRow struct {
@@ -571,13 +572,15 @@ type ViewerStateRow struct {
 	FreshAt      []time.Time
 	SnapshotAt   time.Time
 	ChangedIds   []int64
-	ChangedAt    []time.Time
+	ChangedXids  []int64
+	ChangesUpto  int64
 }
 
 // Everything ranking needs to know of a logged-in viewer, in one round trip: the followed set
 // (the followees, in the primary key's order: no sort), the access context, the seen items,
-// the fresh own shares, when the snapshot was last rebuilt, and the rows redone since
-// changed_after (what the feed service's copy of the snapshot has to catch up on).
+// the fresh own shares, when the snapshot was last rebuilt, and the rows redone by
+// transactions from changes_from on (what the feed service's copy of the snapshot has to
+// catch up on), with the oldest transaction still running (where to look from next time).
 func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (ViewerStateRow, error) {
 	row := q.db.QueryRow(ctx, viewerState,
 		arg.ViewerID,
@@ -585,7 +588,7 @@ func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (Viewe
 		arg.SeenTo,
 		arg.MinDwellMs,
 		arg.FreshSince,
-		arg.ChangedAfter,
+		arg.ChangesFrom,
 	)
 	var i ViewerStateRow
 	err := row.Scan(
@@ -597,7 +600,8 @@ func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (Viewe
 		&i.FreshAt,
 		&i.SnapshotAt,
 		&i.ChangedIds,
-		&i.ChangedAt,
+		&i.ChangedXids,
+		&i.ChangesUpto,
 	)
 	return i, err
 }

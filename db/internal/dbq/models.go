@@ -177,6 +177,7 @@ type Session struct {
 type SnapshotDirty struct {
 	AnchorID int64
 	At       time.Time
+	Xid      int64
 }
 
 type SnapshotMetum struct {
