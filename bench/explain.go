@@ -147,6 +147,9 @@ func capturePlans(ctx context.Context, dsn string, t planTarget) ([]planCase, er
 	if err := c.svc.Warm(ctx); err != nil { // as the server does after each refresh
 		return nil, fmt.Errorf("bench: plans: %w", err)
 	}
+	sqlCfg := feed.DefaultConfig()
+	sqlCfg.CopyFrom = 0
+	c.sqlSvc = feed.New(c.store, sqlCfg, time.Now)
 	// The first pass warms the connections (each statement prepared once, as on a server
 	// that has been up a while); the second is recorded.
 	for _, record := range []bool{false, true} {
@@ -166,6 +169,7 @@ type capture struct {
 	rec    *recorder
 	store  *db.Store
 	svc    *feed.Service
+	sqlSvc *feed.Service // ranks in PostgreSQL, as a server does until its copy of the snapshot is made
 	record bool
 	cases  []planCase
 	misses int64
@@ -180,6 +184,9 @@ func (c *capture) reset(viewer int64) error {
 	return nil
 }
 
+// sqlRanked ends the names of the cases ranked in PostgreSQL rather than on the copy.
+const sqlRanked = "_sql"
+
 // run serves one page and, when recording and name is set, keeps its queries as a case.
 func (c *capture) run(name, title string, viewer *tributary.User, params url.Values) (tributary.Timeline, error) {
 	q, err := tributary.ParseFeedQuery(params)
@@ -188,7 +195,11 @@ func (c *capture) run(name, title string, viewer *tributary.User, params url.Val
 	}
 	c.rec.take()
 	start := time.Now()
-	tl, err := c.svc.Timeline(c.ctx, viewer, q)
+	svc := c.svc
+	if strings.HasSuffix(name, sqlRanked) {
+		svc = c.sqlSvc
+	}
+	tl, err := svc.Timeline(c.ctx, viewer, q)
 	wall := time.Since(start)
 	if err != nil {
 		return tl, fmt.Errorf("bench: plans: %s: %w", name, err)
@@ -212,8 +223,13 @@ func (c *capture) pass() error {
 		if err := c.reset(t.Light); err != nil {
 			return err
 		}
-		if _, err := c.run("first_cold_light", "logged-in first page, cold, light follower", &light, url.Values{}); err != nil {
-			return err
+		for _, sfx := range []string{"", sqlRanked} {
+			if err := c.reset(t.Light); err != nil {
+				return err
+			}
+			if _, err := c.run("first_cold_light"+sfx, "logged-in first page, cold, light follower"+rankedIn(sfx), &light, url.Values{}); err != nil {
+				return err
+			}
 		}
 	}
 	if t.Median != 0 {
@@ -237,6 +253,12 @@ func (c *capture) pass() error {
 	heavy, err := c.store.UserByID(c.ctx, t.Heavy)
 	if err != nil {
 		return fmt.Errorf("bench: plans: %w", err)
+	}
+	if err := c.reset(t.Heavy); err != nil {
+		return err
+	}
+	if _, err := c.run("first_cold_heavy"+sqlRanked, "logged-in first page, cold, heavy follower"+rankedIn(sqlRanked), &heavy, url.Values{}); err != nil {
+		return err
 	}
 	if err := c.reset(t.Heavy); err != nil {
 		return err
@@ -278,6 +300,14 @@ func (c *capture) pass() error {
 	since := time.Date(1999, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(time.Now().Unix()%(365*24*3600)+c.misses) * time.Second)
 	_, err = c.run("anon_miss", "anonymous front page, cache miss", nil, url.Values{"since": {since.Format(time.RFC3339)}})
 	return err
+}
+
+// rankedIn says where a case ranks.
+func rankedIn(sfx string) string {
+	if sfx == sqlRanked {
+		return ", ranked in PostgreSQL (before the server's copy of the snapshot is made)"
+	}
+	return ""
 }
 
 // longArray matches the literal of a long id array in a plan (a followed set of 2,000 ids).
