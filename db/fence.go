@@ -59,16 +59,11 @@ func (s *Store) CommitFencepost(ctx context.Context, viewer int64, template stri
 	if !fp.PrevAt.IsZero() {
 		prev = &fp.PrevAt
 	}
-	return s.inTx(ctx, func(q *dbq.Queries) error {
-		if err := q.InsertFencepost(ctx, dbq.InsertFencepostParams{ViewerID: viewer, Template: template, At: fp.At,
-			PrevAt: prev, Head: nonNilIDs(fp.Head), CreatedAt: now}); err != nil {
-			return fmt.Errorf("db: insert fencepost: %w", err)
-		}
-		if err := q.AdvanceFence(ctx, dbq.AdvanceFenceParams{ViewerID: viewer, Template: template, Latest: fp.At, UsedAt: now}); err != nil {
-			return fmt.Errorf("db: advance fence: %w", err)
-		}
-		return nil
-	})
+	if err := s.q.CommitFencepost(ctx, dbq.CommitFencepostParams{ViewerID: viewer, Template: template, At: fp.At,
+		PrevAt: prev, Head: nonNilIDs(fp.Head), CreatedAt: now}); err != nil {
+		return fmt.Errorf("db: commit fencepost: %w", err)
+	}
+	return nil
 }
 
 // EvictFences drops fenceposts committed and fences last used before a time.

@@ -105,7 +105,7 @@ func (s *Service) request(ctx context.Context, viewer *tributary.User, q tributa
 	path := s.path(q, v, now)
 	src := &source{s: s, viewer: viewer, v: v, q: q, now: now, path: path, items: map[int64]tributary.Item{}}
 	r := &request{src: src, now: now, key: FenceKey{Template: q.Template()},
-		fence: Fence{Store: fenceStore{store: s.store, now: now}, Source: src, HeadSize: s.cfg.HeadSize}}
+		fence: Fence{Store: newFenceStore(s.store, now), Source: src, HeadSize: s.cfg.HeadSize}}
 	if viewer != nil {
 		r.key.Viewer = viewer.ID
 	}

@@ -41,7 +41,11 @@ type rankState struct {
 	refreshedAt time.Time // the snapshot it copies
 	cursor      int64     // changes of this transaction and later ones may be missing
 	base        []db.RankRow
-	byID        map[int64]int // anchor -> index in base
+	byID        map[int64]int     // anchor -> index in base
+	sharedBy    map[int64][]int32 // sharer -> indexes in base of the rows they shared, ascending
+	// sharedMax is how many rows shared by a followed set are read through sharedBy at most;
+	// a followed set that shared more reads every row in order.
+	sharedMax int
 	// Rows redone since the copy was made: the current row of each (nil when it is gone), and
 	// the current ones again in score order.
 	over    map[int64]*db.RankRow
@@ -71,9 +75,13 @@ func (x *rankIndex) warm(ctx context.Context) error {
 		return err
 	}
 	st := &rankState{refreshedAt: refreshedAt, cursor: xmin, base: rows, byID: make(map[int64]int, len(rows)),
-		over: map[int64]*db.RankRow{}, applied: map[db.SnapshotChange]bool{}}
+		sharedBy: map[int64][]int32{}, sharedMax: max(len(rows)/32, 256), over: map[int64]*db.RankRow{},
+		applied: map[db.SnapshotChange]bool{}}
 	for i, r := range rows {
 		st.byID[r.AnchorID] = i
+		for _, u := range r.SharerIDs {
+			st.sharedBy[u] = append(st.sharedBy[u], int32(i))
+		}
 	}
 	x.mu.Lock()
 	x.cur.Store(st)
@@ -149,7 +157,8 @@ func (st *rankState) pending(changes []db.SnapshotChange) bool {
 // apply returns the state with the rows of ids replaced by rows (ids without a row are gone),
 // the changes applied, and the cursor moved to upTo.
 func (st *rankState) apply(ids []int64, rows []db.RankRow, changes []db.SnapshotChange, upTo int64) *rankState {
-	next := &rankState{refreshedAt: st.refreshedAt, base: st.base, byID: st.byID, over: st.over, delta: st.delta,
+	next := &rankState{refreshedAt: st.refreshedAt, base: st.base, byID: st.byID, sharedBy: st.sharedBy,
+		sharedMax: st.sharedMax, over: st.over, delta: st.delta,
 		applied: map[db.SnapshotChange]bool{}}
 	if len(ids) > 0 {
 		next.over = make(map[int64]*db.RankRow, len(st.over)+len(ids))
@@ -195,18 +204,32 @@ func compareRank(a, b db.RankRow) int {
 }
 
 // each calls fn with the current rows in score order until fn returns false.
-func (st *rankState) each(fn func(r *db.RankRow) bool) {
+func (st *rankState) each(fn func(r *db.RankRow) bool) { st.eachOf(nil, fn) }
+
+// eachOf is each over some rows only: those of the base at the positions in at (ascending;
+// nil: all), and every redone row.
+func (st *rankState) eachOf(at []int32, fn func(r *db.RankRow) bool) {
+	n := len(st.base)
+	if at != nil {
+		n = len(at)
+	}
+	pos := func(k int) int {
+		if at != nil {
+			return int(at[k])
+		}
+		return k
+	}
 	i, j := 0, 0
-	for i < len(st.base) || j < len(st.delta) {
-		if i < len(st.base) {
-			if _, redone := st.over[st.base[i].AnchorID]; redone {
+	for i < n || j < len(st.delta) {
+		if i < n {
+			if _, redone := st.over[st.base[pos(i)].AnchorID]; redone {
 				i++
 				continue
 			}
 		}
 		var r *db.RankRow
-		if j >= len(st.delta) || (i < len(st.base) && compareRank(st.base[i], st.delta[j]) <= 0) {
-			r, i = &st.base[i], i+1
+		if j >= len(st.delta) || (i < n && compareRank(st.base[pos(i)], st.delta[j]) <= 0) {
+			r, i = &st.base[pos(i)], i+1
 		} else {
 			r, j = &st.delta[j], j+1
 		}
@@ -214,6 +237,24 @@ func (st *rankState) each(fn func(r *db.RankRow) bool) {
 			return
 		}
 	}
+}
+
+// sharedByAny returns the base positions of the rows some of ids shared, ascending, or nil
+// when there are more than max of them (reading every row in order is then as cheap).
+func (st *rankState) sharedByAny(ids []int64, max int) []int32 {
+	total := 0
+	for _, id := range ids {
+		total += len(st.sharedBy[id])
+	}
+	if total > max {
+		return nil
+	}
+	at := make([]int32, 0, total)
+	for _, id := range ids {
+		at = append(at, st.sharedBy[id]...)
+	}
+	slices.Sort(at)
+	return slices.Compact(at)
 }
 
 // row returns the current row of an anchor.
@@ -259,7 +300,8 @@ func (st *rankState) top(w tributary.Weights, f rankFilter, followed tributary.I
 		eff float64
 	}
 	best := make([]match, 0, limit+1) // best first
-	st.each(func(r *db.RankRow) bool {
+	// A small followed set shared few rows: those are read (through sharedBy), not all.
+	st.eachOf(st.sharedByAny(followed.IDs(), st.sharedMax), func(r *db.RankRow) bool {
 		if len(best) == limit && best[limit-1].eff >= r.Score+margin {
 			return false
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"tributary"
 	"tributary/db"
 )
 
@@ -83,6 +84,69 @@ func TestRankStateAppliesChanges(t *testing.T) {
 			if ok != in || (ok && r.Score != w.Score) {
 				t.Fatalf("round %d: row(%d) = %v, %v; want %v, %v", round, id, r, ok, w, in)
 			}
+		}
+	}
+}
+
+// TestRankTopReadsSharersAsEveryRow checks that ranking through the sharers' rows gives what
+// reading every row gives, with rows redone on top of the copy.
+func TestRankTopReadsSharersAsEveryRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	t0 := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	row := func(id int64) db.RankRow {
+		r := db.RankRow{SnapshotMatch: db.SnapshotMatch{AnchorID: id, Score: float64(rng.IntN(30)),
+			Date: t0.Add(-time.Duration(rng.IntN(50)) * time.Hour), AllPublic: true}}
+		for range 1 + rng.IntN(4) {
+			r.SharerIDs = append(r.SharerIDs, int64(1+rng.IntN(60)))
+		}
+		r.Access.Public = rng.IntN(10) > 0
+		r.Access.ProtectedOwners = []int64{r.SharerIDs[0]}
+		return r
+	}
+	var base []db.RankRow
+	for id := int64(1); id <= 400; id++ {
+		base = append(base, row(id))
+	}
+	slices.SortFunc(base, compareRank)
+	st := &rankState{base: base, byID: map[int64]int{}, sharedBy: map[int64][]int32{}, over: map[int64]*db.RankRow{},
+		applied: map[db.SnapshotChange]bool{}}
+	for i, r := range base {
+		st.byID[r.AnchorID] = i
+		for _, u := range r.SharerIDs {
+			st.sharedBy[u] = append(st.sharedBy[u], int32(i))
+		}
+	}
+	var ids []int64
+	var rows []db.RankRow
+	for range 30 {
+		id := int64(1 + rng.IntN(450))
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+			if rng.IntN(3) > 0 {
+				rows = append(rows, row(id))
+			}
+		}
+	}
+	st = st.apply(ids, rows, nil, 0)
+	for round := range 100 {
+		var followed []int64
+		for range 1 + rng.IntN(12) {
+			followed = append(followed, int64(1+rng.IntN(60)))
+		}
+		f := rankFilter{viewer: tributary.Viewer{ID: int64(1 + rng.IntN(60)), Blocked: []int64{int64(1 + rng.IntN(60))}}}
+		limit := 1 + rng.IntN(40)
+		var got [2][]int64
+		for i, max := range []int{1 << 30, 0} { // through the sharers' rows, then every row
+			st.sharedMax = max
+			for _, m := range st.top(tributary.DefaultWeights, f, tributary.NewIDSet(followed), nil, limit) {
+				got[i] = append(got[i], m.AnchorID)
+			}
+		}
+		if len(got[0]) == 0 && round == 0 {
+			t.Fatal("nothing ranked")
+		}
+		if !slices.Equal(got[0], got[1]) {
+			t.Fatalf("round %d: through sharers %v, every row %v", round, got[0], got[1])
 		}
 	}
 }

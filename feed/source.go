@@ -9,24 +9,47 @@ import (
 	"tributary/db"
 )
 
-// fenceStore adapts db.Store to FenceStore.
+// fenceStore adapts db.Store to FenceStore for one request. Committed fenceposts never
+// change, so those it has read or written are kept for the rest of the request: a first page
+// that commits a fencepost goes on into the one it read as the latest without reading it
+// again.
 type fenceStore struct {
 	store *db.Store
 	now   time.Time
+	known map[time.Time]Fencepost
+}
+
+func newFenceStore(store *db.Store, now time.Time) fenceStore {
+	return fenceStore{store: store, now: now, known: map[time.Time]Fencepost{}}
 }
 
 func (f fenceStore) Latest(ctx context.Context, k FenceKey) (Fencepost, bool, error) {
 	r, ok, err := f.store.LatestFencepost(ctx, k.Viewer, k.Template)
-	return fencepostOf(r), ok, err
+	fp := fencepostOf(r)
+	if ok {
+		f.known[fp.At] = fp
+	}
+	return fp, ok, err
 }
 
 func (f fenceStore) Get(ctx context.Context, k FenceKey, at time.Time) (Fencepost, bool, error) {
+	if fp, ok := f.known[at]; ok {
+		return fp, true, nil
+	}
 	r, ok, err := f.store.Fencepost(ctx, k.Viewer, k.Template, at)
-	return fencepostOf(r), ok, err
+	fp := fencepostOf(r)
+	if ok {
+		f.known[fp.At] = fp
+	}
+	return fp, ok, err
 }
 
 func (f fenceStore) Commit(ctx context.Context, k FenceKey, fp Fencepost) error {
-	return f.store.CommitFencepost(ctx, k.Viewer, k.Template, db.FencepostRow{At: fp.At, PrevAt: fp.PrevAt, Head: fp.Head}, f.now)
+	if err := f.store.CommitFencepost(ctx, k.Viewer, k.Template, db.FencepostRow{At: fp.At, PrevAt: fp.PrevAt, Head: fp.Head}, f.now); err != nil {
+		return err
+	}
+	f.known[fp.At] = fp
+	return nil
 }
 
 func fencepostOf(r db.FencepostRow) Fencepost {

@@ -6,14 +6,15 @@ SELECT fp.* FROM fences f
 -- name: GetFencepost :one
 SELECT * FROM fenceposts WHERE viewer_id = @viewer_id AND template = @template AND at = @at;
 
--- name: InsertFencepost :exec
-INSERT INTO fenceposts (viewer_id, template, at, prev_at, head, created_at)
-VALUES (@viewer_id, @template, @at, @prev_at, @head, @created_at)
-ON CONFLICT (viewer_id, template, at) DO NOTHING;
-
--- name: AdvanceFence :exec
--- The fence only moves forward; an evicted older fencepost re-created as a plain tail does not move it back.
-INSERT INTO fences (viewer_id, template, latest, used_at) VALUES (@viewer_id, @template, @latest, @used_at)
+-- name: CommitFencepost :exec
+-- A fencepost, and its fence moved forward to it, in one statement (atomic, one round trip).
+-- The fence only moves forward; an evicted older fencepost re-created as a plain tail does
+-- not move it back.
+WITH fp AS (
+    INSERT INTO fenceposts (viewer_id, template, at, prev_at, head, created_at)
+    VALUES (@viewer_id, @template, @at, @prev_at, @head, @created_at)
+    ON CONFLICT (viewer_id, template, at) DO NOTHING)
+INSERT INTO fences (viewer_id, template, latest, used_at) VALUES (@viewer_id, @template, @at, @created_at)
 ON CONFLICT (viewer_id, template) DO UPDATE
    SET latest = greatest(fences.latest, EXCLUDED.latest), used_at = EXCLUDED.used_at;
 

@@ -10,30 +10,6 @@ import (
 	"time"
 )
 
-const advanceFence = `-- name: AdvanceFence :exec
-INSERT INTO fences (viewer_id, template, latest, used_at) VALUES ($1, $2, $3, $4)
-ON CONFLICT (viewer_id, template) DO UPDATE
-   SET latest = greatest(fences.latest, EXCLUDED.latest), used_at = EXCLUDED.used_at
-`
-
-type AdvanceFenceParams struct {
-	ViewerID int64
-	Template string
-	Latest   time.Time
-	UsedAt   time.Time
-}
-
-// The fence only moves forward; an evicted older fencepost re-created as a plain tail does not move it back.
-func (q *Queries) AdvanceFence(ctx context.Context, arg AdvanceFenceParams) error {
-	_, err := q.db.Exec(ctx, advanceFence,
-		arg.ViewerID,
-		arg.Template,
-		arg.Latest,
-		arg.UsedAt,
-	)
-	return err
-}
-
 const arrivedAnchors = `-- name: ArrivedAnchors :many
 WITH v AS (SELECT $4::bigint[] AS followed, $5::boolean AS by_follows, $6::bigint AS viewer_id,
                   $7::bigint[] AS blocked, $8::bigint[] AS private_feeds,
@@ -130,6 +106,40 @@ func (q *Queries) ArrivedAnchors(ctx context.Context, arg ArrivedAnchorsParams) 
 	return items, nil
 }
 
+const commitFencepost = `-- name: CommitFencepost :exec
+WITH fp AS (
+    INSERT INTO fenceposts (viewer_id, template, at, prev_at, head, created_at)
+    VALUES ($1, $2, $3, $5, $6, $4)
+    ON CONFLICT (viewer_id, template, at) DO NOTHING)
+INSERT INTO fences (viewer_id, template, latest, used_at) VALUES ($1, $2, $3, $4)
+ON CONFLICT (viewer_id, template) DO UPDATE
+   SET latest = greatest(fences.latest, EXCLUDED.latest), used_at = EXCLUDED.used_at
+`
+
+type CommitFencepostParams struct {
+	ViewerID  int64
+	Template  string
+	At        time.Time
+	CreatedAt time.Time
+	PrevAt    *time.Time
+	Head      []int64
+}
+
+// A fencepost, and its fence moved forward to it, in one statement (atomic, one round trip).
+// The fence only moves forward; an evicted older fencepost re-created as a plain tail does
+// not move it back.
+func (q *Queries) CommitFencepost(ctx context.Context, arg CommitFencepostParams) error {
+	_, err := q.db.Exec(ctx, commitFencepost,
+		arg.ViewerID,
+		arg.Template,
+		arg.At,
+		arg.CreatedAt,
+		arg.PrevAt,
+		arg.Head,
+	)
+	return err
+}
+
 const evictFenceposts = `-- name: EvictFenceposts :execrows
 DELETE FROM fenceposts WHERE created_at < $1
 `
@@ -177,33 +187,6 @@ func (q *Queries) GetFencepost(ctx context.Context, arg GetFencepostParams) (Fen
 		&i.CreatedAt,
 	)
 	return i, err
-}
-
-const insertFencepost = `-- name: InsertFencepost :exec
-INSERT INTO fenceposts (viewer_id, template, at, prev_at, head, created_at)
-VALUES ($1, $2, $3, $4, $5, $6)
-ON CONFLICT (viewer_id, template, at) DO NOTHING
-`
-
-type InsertFencepostParams struct {
-	ViewerID  int64
-	Template  string
-	At        time.Time
-	PrevAt    *time.Time
-	Head      []int64
-	CreatedAt time.Time
-}
-
-func (q *Queries) InsertFencepost(ctx context.Context, arg InsertFencepostParams) error {
-	_, err := q.db.Exec(ctx, insertFencepost,
-		arg.ViewerID,
-		arg.Template,
-		arg.At,
-		arg.PrevAt,
-		arg.Head,
-		arg.CreatedAt,
-	)
-	return err
 }
 
 const latestFencepost = `-- name: LatestFencepost :one
