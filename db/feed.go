@@ -312,10 +312,14 @@ func nonNilIDs(ids []int64) []int64 {
 // ViewerState is what ranking needs to know of a logged-in viewer, read in one round trip.
 type ViewerState struct {
 	Access   tributary.Viewer
-	Followed tributary.IDSet // the followees and the viewer
-	Seen     []int64
-	Fresh    map[int64]time.Time // own shares since the fresh-self cutoff
-	Snapshot time.Time           // when the snapshot was last rebuilt (zero: never)
+	Followed tributary.IDSet // the followees and the viewer (empty when FollowedKnown)
+	// FollowsVersion is the followed set's version; FollowedKnown says it is the one the
+	// caller has, so Followed was not read.
+	FollowsVersion int64
+	FollowedKnown  bool
+	Seen           []int64
+	Fresh          map[int64]time.Time // own shares since the fresh-self cutoff
+	Snapshot       time.Time           // when the snapshot was last rebuilt (zero: never)
 	// Changes are the rows redone by transactions from the ChangesFrom asked for on;
 	// ChangesUpTo is the oldest transaction still running: the next ChangesFrom.
 	Changes     []SnapshotChange
@@ -337,6 +341,9 @@ type ViewerQuery struct {
 	MinDwellMs       int64
 	FreshSince       time.Time
 	ChangesFrom      int64
+	// FollowsVersion is the version of the followed set the caller has (0: none; versions
+	// start at 1): when it is still current, the state comes without the set (FollowedKnown).
+	FollowsVersion int64
 }
 
 // LoadViewer reads a viewer's state in one round trip.
@@ -346,12 +353,16 @@ func (s *Store) LoadViewer(ctx context.Context, vq ViewerQuery) (ViewerState, er
 		from = math.MaxInt64
 	}
 	r, err := s.q.ViewerState(ctx, dbq.ViewerStateParams{ViewerID: viewerID, SeenFrom: vq.SeenFrom, SeenTo: vq.SeenTo,
-		MinDwellMs: vq.MinDwellMs, FreshSince: vq.FreshSince, ChangesFrom: from})
+		MinDwellMs: vq.MinDwellMs, FreshSince: vq.FreshSince, ChangesFrom: from, KnownFollowsVersion: vq.FollowsVersion})
 	if err != nil {
 		return ViewerState{}, fmt.Errorf("db: viewer state: %w", err)
 	}
 	st := ViewerState{Access: tributary.Viewer{ID: viewerID, Blocked: r.Blocked, PrivateFeeds: r.PrivateFeeds},
-		Followed: tributary.NewIDSet(append(r.Followed, viewerID)), Seen: r.Seen, Fresh: make(map[int64]time.Time, len(r.FreshIds))}
+		Seen: r.Seen, Fresh: make(map[int64]time.Time, len(r.FreshIds)),
+		FollowsVersion: r.FollowsVersion, FollowedKnown: r.FollowedKnown}
+	if !r.FollowedKnown {
+		st.Followed = tributary.NewIDSet(append(r.Followed, viewerID))
+	}
 	for i, id := range r.FreshIds {
 		st.Fresh[id] = r.FreshAt[i]
 	}

@@ -131,6 +131,7 @@ func TestSeedWorld(t *testing.T) {
 		{"every user logs in with the demo hash", "SELECT count(*) FROM users WHERE password_hash <> $1", 0, 0, []any{cfg.DemoPasswordHash}},
 		{"one public posts feed per user", "SELECT count(*) FROM users u WHERE NOT EXISTS (SELECT 1 FROM feeds f WHERE f.id = u.id AND f.owner_id = u.id AND f.kind = 'posts' AND f.access = 'public')", 0, 0, nil},
 		{"posts without their anchor row", "SELECT count(*) FROM posts p LEFT JOIN anchors a ON a.id = p.anchor_id AND a.url = p.anchor_url WHERE a.id IS NULL", 0, 0, nil},
+		{"followers whose followed set has its first version", "SELECT count(*) FROM users u WHERE u.follows_version = 1 AND EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = u.id)", 0, 0, nil},
 		{"posts whose anchor kind is not their anchor's", "SELECT count(*) FROM posts p JOIN anchors a ON a.id = p.anchor_id WHERE p.anchor_kind <> a.kind", 0, 0, nil},
 		{"anchors nobody shared", "SELECT count(*) FROM anchors a WHERE NOT EXISTS (SELECT 1 FROM posts p WHERE p.anchor_id = a.id)", 0, 0, nil},
 		{"most sharers of one anchor", "SELECT max(n) FROM (SELECT count(DISTINCT author_id) n FROM posts GROUP BY anchor_id) q", 20, 300, nil},

@@ -53,8 +53,10 @@ type Service struct {
 	now   func() time.Time
 	anon  *anonCache
 	rank  *rankIndex
-	tails *lru[tailKey, *tailBatch]
-	codec cursorCodec
+	// Viewers' followed sets by version (users.follows_version): read again only when changed.
+	followed *lru[int64, versionedSet]
+	tails    *lru[tailKey, *tailBatch]
+	codec    cursorCodec
 }
 
 // New builds a Service; now defaults to time.Now.
@@ -68,7 +70,7 @@ func New(store *db.Store, cfg Config, now func() time.Time) *Service {
 		rand.Read(cfg.CursorKey) // a per-process key: cursors do not survive a restart
 	}
 	return &Service{store: store, cfg: cfg, now: now, anon: newAnonCache(cfg.AnonTTL, cfg.AnonCacheSize, now),
-		rank:  newRankIndex(store, slog.Default()),
+		rank: newRankIndex(store, slog.Default()), followed: newLRU[int64, versionedSet](time.Hour, 20000, now),
 		tails: newLRU[tailKey, *tailBatch](10*time.Minute, 4096, now), codec: cursorCodec{key: cfg.CursorKey}}
 }
 
@@ -228,6 +230,12 @@ func (s *Service) path(q tributary.FeedQuery, v viewerState, now time.Time) stri
 	return tributary.PathLive
 }
 
+// versionedSet is a followed set and its version.
+type versionedSet struct {
+	version int64
+	set     tributary.IDSet
+}
+
 // viewerState is what ranking needs to know about the viewer.
 type viewerState struct {
 	access   tributary.Viewer // what the access rules know of the viewer
@@ -263,11 +271,17 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Tim
 		}
 		return v, err
 	}
+	known, _ := s.followed.get(viewer.ID) // version 0 when not kept: no user's
 	st, err := s.store.LoadViewer(ctx, db.ViewerQuery{ViewerID: viewer.ID, SeenFrom: now.Add(-s.cfg.SeenHorizon),
 		SeenTo: now.Add(-s.cfg.SeenGrace), MinDwellMs: s.cfg.MinSeenDwellMs, FreshSince: now.Add(-s.cfg.Weights.FreshSelfFor),
-		ChangesFrom: s.rank.cursor()})
+		ChangesFrom: s.rank.cursor(), FollowsVersion: known.version})
 	if err != nil {
 		return v, err
+	}
+	if st.FollowedKnown {
+		st.Followed = known.set
+	} else {
+		s.followed.put(viewer.ID, versionedSet{version: st.FollowsVersion, set: st.Followed})
 	}
 	v.access, v.followed, v.fresh, v.snapshot = st.Access, st.Followed, st.Fresh, st.Snapshot
 	v.changes, v.changesUpTo = st.Changes, st.ChangesUpTo

@@ -329,3 +329,32 @@ func TestTailReadAheadScrollsEverythingOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestFollowedSetKeptUntilFollowsChange(t *testing.T) {
+	// The service keeps each viewer's followed set by version (users.follows_version): a
+	// follow or an unfollow moves the version, so the next page reads the set again.
+	w := newWorld(t)
+	w.user("viewer", false, 0)
+	w.user("a", false, 0)
+	w.user("b", false, 0)
+	w.follow("viewer", "a")
+	w.share("a", "https://blog.example.com/a", time.Hour, false)
+	w.share("b", "https://blog.example.com/b", time.Hour, false)
+	w.refresh()
+	s := w.service(nil)
+	want := func(step string, urls0 ...string) {
+		t.Helper()
+		got := urls(w.timeline(s, "viewer", tributary.FeedQuery{}))
+		slices.Sort(got)
+		if !slices.Equal(got, urls0) {
+			t.Fatalf("%s: feed %v, want %v", step, got, urls0)
+		}
+	}
+	want("following a", "https://blog.example.com/a")
+	w.follow("viewer", "b")
+	want("following a and b", "https://blog.example.com/a", "https://blog.example.com/b")
+	if err := w.store.Unfollow(w.ctx, w.users["viewer"].ID, w.users["a"].ID); err != nil {
+		t.Fatal(err)
+	}
+	want("following b", "https://blog.example.com/b")
+}

@@ -50,15 +50,20 @@ SELECT anchor_id, count(DISTINCT author_id)::integer AS followee_share
 
 -- name: ViewerState :one
 -- Everything ranking needs to know of a logged-in viewer, in one round trip: the followed set
--- (the followees, in the primary key's order: no sort), the access context, the seen items,
+-- (the followees, in the primary key's order: no sort; NULL when it is still the version the
+-- caller knows), the access context, the seen items,
 -- the fresh own shares, when the snapshot was last rebuilt, and the rows redone by
 -- transactions from changes_from on (what the feed service's copy of the snapshot has to
 -- catch up on), with the oldest transaction still running (where to look from next time).
 WITH v AS (SELECT @viewer_id::bigint AS id, @seen_from::timestamptz AS seen_from, @seen_to::timestamptz AS seen_to,
                   @min_dwell_ms::bigint AS min_dwell, @fresh_since::timestamptz AS fresh_since,
-                  @changes_from::bigint AS changes_from)
-SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
-             ORDER BY f.followed_id)::bigint[] AS followed,
+                  @changes_from::bigint AS changes_from, @known_follows_version::bigint AS known_version),
+     u AS (SELECT users.follows_version FROM users, v WHERE users.id = v.id)
+SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version,
+       coalesce((SELECT u.follows_version FROM u) = v.known_version, false)::boolean AS followed_known,
+       CASE WHEN (SELECT u.follows_version FROM u) = v.known_version THEN NULL
+            ELSE ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
+                       ORDER BY f.followed_id) END::bigint[] AS followed,
        ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = v.id
              UNION SELECT b.user_id FROM bans b WHERE b.banned_id = v.id ORDER BY 1)::bigint[] AS blocked,
        ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = v.id ORDER BY 1)::bigint[] AS private_feeds,

@@ -532,9 +532,13 @@ func (q *Queries) VIPIDs(ctx context.Context) ([]int64, error) {
 const viewerState = `-- name: ViewerState :one
 WITH v AS (SELECT $1::bigint AS id, $2::timestamptz AS seen_from, $3::timestamptz AS seen_to,
                   $4::bigint AS min_dwell, $5::timestamptz AS fresh_since,
-                  $6::bigint AS changes_from)
-SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
-             ORDER BY f.followed_id)::bigint[] AS followed,
+                  $6::bigint AS changes_from, $7::bigint AS known_version),
+     u AS (SELECT users.follows_version FROM users, v WHERE users.id = v.id)
+SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version,
+       coalesce((SELECT u.follows_version FROM u) = v.known_version, false)::boolean AS followed_known,
+       CASE WHEN (SELECT u.follows_version FROM u) = v.known_version THEN NULL
+            ELSE ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
+                       ORDER BY f.followed_id) END::bigint[] AS followed,
        ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = v.id
              UNION SELECT b.user_id FROM bans b WHERE b.banned_id = v.id ORDER BY 1)::bigint[] AS blocked,
        ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = v.id ORDER BY 1)::bigint[] AS private_feeds,
@@ -555,29 +559,33 @@ SELECT ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND 
 `
 
 type ViewerStateParams struct {
-	ViewerID    int64
-	SeenFrom    time.Time
-	SeenTo      time.Time
-	MinDwellMs  int64
-	FreshSince  time.Time
-	ChangesFrom int64
+	ViewerID            int64
+	SeenFrom            time.Time
+	SeenTo              time.Time
+	MinDwellMs          int64
+	FreshSince          time.Time
+	ChangesFrom         int64
+	KnownFollowsVersion int64
 }
 
 type ViewerStateRow struct {
-	Followed     []int64
-	Blocked      []int64
-	PrivateFeeds []int64
-	Seen         []int64
-	FreshIds     []int64
-	FreshAt      []time.Time
-	SnapshotAt   time.Time
-	ChangedIds   []int64
-	ChangedXids  []int64
-	ChangesUpto  int64
+	FollowsVersion int64
+	FollowedKnown  bool
+	Followed       []int64
+	Blocked        []int64
+	PrivateFeeds   []int64
+	Seen           []int64
+	FreshIds       []int64
+	FreshAt        []time.Time
+	SnapshotAt     time.Time
+	ChangedIds     []int64
+	ChangedXids    []int64
+	ChangesUpto    int64
 }
 
 // Everything ranking needs to know of a logged-in viewer, in one round trip: the followed set
-// (the followees, in the primary key's order: no sort), the access context, the seen items,
+// (the followees, in the primary key's order: no sort; NULL when it is still the version the
+// caller knows), the access context, the seen items,
 // the fresh own shares, when the snapshot was last rebuilt, and the rows redone by
 // transactions from changes_from on (what the feed service's copy of the snapshot has to
 // catch up on), with the oldest transaction still running (where to look from next time).
@@ -589,9 +597,12 @@ func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (Viewe
 		arg.MinDwellMs,
 		arg.FreshSince,
 		arg.ChangesFrom,
+		arg.KnownFollowsVersion,
 	)
 	var i ViewerStateRow
 	err := row.Scan(
+		&i.FollowsVersion,
+		&i.FollowedKnown,
 		&i.Followed,
 		&i.Blocked,
 		&i.PrivateFeeds,

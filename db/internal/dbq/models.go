@@ -188,12 +188,13 @@ type SnapshotMetum struct {
 }
 
 type User struct {
-	ID           int64
-	Handle       string
-	DisplayName  string
-	PasswordHash string
-	Vip          bool
-	Notability   int64
-	IsPrivate    bool
-	CreatedAt    time.Time
+	ID             int64
+	Handle         string
+	DisplayName    string
+	PasswordHash   string
+	Vip            bool
+	Notability     int64
+	IsPrivate      bool
+	CreatedAt      time.Time
+	FollowsVersion int64
 }

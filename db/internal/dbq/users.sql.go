@@ -36,7 +36,7 @@ func (q *Queries) CreatePostsFeed(ctx context.Context, ownerID int64) (int64, er
 const createUser = `-- name: CreateUser :one
 INSERT INTO users (handle, display_name, password_hash, vip, notability, created_at)
 VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id, handle, display_name, password_hash, vip, notability, is_private, created_at
+RETURNING id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version
 `
 
 type CreateUserParams struct {
@@ -67,6 +67,7 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 		&i.Notability,
 		&i.IsPrivate,
 		&i.CreatedAt,
+		&i.FollowsVersion,
 	)
 	return i, err
 }
@@ -84,7 +85,7 @@ func (q *Queries) DeleteExpiredSessions(ctx context.Context) (int64, error) {
 }
 
 const userByHandle = `-- name: UserByHandle :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at FROM users WHERE lower(handle) = lower($1)
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version FROM users WHERE lower(handle) = lower($1)
 `
 
 func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error) {
@@ -99,12 +100,13 @@ func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error)
 		&i.Notability,
 		&i.IsPrivate,
 		&i.CreatedAt,
+		&i.FollowsVersion,
 	)
 	return i, err
 }
 
 const userByID = `-- name: UserByID :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at FROM users WHERE id = $1
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version FROM users WHERE id = $1
 `
 
 func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
@@ -119,6 +121,7 @@ func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
 		&i.Notability,
 		&i.IsPrivate,
 		&i.CreatedAt,
+		&i.FollowsVersion,
 	)
 	return i, err
 }
