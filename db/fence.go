@@ -133,9 +133,13 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 // exist, or that the viewer may not read, are left out.
 func (s *Store) Items(ctx context.Context, ids []int64, v tributary.Viewer, now time.Time) (map[int64]Candidate, error) {
 	out := make(map[int64]Candidate, len(ids))
-	rows, err := s.q.SnapshotRowsByAnchors(ctx, ids)
+	got, err := s.q.SnapshotRowsByAnchors(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("db: items: %w", err)
+	}
+	rows := make([]dbq.FeedSnapshot, len(got))
+	for i, r := range got {
+		rows[i] = dbq.FeedSnapshot(r)
 	}
 	cands, err := s.readable(ctx, rows, v)
 	if err != nil {

@@ -66,7 +66,13 @@ SELECT p.anchor_id, p.created_at AS arrival
  LIMIT @lim;
 
 -- name: SnapshotRowsByAnchors :many
-SELECT * FROM feed_snapshot WHERE anchor_id = ANY(@anchor_ids::bigint[]);
+-- Full rows but for public_sharer_ids, which no read needs: for the most shared items the
+-- two id arrays are most of a row.
+SELECT anchor_id, anchor_url, kind, date, public_date, score, sci_score, total_share, sharer_user_ids,
+       '{}'::bigint[] AS public_sharer_ids, any_vip_sharer, all_public, any_public, protected_owner_ids,
+       private_feed_ids, rep_post_id, url, canonical_url, title, excerpt, host, links, image_count, url_count,
+       primary_user_id, primary_vip, primary_notability, tags, sharers, refreshed_at
+  FROM feed_snapshot WHERE anchor_id = ANY(@anchor_ids::bigint[]);
 
 -- name: ResetFences :exec
 -- A changed followed set changes what the feed holds: the next first page starts afresh.

@@ -226,18 +226,57 @@ func (q *Queries) ResetFences(ctx context.Context, viewerID int64) error {
 }
 
 const snapshotRowsByAnchors = `-- name: SnapshotRowsByAnchors :many
-SELECT anchor_id, anchor_url, kind, date, public_date, score, sci_score, total_share, sharer_user_ids, public_sharer_ids, any_vip_sharer, all_public, any_public, protected_owner_ids, private_feed_ids, rep_post_id, url, canonical_url, title, excerpt, host, links, image_count, url_count, primary_user_id, primary_vip, primary_notability, tags, sharers, refreshed_at FROM feed_snapshot WHERE anchor_id = ANY($1::bigint[])
+SELECT anchor_id, anchor_url, kind, date, public_date, score, sci_score, total_share, sharer_user_ids,
+       '{}'::bigint[] AS public_sharer_ids, any_vip_sharer, all_public, any_public, protected_owner_ids,
+       private_feed_ids, rep_post_id, url, canonical_url, title, excerpt, host, links, image_count, url_count,
+       primary_user_id, primary_vip, primary_notability, tags, sharers, refreshed_at
+  FROM feed_snapshot WHERE anchor_id = ANY($1::bigint[])
 `
 
-func (q *Queries) SnapshotRowsByAnchors(ctx context.Context, anchorIds []int64) ([]FeedSnapshot, error) {
+type SnapshotRowsByAnchorsRow struct {
+	AnchorID          int64
+	AnchorUrl         string
+	Kind              string
+	Date              time.Time
+	PublicDate        *time.Time
+	Score             float64
+	SciScore          int16
+	TotalShare        int32
+	SharerUserIds     []int64
+	PublicSharerIds   []int64
+	AnyVipSharer      bool
+	AllPublic         bool
+	AnyPublic         bool
+	ProtectedOwnerIds []int64
+	PrivateFeedIds    []int64
+	RepPostID         int64
+	Url               string
+	CanonicalUrl      string
+	Title             string
+	Excerpt           string
+	Host              string
+	Links             []byte
+	ImageCount        int32
+	UrlCount          int32
+	PrimaryUserID     int64
+	PrimaryVip        bool
+	PrimaryNotability int64
+	Tags              []string
+	Sharers           []byte
+	RefreshedAt       time.Time
+}
+
+// Full rows but for public_sharer_ids, which no read needs: for the most shared items the
+// two id arrays are most of a row.
+func (q *Queries) SnapshotRowsByAnchors(ctx context.Context, anchorIds []int64) ([]SnapshotRowsByAnchorsRow, error) {
 	rows, err := q.db.Query(ctx, snapshotRowsByAnchors, anchorIds)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []FeedSnapshot{}
+	items := []SnapshotRowsByAnchorsRow{}
 	for rows.Next() {
-		var i FeedSnapshot
+		var i SnapshotRowsByAnchorsRow
 		if err := rows.Scan(
 			&i.AnchorID,
 			&i.AnchorUrl,
