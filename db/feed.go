@@ -406,7 +406,7 @@ func (s *Store) SnapshotRanking(ctx context.Context) (rows []RankRow, refreshedA
 			return err
 		}
 		refreshedAt = meta.RefreshedAt
-		rs, err := q.SnapshotRanking(ctx)
+		rs, err := q.SnapshotRanking(ctx, []int64{})
 		if err != nil {
 			return err
 		}
@@ -424,13 +424,16 @@ func (s *Store) SnapshotRanking(ctx context.Context) (rows []RankRow, refreshedA
 
 // SnapshotRankingOf reads the RankRows of some anchors; anchors without a row are left out.
 func (s *Store) SnapshotRankingOf(ctx context.Context, ids []int64) ([]RankRow, error) {
-	rs, err := s.q.SnapshotRankingOf(ctx, ids)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rs, err := s.q.SnapshotRanking(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("db: snapshot ranking: %w", err)
 	}
 	rows := make([]RankRow, len(rs))
 	for i, r := range rs {
-		rows[i] = rankRowOf(dbq.SnapshotRankingRow(r))
+		rows[i] = rankRowOf(r)
 	}
 	return rows, nil
 }

@@ -316,6 +316,7 @@ const snapshotRanking = `-- name: SnapshotRanking :many
 SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public,
        s.any_public, s.protected_owner_ids, s.private_feed_ids, s.kind, s.tags
   FROM feed_snapshot s
+ WHERE cardinality($1::bigint[]) = 0 OR s.anchor_id = ANY($1::bigint[])
  ORDER BY s.score DESC, s.date DESC, s.anchor_id
 `
 
@@ -334,10 +335,11 @@ type SnapshotRankingRow struct {
 	Tags              []string
 }
 
-// The ranking columns of every snapshot row, with what the logged-in path filters on, in
-// score order: the feed service keeps them in memory (feed/rankindex.go).
-func (q *Queries) SnapshotRanking(ctx context.Context) ([]SnapshotRankingRow, error) {
-	rows, err := q.db.Query(ctx, snapshotRanking)
+// The ranking columns of the snapshot's rows (all of them, or only_ids), with what the
+// logged-in path filters on, in score order: the feed service keeps them in memory
+// (feed/rankindex.go) and reads again the rows redone since.
+func (q *Queries) SnapshotRanking(ctx context.Context, onlyIds []int64) ([]SnapshotRankingRow, error) {
+	rows, err := q.db.Query(ctx, snapshotRanking, onlyIds)
 	if err != nil {
 		return nil, err
 	}
@@ -345,62 +347,6 @@ func (q *Queries) SnapshotRanking(ctx context.Context) ([]SnapshotRankingRow, er
 	items := []SnapshotRankingRow{}
 	for rows.Next() {
 		var i SnapshotRankingRow
-		if err := rows.Scan(
-			&i.AnchorID,
-			&i.Score,
-			&i.SharerUserIds,
-			&i.Date,
-			&i.Url,
-			&i.PrimaryUserID,
-			&i.AllPublic,
-			&i.AnyPublic,
-			&i.ProtectedOwnerIds,
-			&i.PrivateFeedIds,
-			&i.Kind,
-			&i.Tags,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const snapshotRankingOf = `-- name: SnapshotRankingOf :many
-SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public,
-       s.any_public, s.protected_owner_ids, s.private_feed_ids, s.kind, s.tags
-  FROM feed_snapshot s
- WHERE s.anchor_id = ANY($1::bigint[])
-`
-
-type SnapshotRankingOfRow struct {
-	AnchorID          int64
-	Score             float64
-	SharerUserIds     []int64
-	Date              time.Time
-	Url               string
-	PrimaryUserID     int64
-	AllPublic         bool
-	AnyPublic         bool
-	ProtectedOwnerIds []int64
-	PrivateFeedIds    []int64
-	Kind              string
-	Tags              []string
-}
-
-// The same columns of some rows (those changed since the copy was made).
-func (q *Queries) SnapshotRankingOf(ctx context.Context, anchorIds []int64) ([]SnapshotRankingOfRow, error) {
-	rows, err := q.db.Query(ctx, snapshotRankingOf, anchorIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []SnapshotRankingOfRow{}
-	for rows.Next() {
-		var i SnapshotRankingOfRow
 		if err := rows.Scan(
 			&i.AnchorID,
 			&i.Score,
