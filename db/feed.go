@@ -200,7 +200,7 @@ func (s *Store) readable(ctx context.Context, rows []dbq.FeedSnapshot, v tributa
 			}
 			continue
 		}
-		ru, err := rollupOfRow(r)
+		ru, err := s.rollupOfRow(r)
 		if err != nil {
 			return nil, err
 		}

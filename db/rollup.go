@@ -108,14 +108,10 @@ var snapshotColumns = []string{"anchor_id", "anchor_url", "kind", "date", "publi
 
 // rollupOfRow reads a snapshot row back as the rollup it was made from (the representative
 // post's body is its excerpt).
-func rollupOfRow(s dbq.FeedSnapshot) (tributary.Rollup, error) {
-	var links []tributary.Link
-	if err := json.Unmarshal(s.Links, &links); err != nil {
-		return tributary.Rollup{}, fmt.Errorf("db: item %d links: %w", s.AnchorID, err)
-	}
-	var sharers []sharerJSON
-	if err := json.Unmarshal(s.Sharers, &sharers); err != nil {
-		return tributary.Rollup{}, fmt.Errorf("db: item %d sharers: %w", s.AnchorID, err)
+func (st *Store) rollupOfRow(s dbq.FeedSnapshot) (tributary.Rollup, error) {
+	links, sharers, err := st.cards.decode(s.Links, s.Sharers)
+	if err != nil {
+		return tributary.Rollup{}, fmt.Errorf("db: item %d: %w", s.AnchorID, err)
 	}
 	r := tributary.Rollup{AnchorID: s.AnchorID, AnchorURL: s.AnchorUrl, Kind: tributary.Kind(s.Kind), Date: s.Date,
 		TotalShare: int(s.TotalShare), SharerIDs: s.SharerUserIds, PublicSharerIDs: s.PublicSharerIds,
@@ -129,6 +125,7 @@ func rollupOfRow(s dbq.FeedSnapshot) (tributary.Rollup, error) {
 	if s.PublicDate != nil {
 		r.PublicDate = *s.PublicDate
 	}
+	r.Sharers = make([]tributary.Sharer, 0, len(sharers))
 	for _, sh := range sharers {
 		ref := tributary.UserRef{ID: sh.ID, Handle: sh.Handle, Name: sh.Name, VIP: sh.VIP}
 		r.Sharers = append(r.Sharers, tributary.Sharer{UserRef: ref, At: sh.At, Public: sh.Public})

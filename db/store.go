@@ -25,11 +25,13 @@ type Store struct {
 	// set from follows (see Arrived).
 	ArrivalsByFollows int
 	q                 *dbq.Queries
+	cards             *cardCache
 }
 
 // NewStore wraps a pool, scoring with the default weights.
 func NewStore(pool *pgxpool.Pool) *Store {
-	return &Store{Pool: pool, Weights: tributary.DefaultWeights, ArrivalsByFollows: DefaultArrivalsByFollows, q: dbq.New(pool)}
+	return &Store{Pool: pool, Weights: tributary.DefaultWeights, ArrivalsByFollows: DefaultArrivalsByFollows, q: dbq.New(pool),
+		cards: newCardCache(20000)}
 }
 
 // Ping reports whether the database answers.

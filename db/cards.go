@@ -1,0 +1,71 @@
+package db
+
+import (
+	"bytes"
+	"encoding/json"
+	"hash/maphash"
+	"sync"
+
+	"tributary"
+)
+
+// cardCache keeps the decoded JSON of snapshot rows (links and sharer stacks), keyed by the
+// JSON itself: the same bytes always decode the same, so an entry never goes stale, and a
+// row redone with other sharers simply has another key. Decoding that JSON was about half of
+// the Go time of a page (encoding/json); the rows a page shows are mostly the same from one
+// request to the next. Bounded: past max entries the oldest go first.
+type cardCache struct {
+	seed maphash.Seed
+	max  int
+
+	mu    sync.Mutex
+	m     map[uint64]*card
+	order []uint64 // insertion order, a ring of max keys
+	next  int
+}
+
+type card struct {
+	raw     []byte // links, then sharers: what the key was made of, compared on a hit
+	split   int
+	links   []tributary.Link
+	sharers []sharerJSON
+}
+
+func newCardCache(max int) *cardCache {
+	return &cardCache{seed: maphash.MakeSeed(), max: max, m: make(map[uint64]*card, max), order: make([]uint64, max)}
+}
+
+// decode returns the decoded links and sharers of a row. The slices are shared between
+// callers: they must not be changed.
+func (c *cardCache) decode(links, sharers []byte) ([]tributary.Link, []sharerJSON, error) {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	h.Write(links)
+	h.WriteByte(0)
+	h.Write(sharers)
+	key := h.Sum64()
+	c.mu.Lock()
+	e, ok := c.m[key]
+	c.mu.Unlock()
+	if ok && e.split == len(links) && bytes.Equal(e.raw[:e.split], links) && bytes.Equal(e.raw[e.split:], sharers) {
+		return e.links, e.sharers, nil
+	}
+	e = &card{raw: append(append(make([]byte, 0, len(links)+len(sharers)), links...), sharers...), split: len(links)}
+	if err := json.Unmarshal(links, &e.links); err != nil {
+		return nil, nil, err
+	}
+	if err := json.Unmarshal(sharers, &e.sharers); err != nil {
+		return nil, nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[key]; !ok {
+		if old := c.order[c.next]; len(c.m) >= c.max {
+			delete(c.m, old)
+		}
+		c.order[c.next] = key
+		c.next = (c.next + 1) % c.max
+	}
+	c.m[key] = e
+	return e.links, e.sharers, nil
+}
