@@ -10,10 +10,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tributary/db"
 )
 
-// The server runs its queries through pgx's statement cache: each SQL text is prepared once
-// per connection and executed again and again. PostgreSQL plans the first five executions
+// The server runs its small per-page queries (db.KeepsPlan) through pgx's statement cache:
+// each SQL text is prepared once per connection and executed again and again; its other
+// queries are planned with their arguments on every run (db/plans.go). PostgreSQL plans the first five executions
 // of a prepared statement with the actual arguments (custom plans), then may switch to one
 // generic plan for every later execution when it looks no more expensive, and a generic
 // plan cannot see how long an id array is or how wide a time range. A single EXPLAIN shows
@@ -66,7 +69,7 @@ func planCacheCase(ctx context.Context, pool *pgxpool.Pool, calls []call) map[st
 	stmts := map[string]string{} // SQL -> statement name
 	slowest := map[string]call{} // query name -> its slowest call
 	for _, c := range calls {
-		if !readOnly(c.SQL) {
+		if !readOnly(c.SQL) || !db.KeepsPlan(c.Name) { // the others are planned with their arguments every time
 			continue
 		}
 		if _, ok := stmts[c.SQL]; !ok {

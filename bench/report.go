@@ -330,7 +330,7 @@ func markdown(r Report) string {
 		}
 	}
 	if len(r.PlanCache) > 0 {
-		p("\n\nThe server runs each query through pgx's statement cache: PostgreSQL plans the first five executions of a prepared statement with their arguments, then may keep one generic plan. Each query above, explained once, and again after the request's queries ran five times in a row on one connection as prepared statements (the files show both plans; queries under 0.5 ms either way are left out):\n\n")
+		p("\n\nThe server runs its small per-page queries through pgx's statement cache: PostgreSQL plans the first five executions of a prepared statement with their arguments, then may keep one generic plan (the other queries are planned with their arguments on every run, `db/plans.go`). Each prepared query above, explained once, and again after the request's queries ran five times in a row on one connection as prepared statements (the files show both plans; queries under 0.5 ms either way are left out):\n\n")
 		p("| request | query | first plan | after 5 requests | plan cache |\n|---|---|--:|--:|---|\n")
 		for _, c := range r.PlanCache {
 			if c.Err == "" && c.FirstMs < 0.5 && c.CachedMs < 0.5 {
@@ -390,7 +390,7 @@ func markdown(r Report) string {
 			n, unloadedSuffix(n), r.Settings.Concurrency, r.Settings.Concurrency)
 	}
 	p("- Load average of the machine (1, 5, 15 min) before the run: %s; after: %s. Anything beyond the bench itself running at the same time inflates the figures.\n", r.LoadBefore, r.LoadAfter)
-	p("- The server's PostgreSQL sessions (db.Open's settings, which the harness's own connections copy) run with `plan_cache_mode=%s`.\n", r.Settings.PlanCacheMode)
+	p("- The server's PostgreSQL sessions (db.Open's settings, which the harness's own connections copy) run with `plan_cache_mode=%s`; the small queries of every page run as prepared statements that keep a plan, the others (id arrays whose size decides the plan) are planned with their arguments on every run (`db/plans.go`).\n", r.Settings.PlanCacheMode)
 	p("- The server is the real binary: `tributary serve --addr 127.0.0.1:0 --poll-seconds -1` on the bench database; the snapshot refresh measured is the one its scheduler runs at startup, before any load.\n")
 
 	p("\n## How to rerun\n\n```sh\n%s\n```\n\n", r.Rerun)

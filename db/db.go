@@ -20,13 +20,6 @@ func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("db: parse DATABASE_URL: %w", err)
 	}
-	// Feed queries take arrays whose size decides the plan (10 followees or 2,000: the GIN
-	// or the score index, the author or the time index). A generic plan of a prepared
-	// statement assumes one small size for all and was measured 1000x off for large followed
-	// sets, so every execution is planned with its parameters (a few ms at most).
-	if _, set := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
-		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
-	}
 	// Requests are short and many run at once: a parallel plan's worker start-up costs more
 	// than it saves and takes cores from the other requests.
 	if _, set := cfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"]; !set {

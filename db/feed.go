@@ -348,12 +348,12 @@ type ViewerQuery struct {
 
 // LoadViewer reads a viewer's state in one round trip.
 func (s *Store) LoadViewer(ctx context.Context, vq ViewerQuery) (ViewerState, error) {
-	viewerID, from := vq.ViewerID, vq.ChangesFrom
+	viewerID, from, to := vq.ViewerID, vq.ChangesFrom, vq.ChangesFrom+1<<40 // transaction ids grow by far less
 	if from == 0 {
-		from = math.MaxInt64
+		from, to = math.MaxInt64, math.MaxInt64
 	}
 	r, err := s.q.ViewerState(ctx, dbq.ViewerStateParams{ViewerID: viewerID, SeenFrom: vq.SeenFrom, SeenTo: vq.SeenTo,
-		MinDwellMs: vq.MinDwellMs, FreshSince: vq.FreshSince, ChangesFrom: from, KnownFollowsVersion: vq.FollowsVersion})
+		MinDwellMs: vq.MinDwellMs, FreshSince: vq.FreshSince, ChangesFrom: from, ChangesTo: to, KnownFollowsVersion: vq.FollowsVersion})
 	if err != nil {
 		return ViewerState{}, fmt.Errorf("db: viewer state: %w", err)
 	}
@@ -397,7 +397,7 @@ func rankRowOf(r dbq.SnapshotRankingRow) RankRow {
 // changes of it and later ones may be missing: the ChangesFrom of the next viewer state).
 func (s *Store) SnapshotRanking(ctx context.Context) (rows []RankRow, refreshedAt time.Time, xmin int64, err error) {
 	err = pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		q := s.q.WithTx(tx)
+		q := queries(tx)
 		if err := tx.QueryRow(ctx, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint").Scan(&xmin); err != nil {
 			return err
 		}

@@ -96,7 +96,7 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 		return RefreshResult{}, fmt.Errorf("db: refresh: swap: %w", err)
 	}
 	dur := time.Since(start)
-	if err := dbq.New(tx).SetSnapshotMeta(ctx, dbq.SetSnapshotMetaParams{RefreshedAt: now, Rows: int32(n),
+	if err := queries(tx).SetSnapshotMeta(ctx, dbq.SetSnapshotMetaParams{RefreshedAt: now, Rows: int32(n),
 		DurationMs: int32(dur.Milliseconds())}); err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: meta: %w", err)
 	}
@@ -128,7 +128,7 @@ func (s *Store) RefreshAnchors(ctx context.Context, anchorIDs []int64, now time.
 		return fmt.Errorf("db: refresh anchors: %w", err)
 	}
 	defer tx.Rollback(ctx)
-	q := s.q.WithTx(tx)
+	q := queries(tx)
 	// Two writers redoing one anchor (a share and a refresh's catch-up) must not let the one
 	// that read fewer posts write last.
 	if err := q.LockAnchors(ctx, anchorIDs); err != nil {

@@ -30,7 +30,7 @@ type Store struct {
 
 // NewStore wraps a pool, scoring with the default weights.
 func NewStore(pool *pgxpool.Pool) *Store {
-	return &Store{Pool: pool, Weights: tributary.DefaultWeights, ArrivalsByFollows: DefaultArrivalsByFollows, q: dbq.New(pool),
+	return &Store{Pool: pool, Weights: tributary.DefaultWeights, ArrivalsByFollows: DefaultArrivalsByFollows, q: queries(pool),
 		cards: newCardCache(20000)}
 }
 
@@ -44,7 +44,7 @@ func (s *Store) inTx(ctx context.Context, fn func(q *dbq.Queries) error) error {
 		return fmt.Errorf("db: begin: %w", err)
 	}
 	defer tx.Rollback(ctx)
-	if err := fn(s.q.WithTx(tx)); err != nil {
+	if err := fn(queries(tx)); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {

@@ -55,9 +55,12 @@ SELECT anchor_id, count(DISTINCT author_id)::integer AS followee_share
 -- the fresh own shares, when the snapshot was last rebuilt, and the rows redone by
 -- transactions from changes_from on (what the feed service's copy of the snapshot has to
 -- catch up on), with the oldest transaction still running (where to look from next time).
+-- The plan is prepared once (db/plans.go): a range between two parameters keeps the
+-- index on snapshot_dirty in a generic plan, where an open-ended one was read whole.
 WITH v AS (SELECT @viewer_id::bigint AS id, @seen_from::timestamptz AS seen_from, @seen_to::timestamptz AS seen_to,
                   @min_dwell_ms::bigint AS min_dwell, @fresh_since::timestamptz AS fresh_since,
-                  @changes_from::bigint AS changes_from, @known_follows_version::bigint AS known_version),
+                  @changes_from::bigint AS changes_from, @changes_to::bigint AS changes_to,
+                  @known_follows_version::bigint AS known_version),
      u AS (SELECT users.follows_version FROM users, v WHERE users.id = v.id)
 SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version,
        coalesce((SELECT u.follows_version FROM u) = v.known_version, false)::boolean AS followed_known,
@@ -77,8 +80,10 @@ SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version
               WHERE p.author_id = v.id AND p.created_at >= v.fresh_since AND p.deleted_at IS NULL
               GROUP BY p.anchor_id ORDER BY p.anchor_id)::timestamptz[] AS fresh_at,
        coalesce((SELECT m.refreshed_at FROM snapshot_meta m), 'epoch')::timestamptz AS snapshot_at,
-       ARRAY(SELECT d.anchor_id FROM snapshot_dirty d WHERE d.xid >= v.changes_from ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_ids,
-       ARRAY(SELECT d.xid FROM snapshot_dirty d WHERE d.xid >= v.changes_from ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_xids,
+       ARRAY(SELECT d.anchor_id FROM snapshot_dirty d WHERE d.xid BETWEEN v.changes_from AND v.changes_to
+              ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_ids,
+       ARRAY(SELECT d.xid FROM snapshot_dirty d WHERE d.xid BETWEEN v.changes_from AND v.changes_to
+              ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_xids,
        pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS changes_upto
   FROM v;
 

@@ -478,7 +478,8 @@ func (q *Queries) VIPIDs(ctx context.Context) ([]int64, error) {
 const viewerState = `-- name: ViewerState :one
 WITH v AS (SELECT $1::bigint AS id, $2::timestamptz AS seen_from, $3::timestamptz AS seen_to,
                   $4::bigint AS min_dwell, $5::timestamptz AS fresh_since,
-                  $6::bigint AS changes_from, $7::bigint AS known_version),
+                  $6::bigint AS changes_from, $7::bigint AS changes_to,
+                  $8::bigint AS known_version),
      u AS (SELECT users.follows_version FROM users, v WHERE users.id = v.id)
 SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version,
        coalesce((SELECT u.follows_version FROM u) = v.known_version, false)::boolean AS followed_known,
@@ -498,8 +499,10 @@ SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version
               WHERE p.author_id = v.id AND p.created_at >= v.fresh_since AND p.deleted_at IS NULL
               GROUP BY p.anchor_id ORDER BY p.anchor_id)::timestamptz[] AS fresh_at,
        coalesce((SELECT m.refreshed_at FROM snapshot_meta m), 'epoch')::timestamptz AS snapshot_at,
-       ARRAY(SELECT d.anchor_id FROM snapshot_dirty d WHERE d.xid >= v.changes_from ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_ids,
-       ARRAY(SELECT d.xid FROM snapshot_dirty d WHERE d.xid >= v.changes_from ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_xids,
+       ARRAY(SELECT d.anchor_id FROM snapshot_dirty d WHERE d.xid BETWEEN v.changes_from AND v.changes_to
+              ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_ids,
+       ARRAY(SELECT d.xid FROM snapshot_dirty d WHERE d.xid BETWEEN v.changes_from AND v.changes_to
+              ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_xids,
        pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS changes_upto
   FROM v
 `
@@ -511,6 +514,7 @@ type ViewerStateParams struct {
 	MinDwellMs          int64
 	FreshSince          time.Time
 	ChangesFrom         int64
+	ChangesTo           int64
 	KnownFollowsVersion int64
 }
 
@@ -535,6 +539,8 @@ type ViewerStateRow struct {
 // the fresh own shares, when the snapshot was last rebuilt, and the rows redone by
 // transactions from changes_from on (what the feed service's copy of the snapshot has to
 // catch up on), with the oldest transaction still running (where to look from next time).
+// The plan is prepared once (db/plans.go): a range between two parameters keeps the
+// index on snapshot_dirty in a generic plan, where an open-ended one was read whole.
 func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (ViewerStateRow, error) {
 	row := q.db.QueryRow(ctx, viewerState,
 		arg.ViewerID,
@@ -543,6 +549,7 @@ func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (Viewe
 		arg.MinDwellMs,
 		arg.FreshSince,
 		arg.ChangesFrom,
+		arg.ChangesTo,
 		arg.KnownFollowsVersion,
 	)
 	var i ViewerStateRow

@@ -1,0 +1,68 @@
+package db
+
+import (
+	"context"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"tributary/db/internal/dbq"
+)
+
+// planned is the connection the queries run on, with a choice of plan per query. Feed
+// queries take id arrays whose size decides the plan (10 followees or 2,000: the GIN or the
+// score index, the author or the time index); a generic plan assumes one small size for all
+// and was measured 1000x off for large followed sets, so these are planned with their
+// arguments on every run (pgx's unnamed statement: QueryExecModeCacheDescribe). The few small
+// queries of every page, whose plan is the same whatever the arguments, run as named
+// prepared statements that PostgreSQL plans once (plan_cache_mode auto): planning them each
+// time was ~15 % of a next page's CPU.
+type planned struct{ db dbq.DBTX }
+
+// genericPlans are the queries that keep a prepared plan.
+var genericPlans = map[string]bool{
+	"ViewerState": true, "LatestFencepost": true, "GetFencepost": true, "CommitFencepost": true,
+	"SnapshotRowsByAnchors": true, "UserByID": true, "SnapshotMeta": true,
+}
+
+// KeepsPlan reports whether the query named (by sqlc) runs as a prepared statement whose
+// plan PostgreSQL may keep; the others are planned with their arguments on every run.
+func KeepsPlan(name string) bool { return genericPlans[name] }
+
+// args puts the execution mode before a query's arguments.
+func (p planned) args(sql string, args []any) []any {
+	if genericPlans[queryName(sql)] {
+		return args
+	}
+	return append([]any{pgx.QueryExecModeCacheDescribe}, args...)
+}
+
+// queryName is the name sqlc gives a query ("-- name: X :kind" opens its text).
+func queryName(sql string) string {
+	rest, ok := strings.CutPrefix(sql, "-- name: ")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, " ")
+	return name
+}
+
+func (p planned) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	return p.db.Exec(ctx, sql, p.args(sql, args)...)
+}
+
+func (p planned) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return p.db.Query(ctx, sql, p.args(sql, args)...)
+}
+
+func (p planned) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	return p.db.QueryRow(ctx, sql, p.args(sql, args)...)
+}
+
+func (p planned) CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error) {
+	return p.db.CopyFrom(ctx, table, columns, src)
+}
+
+// queries runs sqlc's queries on db with the plan choice above.
+func queries(db dbq.DBTX) *dbq.Queries { return dbq.New(planned{db}) }
