@@ -409,6 +409,10 @@ func writeExplains(ctx context.Context, pool *pgxpool.Pool, dir string, cases []
 			plan = shortenArrays(plan)
 			fmt.Fprintf(&b, "\n## %s (%s in the request)\n\n%s\n\nArguments: %s\n\n%s", c.Name, c.Dur.Round(time.Microsecond),
 				strings.TrimSpace(nameRe.ReplaceAllString(c.SQL, "")), describeArgs(c.Args), plan)
+			if !db.KeepsPlan(c.Name) {
+				// Not a prepared statement: planned with its arguments on every run, as above.
+				continue
+			}
 			pcc := cache[c.Name]
 			pcc.Case, pcc.Query, pcc.FirstMs = pc.Name, c.Name, executionMs(plan)
 			fmt.Fprintf(&b, "\n### %s after five requests' executions of its prepared statement (as the server's pgx statement cache runs it)\n\n", c.Name)
