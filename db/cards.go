@@ -4,24 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"hash/maphash"
-	"sync"
+	"time"
 
 	"tributary"
+	"tributary/internal/lru"
 )
 
-// cardCache keeps the decoded JSON of snapshot rows (links and sharer stacks), keyed by the
-// JSON itself: the same bytes always decode the same, so an entry never goes stale, and a
-// row redone with other sharers simply has another key. Decoding that JSON was about half of
-// the Go time of a page (encoding/json); the rows a page shows are mostly the same from one
-// request to the next. Bounded: past max entries the oldest go first.
+// cardCache keeps the decoded JSON of snapshot rows (links and sharer stacks), keyed by a
+// hash of the JSON itself and checked against it on a hit: the same bytes always decode the
+// same, so an entry never goes stale, and a row redone with other sharers simply has another
+// key. Decoding that JSON was about half of the Go time of a page (encoding/json); the rows
+// a page shows are mostly the same from one request to the next.
 type cardCache struct {
-	seed maphash.Seed
-	max  int
-
-	mu    sync.Mutex
-	m     map[uint64]*card
-	order []uint64 // insertion order, a ring of max keys
-	next  int
+	seed  maphash.Seed
+	cards *lru.Cache[uint64, *card]
 }
 
 type card struct {
@@ -32,7 +28,7 @@ type card struct {
 }
 
 func newCardCache(max int) *cardCache {
-	return &cardCache{seed: maphash.MakeSeed(), max: max, m: make(map[uint64]*card, max), order: make([]uint64, max)}
+	return &cardCache{seed: maphash.MakeSeed(), cards: lru.New[uint64, *card](time.Hour, max, time.Now)}
 }
 
 // decode returns the decoded links and sharers of a row. The slices are shared between
@@ -44,28 +40,17 @@ func (c *cardCache) decode(links, sharers []byte) ([]tributary.Link, []sharerJSO
 	h.WriteByte(0)
 	h.Write(sharers)
 	key := h.Sum64()
-	c.mu.Lock()
-	e, ok := c.m[key]
-	c.mu.Unlock()
-	if ok && e.split == len(links) && bytes.Equal(e.raw[:e.split], links) && bytes.Equal(e.raw[e.split:], sharers) {
+	if e, ok := c.cards.Get(key); ok && e.split == len(links) && bytes.Equal(e.raw[:e.split], links) &&
+		bytes.Equal(e.raw[e.split:], sharers) {
 		return e.links, e.sharers, nil
 	}
-	e = &card{raw: append(append(make([]byte, 0, len(links)+len(sharers)), links...), sharers...), split: len(links)}
+	e := &card{raw: append(append(make([]byte, 0, len(links)+len(sharers)), links...), sharers...), split: len(links)}
 	if err := json.Unmarshal(links, &e.links); err != nil {
 		return nil, nil, err
 	}
 	if err := json.Unmarshal(sharers, &e.sharers); err != nil {
 		return nil, nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.m[key]; !ok {
-		if old := c.order[c.next]; len(c.m) >= c.max {
-			delete(c.m, old)
-		}
-		c.order[c.next] = key
-		c.next = (c.next + 1) % c.max
-	}
-	c.m[key] = e
+	c.cards.Put(key, e)
 	return e.links, e.sharers, nil
 }

@@ -22,8 +22,8 @@ func TestCardCacheDecodesByContent(t *testing.T) {
 			}
 		}
 	}
-	if len(c.m) > 3 {
-		t.Fatalf("cache holds %d entries, want at most 3", len(c.m))
+	if n := c.cards.Len(); n > 3 {
+		t.Fatalf("cache holds %d entries, want at most 3", n)
 	}
 	if _, _, err := c.decode(links, []byte(`[{"id":`)); err == nil {
 		t.Fatal("broken JSON decoded")

@@ -8,13 +8,14 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"tributary"
+	"tributary/internal/lru"
 )
 
 // anonCache holds anonymous timelines for a TTL, keyed by the canonical query signature.
 // It is bounded (least recently used entries go first) and runs concurrent misses for one
 // key once.
 type anonCache struct {
-	entries *lru[string, *cacheEntry]
+	entries *lru.Cache[string, *cacheEntry]
 	group   singleflight.Group
 
 	// beforeFlight, when set (tests only), runs as a miss joins the in-flight computation.
@@ -30,7 +31,7 @@ type cacheEntry struct {
 }
 
 func newAnonCache(ttl time.Duration, max int, now func() time.Time) *anonCache {
-	return &anonCache{entries: newLRU[string, *cacheEntry](ttl, max, now)}
+	return &anonCache{entries: lru.New[string, *cacheEntry](ttl, max, now)}
 }
 
 // get returns the cached timeline for key, or computes, stores and returns it. hit says
@@ -70,7 +71,7 @@ func (c *anonCache) lookup(key string) (tributary.Timeline, bool) {
 
 // entry returns the live entry of key, or nil.
 func (c *anonCache) entry(key string) *cacheEntry {
-	e, _ := c.entries.get(key)
+	e, _ := c.entries.Get(key)
 	return e
 }
 
@@ -100,8 +101,8 @@ func (c *anonCache) rendered(key, kind string, render func(tributary.Timeline) (
 }
 
 func (c *anonCache) store(key string, t tributary.Timeline) {
-	c.entries.put(key, &cacheEntry{val: t})
+	c.entries.Put(key, &cacheEntry{val: t})
 }
 
 // clear drops every entry (after an access change, so no stale page outlives it).
-func (c *anonCache) clear() { c.entries.clear() }
+func (c *anonCache) clear() { c.entries.Clear() }

@@ -65,7 +65,7 @@ func TestAnonCacheBounded(t *testing.T) {
 	for _, k := range []string{"a", "b", "c", "a", "d"} { // "a" is used again, so "b" is the oldest
 		c.get(context.Background(), k, ok)
 	}
-	if got := c.entries.order.Len(); got != 3 {
+	if got := c.entries.Len(); got != 3 {
 		t.Fatalf("cache holds %d entries, want at most 3", got)
 	}
 	if _, hit := c.lookup("b"); hit {

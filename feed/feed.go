@@ -14,6 +14,7 @@ import (
 
 	"tributary"
 	"tributary/db"
+	"tributary/internal/lru"
 )
 
 // Config tunes the ranker; DefaultConfig holds seed 000's values.
@@ -54,8 +55,8 @@ type Service struct {
 	anon  *anonCache
 	rank  *rankIndex
 	// Viewers' followed sets by version (users.follows_version): read again only when changed.
-	followed *lru[int64, versionedSet]
-	tails    *lru[tailKey, *tailBatch]
+	followed *lru.Cache[int64, versionedSet]
+	tails    *lru.Cache[tailKey, *tailBatch]
 	codec    cursorCodec
 }
 
@@ -70,8 +71,8 @@ func New(store *db.Store, cfg Config, now func() time.Time) *Service {
 		rand.Read(cfg.CursorKey) // a per-process key: cursors do not survive a restart
 	}
 	return &Service{store: store, cfg: cfg, now: now, anon: newAnonCache(cfg.AnonTTL, cfg.AnonCacheSize, now),
-		rank: newRankIndex(store, slog.Default()), followed: newLRU[int64, versionedSet](time.Hour, 20000, now),
-		tails: newLRU[tailKey, *tailBatch](10*time.Minute, 4096, now), codec: cursorCodec{key: cfg.CursorKey}}
+		rank: newRankIndex(store, slog.Default()), followed: lru.New[int64, versionedSet](time.Hour, 20000, now),
+		tails: lru.New[tailKey, *tailBatch](10*time.Minute, 4096, now), codec: cursorCodec{key: cfg.CursorKey}}
 }
 
 // Timeline returns one page of the viewer's ranked feed (viewer nil: the anonymous front
@@ -271,7 +272,7 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Tim
 		}
 		return v, err
 	}
-	known, _ := s.followed.get(viewer.ID) // version 0 when not kept: no user's
+	known, _ := s.followed.Get(viewer.ID) // version 0 when not kept: no user's
 	st, err := s.store.LoadViewer(ctx, db.ViewerQuery{ViewerID: viewer.ID, SeenFrom: now.Add(-s.cfg.SeenHorizon),
 		SeenTo: now.Add(-s.cfg.SeenGrace), MinDwellMs: s.cfg.MinSeenDwellMs, FreshSince: now.Add(-s.cfg.Weights.FreshSelfFor),
 		ChangesFrom: s.rank.cursor(), FollowsVersion: known.version})
@@ -281,7 +282,7 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Tim
 	if st.FollowedKnown {
 		st.Followed = known.set
 	} else {
-		s.followed.put(viewer.ID, versionedSet{version: st.FollowsVersion, set: st.Followed})
+		s.followed.Put(viewer.ID, versionedSet{version: st.FollowsVersion, set: st.Followed})
 	}
 	v.access, v.followed, v.fresh, v.snapshot = st.Access, st.Followed, st.Fresh, st.Snapshot
 	v.changes, v.changesUpTo = st.Changes, st.ChangesUpTo

@@ -158,7 +158,7 @@ func (src *source) Tail(ctx context.Context, from, to time.Time, pos Pos, skip [
 	if src.viewer != nil {
 		key.viewer = src.viewer.ID
 	}
-	b, ok := src.s.tails.get(key)
+	b, ok := src.s.tails.Get(key)
 	var rest []Entry
 	if ok {
 		rest, ok = b.after(pos)
@@ -186,7 +186,7 @@ func (src *source) Tail(ctx context.Context, from, to time.Time, pos Pos, skip [
 	for _, a := range arrived {
 		nb.entries = append(nb.entries, Entry{ID: a.AnchorID, Arrival: a.At})
 	}
-	src.s.tails.put(key, nb)
+	src.s.tails.Put(key, nb)
 	rest, _ = nb.after(pos)
 	return rest[:min(limit, len(rest))], nil
 }
