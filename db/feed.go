@@ -3,13 +3,9 @@ package db
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"tributary"
 	"tributary/db/internal/dbq"
@@ -307,133 +303,4 @@ func nonNilIDs(ids []int64) []int64 {
 		return []int64{}
 	}
 	return ids
-}
-
-// ViewerState is what ranking needs to know of a logged-in viewer, read in one round trip.
-type ViewerState struct {
-	Access   tributary.Viewer
-	Followed tributary.IDSet // the followees and the viewer (empty when FollowedKnown)
-	// FollowsVersion is the followed set's version; FollowedKnown says it is the one the
-	// caller has, so Followed was not read.
-	FollowsVersion int64
-	FollowedKnown  bool
-	Seen           []int64
-	Fresh          map[int64]time.Time // own shares since the fresh-self cutoff
-	Snapshot       time.Time           // when the snapshot was last rebuilt (zero: never)
-	// Changes are the rows redone by transactions from the ChangesFrom asked for on;
-	// ChangesUpTo is the oldest transaction still running: the next ChangesFrom.
-	Changes     []SnapshotChange
-	ChangesUpTo int64
-}
-
-// SnapshotChange says a snapshot row was redone (or removed) by a transaction.
-type SnapshotChange struct {
-	AnchorID int64
-	XID      int64
-}
-
-// ViewerQuery asks for a viewer's state: seen items are those with dwell in [SeenFrom,
-// SeenTo) summing to MinDwellMs; fresh shares are those since FreshSince; snapshot changes
-// those of transactions from ChangesFrom on (0: none).
-type ViewerQuery struct {
-	ViewerID         int64
-	SeenFrom, SeenTo time.Time
-	MinDwellMs       int64
-	FreshSince       time.Time
-	ChangesFrom      int64
-	// FollowsVersion is the version of the followed set the caller has (0: none; versions
-	// start at 1): when it is still current, the state comes without the set (FollowedKnown).
-	FollowsVersion int64
-}
-
-// LoadViewer reads a viewer's state in one round trip.
-func (s *Store) LoadViewer(ctx context.Context, vq ViewerQuery) (ViewerState, error) {
-	viewerID, from, to := vq.ViewerID, vq.ChangesFrom, vq.ChangesFrom+1<<40 // transaction ids grow by far less
-	if from == 0 {
-		from, to = math.MaxInt64, math.MaxInt64
-	}
-	r, err := s.q.ViewerState(ctx, dbq.ViewerStateParams{ViewerID: viewerID, SeenFrom: vq.SeenFrom, SeenTo: vq.SeenTo,
-		MinDwellMs: vq.MinDwellMs, FreshSince: vq.FreshSince, ChangesFrom: from, ChangesTo: to, KnownFollowsVersion: vq.FollowsVersion})
-	if err != nil {
-		return ViewerState{}, fmt.Errorf("db: viewer state: %w", err)
-	}
-	st := ViewerState{Access: tributary.Viewer{ID: viewerID, Blocked: r.Blocked, PrivateFeeds: r.PrivateFeeds},
-		Seen: r.Seen, Fresh: make(map[int64]time.Time, len(r.FreshIds)),
-		FollowsVersion: r.FollowsVersion, FollowedKnown: r.FollowedKnown}
-	if !r.FollowedKnown {
-		st.Followed = tributary.NewIDSet(append(r.Followed, viewerID))
-	}
-	for i, id := range r.FreshIds {
-		st.Fresh[id] = r.FreshAt[i]
-	}
-	if r.SnapshotAt.After(time.Unix(0, 0)) {
-		st.Snapshot = r.SnapshotAt
-	}
-	for i, id := range r.ChangedIds {
-		st.Changes = append(st.Changes, SnapshotChange{AnchorID: id, XID: r.ChangedXids[i]})
-	}
-	st.ChangesUpTo = r.ChangesUpto
-	return st, nil
-}
-
-// RankRow is a snapshot row as the feed service keeps it in memory: the ranking columns and
-// what the logged-in path filters on.
-type RankRow struct {
-	SnapshotMatch
-	Kind   tributary.Kind
-	Tags   []string
-	Access tributary.PostAccess
-}
-
-func rankRowOf(r dbq.SnapshotRankingRow) RankRow {
-	return RankRow{SnapshotMatch: SnapshotMatch{AnchorID: r.AnchorID, Score: r.Score, SharerIDs: r.SharerUserIds,
-		Date: r.Date, URL: r.Url, PrimaryUserID: r.PrimaryUserID, AllPublic: r.AllPublic},
-		Kind: tributary.Kind(r.Kind), Tags: r.Tags,
-		Access: tributary.PostAccess{Public: r.AnyPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds}}
-}
-
-// SnapshotRanking reads every snapshot row's RankRow in score order, as of one moment, with
-// the snapshot's refresh time and the oldest transaction still running at that moment (the
-// changes of it and later ones may be missing: the ChangesFrom of the next viewer state).
-func (s *Store) SnapshotRanking(ctx context.Context) (rows []RankRow, refreshedAt time.Time, xmin int64, err error) {
-	err = pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		q := queries(tx)
-		if err := tx.QueryRow(ctx, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint").Scan(&xmin); err != nil {
-			return err
-		}
-		meta, err := q.SnapshotMeta(ctx)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) { // no rows: never refreshed
-			return err
-		}
-		refreshedAt = meta.RefreshedAt
-		rs, err := q.SnapshotRanking(ctx, []int64{})
-		if err != nil {
-			return err
-		}
-		rows = make([]RankRow, len(rs))
-		for i, r := range rs {
-			rows[i] = rankRowOf(r)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, time.Time{}, 0, fmt.Errorf("db: snapshot ranking: %w", err)
-	}
-	return rows, refreshedAt, xmin, nil
-}
-
-// SnapshotRankingOf reads the RankRows of some anchors; anchors without a row are left out.
-func (s *Store) SnapshotRankingOf(ctx context.Context, ids []int64) ([]RankRow, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	rs, err := s.q.SnapshotRanking(ctx, ids)
-	if err != nil {
-		return nil, fmt.Errorf("db: snapshot ranking: %w", err)
-	}
-	rows := make([]RankRow, len(rs))
-	for i, r := range rs {
-		rows[i] = rankRowOf(r)
-	}
-	return rows, nil
 }

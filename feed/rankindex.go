@@ -13,10 +13,10 @@ import (
 	"tributary/db"
 )
 
-// rankIndex is this process's copy of the snapshot's ranking columns, in score order. A
-// viewer with a large followed set ranks on it (rankTop) instead of reading the snapshot's
-// best few thousand rows for every first page: the rows are the same for every viewer, only
-// access, the followed set and what was seen differ, and those are applied here.
+// rankIndex is this process's copy of the snapshot's ranking columns, in score order.
+// Logged-in viewers rank on it (rankState.top) instead of reading a few thousand of the
+// snapshot's rows for every first page: the rows are the same for every viewer, only access,
+// the followed set and what was seen differ, and those are applied here.
 //
 // The copy is made after each refresh (Warm; another instance's refresh is noticed by the
 // refresh time every viewer state carries). Rows redone since (a share, a deletion, an access
