@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"testing"
@@ -42,8 +43,18 @@ func BenchmarkTimeline(b *testing.B) {
 		b.Fatal(err)
 	}
 	w := &world{pool: pool}
+	var maxAnchor int64
+	if err := pool.QueryRow(ctx, "SELECT max(id) FROM anchors").Scan(&maxAnchor); err != nil {
+		b.Fatal(err)
+	}
+	urls, err := shareURLs(ctx, pool, maxAnchor)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w.shareURLs, w.store = urls, store
 	for _, c := range cls {
-		u, err := store.UserByID(ctx, c.Viewers[0].ID)
+		v := c.Viewers[0]
+		u, err := store.UserByID(ctx, v.ID)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -72,6 +83,36 @@ func BenchmarkTimeline(b *testing.B) {
 		}
 		b.Run("first_cold_"+c.Name, cold(url.Values{}))
 		b.Run("live_"+c.Name, cold(url.Values{"source": {string(liveSource)}}))
+		// A return after a followee's share, as first_returning_* in `make bench`: the share
+		// is not timed; every returnCycle returns the fence is rebuilt (untimed).
+		b.Run("returning_"+c.Name, func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 1))
+			n := 0
+			for b.Loop() {
+				b.StopTimer()
+				if n%returnCycle == 0 {
+					if err := w.resetFence(ctx, u.ID); err != nil {
+						b.Fatal(err)
+					}
+					timeline(b, url.Values{})
+				}
+				n++
+				if err := w.shareByFollowee(ctx, v, r); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				timeline(b, url.Values{})
+			}
+		})
+		// The share itself: a post by a followee and its item's snapshot row redone.
+		b.Run("share_by_followee_"+c.Name, func(b *testing.B) {
+			r := rand.New(rand.NewPCG(2, 1))
+			for b.Loop() {
+				if err := w.shareByFollowee(ctx, v, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		b.Run("next_page_"+c.Name, func(b *testing.B) {
 			if err := w.resetFence(ctx, u.ID); err != nil {
 				b.Fatal(err)

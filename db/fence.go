@@ -103,11 +103,37 @@ type ArrivedQuery struct {
 // planning the set as a constant array costs more (measured ~3 ms at 2,000) than the query.
 const DefaultArrivalsByFollows = 1000
 
+// DefaultRecentScan is how many posts an arrival interval may hold for Arrived to read them
+// all in time order (RecentArrivals) rather than plan a query for the interval and the
+// followed set. Filtering a post costs microseconds; planning was 0.4-0.9 ms.
+const DefaultRecentScan = 500
+
+// DefaultRecentSpan is the longest arrival interval worth trying with RecentArrivals: a
+// longer one (the first fencepost's tail covers months) holds more than RecentScan posts but
+// on the quietest sites, and finding that out costs a scan of RecentScan posts.
+const DefaultRecentSpan = 24 * time.Hour
+
 // Arrived lists items that arrived in an interval, newest arrival first.
 func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) {
 	posAt, posID := q.PosAt, q.PosID
 	if posID == 0 {
 		posAt, posID = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 0
+	}
+	if s.RecentScan > 0 && q.To.Sub(q.From) <= s.RecentSpan {
+		rows, err := s.q.RecentArrivals(ctx, dbq.RecentArrivalsParams{Scan: int32(s.RecentScan), Followed: q.Followed.IDs(),
+			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
+			FromAt: q.From, ToAt: q.To, Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip),
+			PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
+		if err != nil {
+			return nil, fmt.Errorf("db: recent arrivals: %w", err)
+		}
+		if n := len(rows); n == 0 || rows[n-1].AnchorID != 0 { // else the interval holds more
+			out := make([]Arrival, n)
+			for i, r := range rows {
+				out[i] = Arrival{AnchorID: r.AnchorID, At: r.Arrival}
+			}
+			return out, nil
+		}
 	}
 	// A logged-in viewer's large followed set is read from follows in the query (see there).
 	byFollows := q.Viewer.ID != 0 && q.Followed.Len() >= s.ArrivalsByFollows

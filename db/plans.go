@@ -14,16 +14,23 @@ import (
 // queries take id arrays whose size decides the plan (10 followees or 2,000: the GIN or the
 // score index, the author or the time index); a generic plan assumes one small size for all
 // and was measured 1000x off for large followed sets, so these are planned with their
-// arguments on every run (pgx's unnamed statement: QueryExecModeCacheDescribe). The few small
-// queries of every page, whose plan is the same whatever the arguments, run as named
-// prepared statements that PostgreSQL plans once (plan_cache_mode auto): planning them each
-// time was ~15 % of a next page's CPU.
+// arguments on every run (pgx's unnamed statement: QueryExecModeCacheDescribe). The small
+// queries of every page and of every share, whose plan is the same whatever the arguments,
+// run as named prepared statements that PostgreSQL plans once (plan_cache_mode auto):
+// planning them each time was ~15 % of a next page's CPU and half of a share's time.
 type planned struct{ db dbq.DBTX }
 
-// genericPlans are the queries that keep a prepared plan.
+// genericPlans are the queries that run as named prepared statements. PostgreSQL keeps the
+// generic plan of one when that plan's estimate is no dearer than the plans made for the
+// arguments; inside a genericTx it always does.
 var genericPlans = map[string]bool{
+	// pages
 	"ViewerState": true, "LatestFencepost": true, "GetFencepost": true, "CommitFencepost": true,
 	"SnapshotRowsByAnchors": true, "UserByID": true, "SnapshotMeta": true,
+	// shares and the snapshot rows they redo
+	"PostsFeedOf": true, "UpsertAnchor": true, "InsertPost": true, "InsertFeedPost": true,
+	"RecomputePostAccess": true, "LockAnchors": true, "PostFactsByAnchors": true,
+	"MarkDirty": true, "DeleteSnapshotRows": true,
 }
 
 // KeepsPlan reports whether the query named (by sqlc) runs as a prepared statement whose

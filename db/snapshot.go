@@ -123,12 +123,11 @@ func (s *Store) RefreshAnchors(ctx context.Context, anchorIDs []int64, now time.
 	if len(anchorIDs) == 0 {
 		return nil
 	}
-	tx, err := s.Pool.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("db: refresh anchors: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	q := queries(tx)
+	return s.inGenericTx(ctx, func(tx pgx.Tx, q *dbq.Queries) error { return s.redoAnchors(ctx, tx, q, anchorIDs, now) })
+}
+
+// redoAnchors redoes the snapshot rows of some anchors in the transaction tx (q runs on it).
+func (s *Store) redoAnchors(ctx context.Context, tx pgx.Tx, q *dbq.Queries, anchorIDs []int64, now time.Time) error {
 	// Two writers redoing one anchor (a share and a refresh's catch-up) must not let the one
 	// that read fewer posts write last.
 	if err := q.LockAnchors(ctx, anchorIDs); err != nil {
@@ -156,9 +155,6 @@ func (s *Store) RefreshAnchors(ctx context.Context, anchorIDs []int64, now time.
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"feed_snapshot"}, snapshotColumns, pgx.CopyFromRows(rows)); err != nil {
 		return fmt.Errorf("db: refresh anchors: insert: %w", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("db: refresh anchors: commit: %w", err)
 	}
 	return nil
 }

@@ -343,6 +343,10 @@ func TestAccessOracle(t *testing.T) {
 		if w%2 == 0 {
 			store.ArrivalsByFollows = 1
 		}
+		// Arrivals are listed by reading the interval's posts (RecentArrivals) in two worlds
+		// of three, whatever the interval's length; in one of those, intervals of more than
+		// three posts are asked again of ArrivedAnchors.
+		store.RecentScan, store.RecentSpan = []int{0, 3, db.DefaultRecentScan}[w%3], 1<<62
 		if _, err := store.RefreshSnapshot(ctx, now); err != nil {
 			t.Fatal(err)
 		}

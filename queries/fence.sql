@@ -65,6 +65,43 @@ SELECT p.anchor_id, p.created_at AS arrival
  ORDER BY p.created_at DESC, p.anchor_id DESC
  LIMIT @lim;
 
+-- name: RecentArrivals :many
+-- ArrivedAnchors for an interval that holds few posts, as a return after a while finds: the
+-- interval's posts are read in time order, at most scan of them, and filtered on the way.
+-- Its plan is the same whatever the arguments and quick to make: 0.25 ms for 150 followees,
+-- where ArrivedAnchors spent 0.85 ms planning (estimating the set against the statistics of
+-- posts.author_id) to run in 0.05 ms. When the
+-- interval holds more than scan posts, a row with anchor_id 0 (at from_at, before every
+-- arrival) comes last and the caller asks ArrivedAnchors instead.
+WITH recent AS MATERIALIZED (
+    SELECT p.id, p.anchor_id, p.author_id, p.created_at, p.anchor_kind, p.tags,
+           p.is_public, p.protected_owner_ids, p.private_feed_ids
+      FROM posts p
+     WHERE p.created_at > @from_at::timestamptz AND p.created_at <= @to_at::timestamptz
+       AND p.deleted_at IS NULL
+     ORDER BY p.created_at DESC, p.id DESC
+     LIMIT sqlc.arg(scan)::int + 1),
+arrived AS (
+    SELECT DISTINCT ON (r.anchor_id) r.anchor_id, r.created_at AS arrival, r.anchor_kind
+      FROM recent r
+     WHERE r.author_id = ANY(@followed::bigint[])
+       AND can_read(r.is_public, r.protected_owner_ids, r.private_feed_ids, @viewer_id::bigint,
+                    @blocked::bigint[], @private_feeds::bigint[])
+       AND (@tag::text = '' OR r.tags @> ARRAY[@tag::text])
+     ORDER BY r.anchor_id, r.created_at DESC, r.id DESC),
+page AS (
+    SELECT a.anchor_id, a.arrival FROM arrived a
+     WHERE NOT (a.anchor_id = ANY(@skip::bigint[]))
+       AND (@kind::text = '' OR a.anchor_kind = @kind::text)
+       AND (a.arrival, a.anchor_id) < (@pos_at::timestamptz, @pos_id::bigint)
+     ORDER BY a.arrival DESC, a.anchor_id DESC
+     LIMIT @lim::int)
+SELECT x.anchor_id, x.arrival
+  FROM (SELECT page.anchor_id, page.arrival FROM page
+        UNION ALL
+        SELECT 0::bigint, @from_at::timestamptz WHERE (SELECT count(*) FROM recent) > @scan::int) x
+ ORDER BY x.arrival DESC, x.anchor_id DESC;
+
 -- name: SnapshotRowsByAnchors :many
 -- Full rows but for public_sharer_ids, which no read needs: for the most shared items the
 -- two id arrays are most of a row.

@@ -214,6 +214,99 @@ func (q *Queries) LatestFencepost(ctx context.Context, arg LatestFencepostParams
 	return i, err
 }
 
+const recentArrivals = `-- name: RecentArrivals :many
+WITH recent AS MATERIALIZED (
+    SELECT p.id, p.anchor_id, p.author_id, p.created_at, p.anchor_kind, p.tags,
+           p.is_public, p.protected_owner_ids, p.private_feed_ids
+      FROM posts p
+     WHERE p.created_at > $1::timestamptz AND p.created_at <= $3::timestamptz
+       AND p.deleted_at IS NULL
+     ORDER BY p.created_at DESC, p.id DESC
+     LIMIT $2::int + 1),
+arrived AS (
+    SELECT DISTINCT ON (r.anchor_id) r.anchor_id, r.created_at AS arrival, r.anchor_kind
+      FROM recent r
+     WHERE r.author_id = ANY($4::bigint[])
+       AND can_read(r.is_public, r.protected_owner_ids, r.private_feed_ids, $5::bigint,
+                    $6::bigint[], $7::bigint[])
+       AND ($8::text = '' OR r.tags @> ARRAY[$8::text])
+     ORDER BY r.anchor_id, r.created_at DESC, r.id DESC),
+page AS (
+    SELECT a.anchor_id, a.arrival FROM arrived a
+     WHERE NOT (a.anchor_id = ANY($9::bigint[]))
+       AND ($10::text = '' OR a.anchor_kind = $10::text)
+       AND (a.arrival, a.anchor_id) < ($11::timestamptz, $12::bigint)
+     ORDER BY a.arrival DESC, a.anchor_id DESC
+     LIMIT $13::int)
+SELECT x.anchor_id, x.arrival
+  FROM (SELECT page.anchor_id, page.arrival FROM page
+        UNION ALL
+        SELECT 0::bigint, $1::timestamptz WHERE (SELECT count(*) FROM recent) > $2::int) x
+ ORDER BY x.arrival DESC, x.anchor_id DESC
+`
+
+type RecentArrivalsParams struct {
+	FromAt       time.Time
+	Scan         int32
+	ToAt         time.Time
+	Followed     []int64
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+	Tag          string
+	Skip         []int64
+	Kind         string
+	PosAt        time.Time
+	PosID        int64
+	Lim          int32
+}
+
+type RecentArrivalsRow struct {
+	AnchorID int64
+	Arrival  time.Time
+}
+
+// ArrivedAnchors for an interval that holds few posts, as a return after a while finds: the
+// interval's posts are read in time order, at most scan of them, and filtered on the way.
+// Its plan is the same whatever the arguments and quick to make: 0.25 ms for 150 followees,
+// where ArrivedAnchors spent 0.85 ms planning (estimating the set against the statistics of
+// posts.author_id) to run in 0.05 ms. When the
+// interval holds more than scan posts, a row with anchor_id 0 (at from_at, before every
+// arrival) comes last and the caller asks ArrivedAnchors instead.
+func (q *Queries) RecentArrivals(ctx context.Context, arg RecentArrivalsParams) ([]RecentArrivalsRow, error) {
+	rows, err := q.db.Query(ctx, recentArrivals,
+		arg.FromAt,
+		arg.Scan,
+		arg.ToAt,
+		arg.Followed,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+		arg.Tag,
+		arg.Skip,
+		arg.Kind,
+		arg.PosAt,
+		arg.PosID,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RecentArrivalsRow{}
+	for rows.Next() {
+		var i RecentArrivalsRow
+		if err := rows.Scan(&i.AnchorID, &i.Arrival); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const resetFences = `-- name: ResetFences :exec
 WITH gone AS (DELETE FROM fences f WHERE f.viewer_id = $1::bigint)
 DELETE FROM fenceposts fp WHERE fp.viewer_id = $1::bigint
