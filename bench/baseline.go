@@ -3,8 +3,11 @@ package bench
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tributary/db"
 )
 
 // Baselines run straight against the database through pgx, with the same viewers and the
@@ -63,6 +66,23 @@ SELECT s.*,
  ORDER BY effective_score DESC, s.date DESC, s.url
  LIMIT $5::int * 2`
 
+// The floor is what PostgreSQL must do for any logged-in first page while sessions, access
+// state and fences live in PostgreSQL (DESIGN.md, Scale: stateless app instances), as three
+// dependent round trips with nothing around them: find the session by its token (scs's
+// query), read the viewer's access state (their bans and the private feeds they read: the
+// access rules hold at every request, so these cannot be served from a cache that another
+// instance does not invalidate), and commit the fencepost the page serves. It answers
+// whether a target below it can be met at all.
+const (
+	floorSessionSQL = `SELECT data FROM sessions WHERE token = $1 AND current_timestamp < expiry`
+	floorAccessSQL  = `SELECT ARRAY(SELECT banned_id FROM bans WHERE user_id = $1
+	                                UNION SELECT user_id FROM bans WHERE banned_id = $1),
+	                          ARRAY(SELECT feed_id FROM feed_readers WHERE user_id = $1)`
+)
+
+// floorTemplate keeps the floor's fenceposts apart from the viewers' feeds.
+const floorTemplate = "bench-floor"
+
 // baselineArgs are the arguments of a baseline query for a viewer (0: anonymous).
 func baselineArgs(name string, viewer int64, pageSize, headSize int) []any {
 	if name == "naive" {
@@ -120,6 +140,41 @@ func (w *world) baselines(pool *pgxpool.Pool, conc, headSize int) []scenario {
 				}})
 		}
 	}
+	c := w.classes[len(w.classes)-1]
+	var token string
+	head := make([]int64, w.pageSize)
+	for i := range head {
+		head[i] = int64(i + 1)
+	}
+	out = append(out, scenario{Name: "baseline_floor_" + c.Name, Group: "baseline: the floor of a logged-in first page (SQL only)", Class: c.Name,
+		Kind: "sql", Concurrency: conc,
+		Note: "three dependent round trips: the session by token, the viewer's bans and private feeds, the commit of a fencepost",
+		setup: func(ctx context.Context) error {
+			return pool.QueryRow(ctx, "SELECT token FROM sessions ORDER BY expiry DESC LIMIT 1").Scan(&token)
+		},
+		teardown: func() {
+			pool.Exec(context.Background(), "DELETE FROM fences WHERE template = $1", floorTemplate)
+			pool.Exec(context.Background(), "DELETE FROM fenceposts WHERE template = $1", floorTemplate)
+		},
+		worker: func(i int) step {
+			mine, k := owned(c.Viewers, i, conc), 0
+			return func(ctx context.Context) (latency, error) {
+				v := mine[k%len(mine)]
+				k++
+				return timed(func() error {
+					var data []byte
+					if err := pool.QueryRow(ctx, floorSessionSQL, token).Scan(&data); err != nil {
+						return fmt.Errorf("floor: session: %w", err)
+					}
+					var blocked, private []int64
+					if err := pool.QueryRow(ctx, floorAccessSQL, v.ID).Scan(&blocked, &private); err != nil {
+						return fmt.Errorf("floor: access: %w", err)
+					}
+					now := time.Now()
+					return w.store.CommitFencepost(ctx, v.ID, floorTemplate, db.FencepostRow{At: now, Head: head}, now)
+				})
+			}
+		}})
 	out = append(out, scenario{Name: "baseline_seed000_anon", Group: "baseline: seed 000 snapshot query, literal (SQL only)",
 		Kind: "sql", Concurrency: conc, Note: "the anonymous branch ($me NULL): VIP shares by score",
 		worker: func(int) step {

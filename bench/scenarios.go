@@ -218,7 +218,7 @@ func (w *world) scenarios(conc, tconc int) []scenario {
 	return out
 }
 
-// unloaded are the logged-in scenarios and the naive baseline again with conc clients (one,
+// unloaded are the logged-in scenarios, the naive baseline and the floor again with conc clients (one,
 // usually), named with a _c<conc> suffix.
 func (w *world) unloaded(pool *pgxpool.Pool, conc, headSize int) []scenario {
 	var out []scenario
@@ -226,7 +226,7 @@ func (w *world) unloaded(pool *pgxpool.Pool, conc, headSize int) []scenario {
 		out = append(out, w.coldFirst(c, conc), w.nextPages(c, conc), w.returningFirst(c, conc, returnCycle), w.live(c, conc))
 	}
 	for _, b := range w.baselines(pool, conc, headSize) {
-		if strings.HasPrefix(b.Name, "baseline_naive_") {
+		if strings.HasPrefix(b.Name, "baseline_naive_") || strings.HasPrefix(b.Name, "baseline_floor_") {
 			out = append(out, b)
 		}
 	}
