@@ -128,11 +128,7 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 			return nil, fmt.Errorf("db: recent arrivals: %w", err)
 		}
 		if n := len(rows); n == 0 || rows[n-1].AnchorID != 0 { // else the interval holds more
-			out := make([]Arrival, n)
-			for i, r := range rows {
-				out[i] = Arrival{AnchorID: r.AnchorID, At: r.Arrival}
-			}
-			return out, nil
+			return arrivalsOf(rows), nil
 		}
 	}
 	// A logged-in viewer's large followed set is read from follows in the query (see there).
@@ -147,11 +143,17 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 	if err != nil {
 		return nil, fmt.Errorf("db: arrived: %w", err)
 	}
+	return arrivalsOf(rows), nil
+}
+
+// arrivalsOf converts the rows of either arrival query.
+func arrivalsOf[R dbq.ArrivedAnchorsRow | dbq.RecentArrivalsRow](rows []R) []Arrival {
 	out := make([]Arrival, len(rows))
 	for i, r := range rows {
-		out[i] = Arrival{AnchorID: r.AnchorID, At: r.Arrival}
+		a := dbq.ArrivedAnchorsRow(r)
+		out[i] = Arrival{AnchorID: a.AnchorID, At: a.Arrival}
 	}
-	return out, nil
+	return out
 }
 
 // Items returns the current data of some items as the viewer may see them: from the

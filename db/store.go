@@ -45,12 +45,7 @@ func (s *Store) Ping(ctx context.Context) error { return s.Pool.Ping(ctx) }
 
 // inTx runs fn in one transaction, committed only when fn succeeds.
 func (s *Store) inTx(ctx context.Context, fn func(q *dbq.Queries) error) error {
-	return s.inTxWith(ctx, func(_ pgx.Tx, q *dbq.Queries) error { return fn(q) })
-}
-
-// inTxWith is inTx for work that needs the transaction itself too (COPY).
-func (s *Store) inTxWith(ctx context.Context, fn func(tx pgx.Tx, q *dbq.Queries) error) error {
-	return s.runTx(ctx, pgx.TxOptions{}, fn)
+	return s.runTx(ctx, pgx.TxOptions{}, func(_ pgx.Tx, q *dbq.Queries) error { return fn(q) })
 }
 
 // genericTx begins a transaction whose prepared statements all run on their generic plans.
@@ -59,12 +54,13 @@ func (s *Store) inTxWith(ctx context.Context, fn func(tx pgx.Tx, q *dbq.Queries)
 // of one share's anchor were planned on every share, 0.4 ms each, to run in 0.2-0.3 ms.
 var genericTx = pgx.TxOptions{BeginQuery: "BEGIN; SET LOCAL plan_cache_mode = force_generic_plan"}
 
-// inGenericTx is inTxWith in a genericTx: for transactions made only of the small statements
+// inGenericTx runs fn in a genericTx (fn gets the transaction too, for COPY): for transactions made only of the small statements
 // in genericPlans (a share and the redo of its snapshot row).
 func (s *Store) inGenericTx(ctx context.Context, fn func(tx pgx.Tx, q *dbq.Queries) error) error {
 	return s.runTx(ctx, genericTx, fn)
 }
 
+// runTx runs fn in one transaction begun with opts, committed only when fn succeeds.
 func (s *Store) runTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx, q *dbq.Queries) error) error {
 	tx, err := s.Pool.BeginTx(ctx, opts)
 	if err != nil {
