@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"time"
 )
@@ -171,65 +172,89 @@ func (f Fence) Next(ctx context.Context, k FenceKey, c Cursor, limit int) (Page,
 }
 
 // fill collects up to limit visible items from c onwards, crossing into older fenceposts.
+// It gathers the ids a page would show and checks them with one Keep (one read of their
+// current data); only when Keep drops some does it gather and check more.
 func (f Fence) fill(ctx context.Context, k FenceKey, fp Fencepost, c Cursor, limit int) (Page, error) {
 	page := Page{IDs: []int64{}, Fencepost: fp.At}
 	for len(page.IDs) < limit {
-		need := limit - len(page.IDs)
-		if c.Seg == segHead {
-			end := min(c.Off+need, len(fp.Head))
-			kept, err := f.Source.Keep(ctx, fp.Head[c.Off:end])
-			if err != nil {
-				return Page{}, err
+		run, end, err := f.gather(ctx, k, &fp, &c, limit-len(page.IDs))
+		if err != nil {
+			return Page{}, err
+		}
+		kept, err := f.Source.Keep(ctx, run.IDs)
+		if err != nil {
+			return Page{}, err
+		}
+		// kept is run.IDs in order, less some: walk both to find each kept id's fencepost.
+		i := 0
+		for _, id := range kept {
+			for i < len(run.IDs) && run.IDs[i] != id {
+				i++
 			}
-			page.add(kept, fp.At)
+			if i == len(run.IDs) {
+				return Page{}, fmt.Errorf("feed: Keep returned %d, which it was not given (or out of order)", id)
+			}
+			page.add([]int64{id}, run.In[i])
+			i++
+		}
+		if end {
+			return page, nil // the end of the feed
+		}
+	}
+	c.Sum = headSum(fp.Head)
+	page.Next = &c
+	return page, nil
+}
+
+// gather lists up to need ids from c onwards (a page's IDs and In, unchecked) and moves fp
+// and c past them; end says the fence ends after them.
+func (f Fence) gather(ctx context.Context, k FenceKey, fp *Fencepost, c *Cursor, need int) (Page, bool, error) {
+	var r Page
+	for len(r.IDs) < need {
+		n := need - len(r.IDs)
+		if c.Seg == segHead {
+			end := min(c.Off+n, len(fp.Head))
+			r.add(fp.Head[c.Off:end], fp.At)
 			c.Off = end
 			if c.Off >= len(fp.Head) {
-				c = Cursor{At: fp.At, Seg: segTail}
+				*c = Cursor{At: fp.At, Seg: segTail}
 			}
 			continue
 		}
 		var entries []Entry
 		if !fp.tailEmpty {
 			var err error
-			if entries, err = f.Source.Tail(ctx, fp.PrevAt, fp.At, c.Pos, fp.Head, need); err != nil {
-				return Page{}, err
+			if entries, err = f.Source.Tail(ctx, fp.PrevAt, fp.At, c.Pos, fp.Head, n); err != nil {
+				return Page{}, false, err
 			}
 		}
-		ids := make([]int64, len(entries))
-		for i, e := range entries {
-			ids[i] = e.ID
+		for _, e := range entries {
+			r.add([]int64{e.ID}, fp.At)
 		}
-		kept, err := f.Source.Keep(ctx, ids)
-		if err != nil {
-			return Page{}, err
-		}
-		page.add(kept, fp.At)
-		if len(entries) == need {
+		if len(entries) == n {
 			last := entries[len(entries)-1]
 			c.Pos = Pos{Arrival: last.Arrival, ID: last.ID}
 			continue
 		}
 		// This fencepost is done: go on to the older one.
 		if fp.PrevAt.IsZero() {
-			return page, nil // the end of the feed
+			return r, true, nil
 		}
 		older, ok, err := f.Store.Get(ctx, k, fp.PrevAt)
 		if err != nil {
-			return Page{}, err
+			return Page{}, false, err
 		}
 		if !ok {
 			// The older fencepost was evicted: its history continues as one plain tail.
 			older = Fencepost{At: fp.PrevAt}
 			if err := f.Store.Commit(ctx, k, older); err != nil {
-				return Page{}, err
+				return Page{}, false, err
 			}
 		}
-		fp, c = older, Cursor{At: older.At, Seg: segHead}
+		*fp, *c = older, Cursor{At: older.At, Seg: segHead}
 		if len(fp.Head) == 0 {
 			c.Seg = segTail
 		}
 	}
-	c.Sum = headSum(fp.Head)
-	page.Next = &c
-	return page, nil
+	return r, false, nil
 }

@@ -50,6 +50,7 @@ func (m *memFence) Commit(_ context.Context, k FenceKey, fp Fencepost) error {
 type memSource struct {
 	arrivals map[int64][]time.Time
 	deleted  map[int64]bool
+	keeps    int // calls of Keep
 }
 
 func rankOf(id int64) uint32 {
@@ -98,6 +99,7 @@ func (m *memSource) Tail(_ context.Context, from, to time.Time, pos Pos, skip []
 }
 
 func (m *memSource) Keep(_ context.Context, ids []int64) ([]int64, error) {
+	m.keeps++
 	return slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return m.deleted[id] }), nil
 }
 
@@ -271,4 +273,45 @@ func TestFencepostLostState(t *testing.T) {
 	if msg := perFencepost(s); msg != "" {
 		t.Fatal(msg)
 	}
+}
+
+// A page checks its items with one Keep (one read of their data) however many fenceposts
+// and segments it spans, and with more only when Keep dropped some.
+func TestFencepostOneKeepPerPage(t *testing.T) {
+	ctx := context.Background()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	src := &memSource{arrivals: map[int64][]time.Time{}, deleted: map[int64]bool{}}
+	store := newMemFence()
+	f := Fence{Store: store, Source: src, HeadSize: 3}
+	k := FenceKey{Viewer: 7, Template: "home"}
+	// Three fenceposts of 7 items each: a page of 5 crosses a head, a tail and fenceposts.
+	id := int64(0)
+	for load := range 3 {
+		for range 7 {
+			id++
+			src.arrivals[id] = []time.Time{base.Add(time.Duration(id) * time.Minute)}
+		}
+		if _, err := f.First(ctx, k, base.Add(time.Duration(load+1)*time.Hour), 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(deleted int, wantExtra int) {
+		t.Helper()
+		src.keeps = 0
+		_, s := walk(t, f, k, base.Add(3*time.Hour), 5)
+		if got := len(slices.Concat(s.pages...)); got != 21-deleted {
+			t.Fatalf("walk shows %d items, want %d", got, 21-deleted)
+		}
+		if src.keeps != len(s.pages)+wantExtra {
+			t.Fatalf("%d pages called Keep %d times, want %d", len(s.pages), src.keeps, len(s.pages)+wantExtra)
+		}
+	}
+	check(0, 0)
+	// An item of the first page is deleted: that page reads on, with one more Keep.
+	first, err := f.First(ctx, k, base.Add(3*time.Hour), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.deleted[first.IDs[1]] = true
+	check(1, 1)
 }
