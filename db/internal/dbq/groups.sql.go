@@ -69,7 +69,7 @@ func (q *Queries) CreateGroupFeed(ctx context.Context, arg CreateGroupFeedParams
 }
 
 const directPosts = `-- name: DirectPosts :many
-SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.author_handle, p.author_name, p.author_vip FROM post_cards p
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.author_handle, p.author_name, p.author_vip FROM post_cards p
  WHERE p.id IN (SELECT fp.post_id FROM feed_posts fp
                   JOIN feeds f ON f.id = fp.feed_id
                   JOIN feed_readers r ON r.feed_id = f.id
@@ -124,6 +124,7 @@ func (q *Queries) DirectPosts(ctx context.Context, arg DirectPostsParams) ([]Pos
 			&i.PrivateFeedIds,
 			&i.CreatedAt,
 			&i.DeletedAt,
+			&i.AnchorKind,
 			&i.AuthorHandle,
 			&i.AuthorName,
 			&i.AuthorVip,
@@ -139,7 +140,7 @@ func (q *Queries) DirectPosts(ctx context.Context, arg DirectPostsParams) ([]Pos
 }
 
 const feedPosts = `-- name: FeedPosts :many
-SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.author_handle, p.author_name, p.author_vip FROM post_cards p
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.author_handle, p.author_name, p.author_vip FROM post_cards p
  WHERE p.id IN (SELECT fp.post_id FROM feed_posts fp WHERE fp.feed_id = $1)
    AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
@@ -198,6 +199,7 @@ func (q *Queries) FeedPosts(ctx context.Context, arg FeedPostsParams) ([]PostCar
 			&i.PrivateFeedIds,
 			&i.CreatedAt,
 			&i.DeletedAt,
+			&i.AnchorKind,
 			&i.AuthorHandle,
 			&i.AuthorName,
 			&i.AuthorVip,

@@ -163,6 +163,7 @@ type PostCard struct {
 	PrivateFeedIds    []int64
 	CreatedAt         time.Time
 	DeletedAt         *time.Time
+	AnchorKind        string
 	AuthorHandle      string
 	AuthorName        string
 	AuthorVip         bool

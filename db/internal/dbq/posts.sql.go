@@ -110,7 +110,7 @@ func (q *Queries) UpsertAnchor(ctx context.Context, arg UpsertAnchorParams) (int
 }
 
 const userPosts = `-- name: UserPosts :many
-SELECT id, author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, host, link_hosts, linked_urls, image_count, url_count, sci_score, tags, is_public, protected_owner_ids, private_feed_ids, created_at, deleted_at, author_handle, author_name, author_vip FROM post_cards p
+SELECT id, author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, host, link_hosts, linked_urls, image_count, url_count, sci_score, tags, is_public, protected_owner_ids, private_feed_ids, created_at, deleted_at, anchor_kind, author_handle, author_name, author_vip FROM post_cards p
  WHERE p.author_id = $1
    AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
@@ -169,6 +169,7 @@ func (q *Queries) UserPosts(ctx context.Context, arg UserPostsParams) ([]PostCar
 			&i.PrivateFeedIds,
 			&i.CreatedAt,
 			&i.DeletedAt,
+			&i.AnchorKind,
 			&i.AuthorHandle,
 			&i.AuthorName,
 			&i.AuthorVip,
