@@ -90,21 +90,28 @@ func planCacheCase(ctx context.Context, pool *pgxpool.Pool, calls []call) map[st
 			if !ok {
 				continue
 			}
-			rows, err := conn.Query(ctx, name, c.Args...)
-			if err != nil {
-				return fail(err)
-			}
-			for rows.Next() {
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
+			if err := asServer(ctx, conn.Conn(), c.Name, func() error {
+				rows, err := conn.Query(ctx, name, c.Args...)
+				if err != nil {
+					return err
+				}
+				for rows.Next() {
+				}
+				rows.Close()
+				return rows.Err()
+			}); err != nil {
 				return fail(err)
 			}
 		}
 	}
 	for qname, c := range slowest {
 		pc := PlanCacheCheck{Query: qname}
-		plan, generic, err := explainExecute(ctx, conn.Conn(), stmts[c.SQL], c.Args)
+		var plan string
+		var generic bool
+		err := asServer(ctx, conn.Conn(), qname, func() (err error) {
+			plan, generic, err = explainExecute(ctx, conn.Conn(), stmts[c.SQL], c.Args)
+			return err
+		})
 		if err != nil {
 			pc.Err = err.Error()
 		}
@@ -112,6 +119,22 @@ func planCacheCase(ctx context.Context, pool *pgxpool.Pool, calls []call) map[st
 		out[qname] = pc
 	}
 	return out
+}
+
+// asServer runs fn in the plan mode the server runs the query named in: its generic plan
+// for those it forces (db.ForcesGeneric), PostgreSQL's choice for the others.
+func asServer(ctx context.Context, conn *pgx.Conn, name string, fn func() error) error {
+	if !db.ForcesGeneric(name) {
+		return fn()
+	}
+	if _, err := conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
+		return err
+	}
+	err := fn()
+	if _, rerr := conn.Exec(context.WithoutCancel(ctx), "RESET plan_cache_mode"); err == nil {
+		err = rerr
+	}
+	return err
 }
 
 // explainExecute explains one more execution of a prepared statement and says whether the

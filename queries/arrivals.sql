@@ -41,9 +41,9 @@ SELECT p.anchor_id, p.created_at AS arrival
 -- name: RecentArrivals :many
 -- ArrivedAnchors for an interval that holds few posts, as a return after a while finds: the
 -- interval's posts are read in time order, at most scan of them, and filtered on the way.
--- Its plan is the same whatever the arguments and quick to make: 0.25 ms for 150 followees,
--- where ArrivedAnchors spent 0.85 ms planning (estimating the set against the statistics of
--- posts.author_id) to run in 0.05 ms. When the
+-- Its plan is the same whatever the arguments, so it runs on its generic plan (db/plans.go,
+-- forcedGeneric), planned once per connection: ArrivedAnchors spent 0.85 ms planning
+-- (estimating the set against the statistics of posts.author_id) to run in 0.05 ms. When the
 -- interval holds more than scan posts, a row with anchor_id 0 (at from_at, before every
 -- arrival) comes last and the caller asks ArrivedAnchors instead.
 WITH recent AS MATERIALIZED (
