@@ -59,6 +59,9 @@ type Source interface {
 	Tail(ctx context.Context, from, to time.Time, pos Pos, skip []int64, limit int) ([]Entry, error)
 	// Keep drops the items the viewer may not see now (deleted, unreadable, seen), in order.
 	Keep(ctx context.Context, ids []int64) ([]int64, error)
+	// Hidden reports that Keep would drop an item, known without reading it (the viewer has
+	// seen it): a page passes over it rather than read it and come back for more.
+	Hidden(id int64) bool
 }
 
 // Segment kinds of a cursor.
@@ -206,15 +209,22 @@ func (f Fence) fill(ctx context.Context, k FenceKey, fp Fencepost, c Cursor, lim
 	return page, nil
 }
 
-// gather lists up to need ids from c onwards (a page's IDs and In, unchecked) and moves fp
-// and c past them; end says the fence ends after them.
+// gather lists up to need ids from c onwards (a page's IDs and In, not yet checked by Keep;
+// hidden ones passed over) and moves fp and c past them; end says the fence ends after them.
 func (f Fence) gather(ctx context.Context, k FenceKey, fp *Fencepost, c *Cursor, need int) (Page, bool, error) {
 	var r Page
+	add := func(id int64) {
+		if !f.Source.Hidden(id) {
+			r.add([]int64{id}, fp.At)
+		}
+	}
 	for len(r.IDs) < need {
 		n := need - len(r.IDs)
 		if c.Seg == segHead {
 			end := min(c.Off+n, len(fp.Head))
-			r.add(fp.Head[c.Off:end], fp.At)
+			for _, id := range fp.Head[c.Off:end] {
+				add(id)
+			}
 			c.Off = end
 			if c.Off >= len(fp.Head) {
 				*c = Cursor{At: fp.At, Seg: segTail}
@@ -229,7 +239,7 @@ func (f Fence) gather(ctx context.Context, k FenceKey, fp *Fencepost, c *Cursor,
 			}
 		}
 		for _, e := range entries {
-			r.add([]int64{e.ID}, fp.At)
+			add(e.ID)
 		}
 		if len(entries) == n {
 			last := entries[len(entries)-1]

@@ -49,9 +49,13 @@ func (m *memFence) Commit(_ context.Context, k FenceKey, fp Fencepost) error {
 // memSource: items arrive (and re-arrive) at times; the "ranker" orders by a hash.
 type memSource struct {
 	arrivals map[int64][]time.Time
-	deleted  map[int64]bool
-	keeps    int // calls of Keep
+	deleted  map[int64]bool // Keep finds out
+	seen     map[int64]bool // Hidden says so
+	keeps    int            // calls of Keep
 }
+
+// gone says the item is no longer shown: deleted or seen.
+func (m *memSource) gone(id int64) bool { return m.deleted[id] || m.seen[id] }
 
 func rankOf(id int64) uint32 {
 	h := fnv.New32a()
@@ -100,8 +104,10 @@ func (m *memSource) Tail(_ context.Context, from, to time.Time, pos Pos, skip []
 
 func (m *memSource) Keep(_ context.Context, ids []int64) ([]int64, error) {
 	m.keeps++
-	return slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return m.deleted[id] }), nil
+	return slices.DeleteFunc(slices.Clone(ids), m.gone), nil
 }
+
+func (m *memSource) Hidden(id int64) bool { return m.seen[id] }
 
 type scroll struct {
 	pages [][]int64
@@ -137,7 +143,7 @@ func TestFencepostProperties(t *testing.T) {
 	for seed := range uint64(150) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 99))
-			src := &memSource{arrivals: map[int64][]time.Time{}, deleted: map[int64]bool{}}
+			src := &memSource{arrivals: map[int64][]time.Time{}, deleted: map[int64]bool{}, seen: map[int64]bool{}}
 			store := newMemFence()
 			f := Fence{Store: store, Source: src, HeadSize: 1 + r.IntN(8)}
 			k := FenceKey{Viewer: 1, Template: "home"}
@@ -181,7 +187,7 @@ func TestFencepostProperties(t *testing.T) {
 				// each fencepost each item once.
 				all := slices.Concat(s.pages...)
 				for id := range src.arrivals {
-					if !src.deleted[id] && !slices.Contains(all, id) {
+					if !src.gone(id) && !slices.Contains(all, id) {
 						t.Fatalf("step %d: item %d never shown (pages %v)", step, id, s.pages)
 					}
 				}
@@ -192,9 +198,13 @@ func TestFencepostProperties(t *testing.T) {
 					at   time.Time
 					walk scroll
 				}{now, s})
-				// Delete an item now and then: it drops out of every page, nothing else moves.
+				// Delete an item now and then, or see it: it drops out of every page, nothing
+				// else moves.
 				if r.IntN(3) == 0 && nextID > 1 {
 					src.deleted[1+r.Int64N(nextID-1)] = true
+				}
+				if r.IntN(3) == 0 && nextID > 1 {
+					src.seen[1+r.Int64N(nextID-1)] = true
 				}
 				// Earlier walks replay identically from their cursors (immutability), minus deletions.
 				for _, l := range loads {
@@ -206,7 +216,7 @@ func TestFencepostProperties(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						want := slices.DeleteFunc(slices.Clone(l.walk.pages[i]), func(id int64) bool { return src.deleted[id] })
+						want := slices.DeleteFunc(slices.Clone(l.walk.pages[i]), src.gone)
 						if !slices.Equal(p.IDs[:min(len(p.IDs), len(want))], want) {
 							t.Fatalf("step %d: replaying page %d of the walk at %v gave %v, want %v", step, i, l.at, p.IDs, want)
 						}
@@ -238,7 +248,7 @@ func perFencepost(s scroll) string {
 func TestFencepostLostState(t *testing.T) {
 	ctx := context.Background()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	src := &memSource{arrivals: map[int64][]time.Time{}, deleted: map[int64]bool{}}
+	src := &memSource{arrivals: map[int64][]time.Time{}, deleted: map[int64]bool{}, seen: map[int64]bool{}}
 	for id := int64(1); id <= 30; id++ {
 		src.arrivals[id] = []time.Time{base.Add(time.Duration(id) * time.Minute)}
 	}
@@ -280,7 +290,7 @@ func TestFencepostLostState(t *testing.T) {
 func TestFencepostOneKeepPerPage(t *testing.T) {
 	ctx := context.Background()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	src := &memSource{arrivals: map[int64][]time.Time{}, deleted: map[int64]bool{}}
+	src := &memSource{arrivals: map[int64][]time.Time{}, deleted: map[int64]bool{}, seen: map[int64]bool{}}
 	store := newMemFence()
 	f := Fence{Store: store, Source: src, HeadSize: 3}
 	k := FenceKey{Viewer: 7, Template: "home"}
@@ -295,12 +305,12 @@ func TestFencepostOneKeepPerPage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	check := func(deleted int, wantExtra int) {
+	check := func(gone int, wantExtra int) {
 		t.Helper()
 		src.keeps = 0
 		_, s := walk(t, f, k, base.Add(3*time.Hour), 5)
-		if got := len(slices.Concat(s.pages...)); got != 21-deleted {
-			t.Fatalf("walk shows %d items, want %d", got, 21-deleted)
+		if got := len(slices.Concat(s.pages...)); got != 21-gone {
+			t.Fatalf("walk shows %d items, want %d", got, 21-gone)
 		}
 		if src.keeps != len(s.pages)+wantExtra {
 			t.Fatalf("%d pages called Keep %d times, want %d", len(s.pages), src.keeps, len(s.pages)+wantExtra)
@@ -314,4 +324,7 @@ func TestFencepostOneKeepPerPage(t *testing.T) {
 	}
 	src.deleted[first.IDs[1]] = true
 	check(1, 1)
+	// Items the viewer has seen (Hidden) are passed over without a read: no more Keeps.
+	src.seen = map[int64]bool{first.IDs[2]: true, 5: true, 12: true}
+	check(4, 1)
 }

@@ -258,6 +258,9 @@ func (src *source) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 	return kept, nil
 }
 
+// Hidden: the viewer has seen the item (and asked to leave seen items out).
+func (src *source) Hidden(id int64) bool { return !src.q.IncludeSeen && src.v.seen[id] }
+
 // member reports whether an item belongs to this feed for this viewer: someone in the
 // followed set shared it in a post the viewer may read (items are rolled up from readable
 // posts only, so their sharers are readable sharers).
