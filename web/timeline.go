@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -160,7 +159,7 @@ func (s *Server) apiTimeline(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.anonCacheable(r) {
-		b, err := s.feed.AnonPage(r.Context(), q, "json", func(t tributary.Timeline) ([]byte, error) { return json.Marshal(t) })
+		b, err := s.feed.AnonPage(r.Context(), q, "json", func(t tributary.Timeline) ([]byte, error) { return t.AppendJSON(nil) })
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -173,7 +172,12 @@ func (s *Server) apiTimeline(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, t)
+	b, err := t.AppendJSON(make([]byte, 0, 32<<10))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeBytes(w, "application/json", append(b, '\n'))
 }
 
 func isHTMX(r *http.Request) bool { return r.Header.Get("HX-Request") == "true" }

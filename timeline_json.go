@@ -1,0 +1,232 @@
+package tributary
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// AppendJSON appends the timeline as encoding/json would marshal it, byte for byte (the
+// struct tags above are the schema; TestTimelineAppendJSON holds the two equal on random
+// timelines), without reflection: encoding/json took a quarter of the server's CPU on a next
+// page of the JSON API.
+func (t Timeline) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"items":`...)
+	var err error
+	if t.Items == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range t.Items {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = t.Items[i].appendJSON(b); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, ']')
+	}
+	b = appendField(b, "next_cursor")
+	b = appendJSONString(b, t.NextCursor)
+	b = appendField(b, "path")
+	b = appendJSONString(b, t.Path)
+	b = appendField(b, "fencepost")
+	b = appendJSONString(b, t.Fencepost)
+	if t.Refreshed {
+		b = append(b, `,"refreshed":true`...)
+	}
+	return append(b, '}'), nil
+}
+
+func (it *Item) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, it.ID, 10)
+	for _, f := range [...]struct{ name, value string }{{"url", it.URL}, {"canonical_url", it.CanonicalURL},
+		{"anchor_url", it.AnchorURL}, {"title", it.Title}, {"excerpt", it.Excerpt}, {"kind", string(it.Kind)}, {"host", it.Host}} {
+		b = appendField(b, f.name)
+		b = appendJSONString(b, f.value)
+	}
+	var err error
+	b = appendField(b, "date")
+	if b, err = appendJSONTime(b, it.Date); err != nil {
+		return nil, err
+	}
+	b = appendField(b, "score")
+	if b, err = appendJSONFloat(b, it.Score); err != nil {
+		return nil, err
+	}
+	b = appendField(b, "score_parts")
+	p := it.ScoreParts
+	for i, f := range [...]struct {
+		name  string
+		value float64
+	}{{"sci", p.Sci}, {"recency", p.Recency}, {"followee_share", p.FolloweeShare}, {"total_share", p.TotalShare},
+		{"vip", p.VIP}, {"notability", p.Notability}, {"rich_post", p.RichPost}, {"fresh_self", p.FreshSelf}, {"total", p.Total}} {
+		if i == 0 {
+			b = append(b, '{')
+		} else {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, f.name)
+		b = append(b, ':')
+		if b, err = appendJSONFloat(b, f.value); err != nil {
+			return nil, err
+		}
+	}
+	b = append(b, '}')
+	b = appendField(b, "primary_user")
+	b = it.PrimaryUser.appendJSON(b)
+	b = appendField(b, "sharers")
+	if it.Sharers == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, s := range it.Sharers {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = s.UserRef.appendJSON(b)
+			b = append(b[:len(b)-1], `,"at":`...) // reopen the user's object
+			if b, err = appendJSONTime(b, s.At); err != nil {
+				return nil, err
+			}
+			if s.Followed {
+				b = append(b, `,"followed":true`...)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = appendField(b, "share_count")
+	b = strconv.AppendInt(b, int64(it.ShareCount), 10)
+	b = appendField(b, "already_seen")
+	b = strconv.AppendBool(b, it.AlreadySeen)
+	b = appendField(b, "images")
+	b = appendJSONStrings(b, it.Images)
+	b = appendField(b, "tags")
+	b = appendJSONStrings(b, it.Tags)
+	b = appendField(b, "rep_post_id")
+	b = strconv.AppendInt(b, it.RepPostID, 10)
+	return append(b, '}'), nil
+}
+
+func (u UserRef) appendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, u.ID, 10)
+	b = appendField(b, "handle")
+	b = appendJSONString(b, u.Handle)
+	b = appendField(b, "name")
+	b = appendJSONString(b, u.Name)
+	b = appendField(b, "vip")
+	b = strconv.AppendBool(b, u.VIP)
+	return append(b, '}')
+}
+
+// appendField starts a field after an earlier one: `,"name":`.
+func appendField(b []byte, name string) []byte {
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	return append(b, '"', ':')
+}
+
+func appendJSONStrings(b []byte, ss []string) []byte {
+	if ss == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
+}
+
+// appendJSONString quotes s as encoding/json does by default: safe to embed in HTML (<, >
+// and & escaped), U+2028 and U+2029 escaped for JavaScript, invalid UTF-8 replaced by
+// U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendJSONFloat writes f as encoding/json does: the shortest form that reads back the
+// same, in exponent form only for very small or large magnitudes.
+func appendJSONFloat(b []byte, f float64) ([]byte, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil, fmt.Errorf("json: unsupported value: %v", f)
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' { // e-09 -> e-9
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, nil
+}
+
+// appendJSONTime writes t as time.Time's MarshalJSON does (RFC 3339 with the nanoseconds
+// it has), refusing the years RFC 3339 cannot spell.
+func appendJSONTime(b []byte, t time.Time) ([]byte, error) {
+	if y := t.Year(); y < 0 || y > 9999 {
+		return nil, fmt.Errorf("json: time %v: year outside of range [0,9999]", t)
+	}
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"'), nil
+}

@@ -1,0 +1,96 @@
+package tributary
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// AppendJSON writes what encoding/json writes, on timelines whose every field (found by
+// reflection, so a field added later is filled too) takes awkward values: strings with
+// quotes, control characters, HTML, U+2028 and invalid UTF-8; floats tiny, huge and
+// negative zero; nil and empty slices; times in other zones.
+func TestTimelineAppendJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 3000 {
+		var tl Timeline
+		fill(r, reflect.ValueOf(&tl).Elem(), 0)
+		want, err := json.Marshal(tl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := tl.AppendJSON([]byte("prefix"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got[len("prefix"):], want) {
+			t.Fatalf("timeline %d:\nAppendJSON %s\njson       %s", i, got[len("prefix"):], want)
+		}
+	}
+	// What encoding/json refuses, AppendJSON refuses.
+	bad := []Timeline{
+		{Items: []Item{{Score: math.NaN()}}},
+		{Items: []Item{{ScoreParts: ScoreParts{Recency: math.Inf(-1)}}}},
+		{Items: []Item{{Date: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}},
+		{Items: []Item{{Sharers: []Sharer{{At: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)}}}}},
+	}
+	for _, tl := range bad {
+		if _, err := json.Marshal(tl); err == nil {
+			t.Fatalf("json.Marshal accepts %+v", tl)
+		}
+		if _, err := tl.AppendJSON(nil); err == nil {
+			t.Errorf("AppendJSON accepts %+v", tl)
+		}
+	}
+}
+
+var awkwardStrings = []string{"", "plain", `say "hi"`, `back\slash`, "tab\there", "line\nbreak\r\n", "\b\f\x00\x01\x1f\x7f",
+	"<script>&amp;</script>", "ünïcødé ✓ 🚀", "sep\u2028para\u2029", "bad \xff\xfe utf-8", "\xe2\x82", "https://example.com/a?b=1&c=<2>"}
+
+var awkwardFloats = []float64{0, math.Copysign(0, -1), 1, -1.5, 0.1, 1e-7, 1.234e-9, 9.99e20, 1e21, 3.4e38, 1e-300, 123456.789, math.MaxFloat64, -2.5e-5}
+
+var zones = []*time.Location{time.UTC, time.FixedZone("x", 5*3600+30*60), time.FixedZone("y", -8*3600)}
+
+// fill sets v (and everything in it) to random awkward values.
+func fill(r *rand.Rand, v reflect.Value, depth int) {
+	if v.Type() == reflect.TypeFor[time.Time]() {
+		tm := time.Date(1970+r.IntN(100), time.Month(1+r.IntN(12)), 1+r.IntN(28), r.IntN(24), r.IntN(60), r.IntN(60), r.IntN(3)*r.IntN(1e9), zones[r.IntN(len(zones))])
+		v.Set(reflect.ValueOf(tm))
+		return
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fill(r, v.Field(i), depth)
+			}
+		}
+	case reflect.Slice:
+		if r.IntN(5) == 0 {
+			return // nil
+		}
+		n := r.IntN(4)
+		if depth > 1 {
+			n = min(n, 1)
+		}
+		s := reflect.MakeSlice(v.Type(), n, n)
+		for i := range n {
+			fill(r, s.Index(i), depth+1)
+		}
+		v.Set(s)
+	case reflect.String:
+		v.SetString(awkwardStrings[r.IntN(len(awkwardStrings))])
+	case reflect.Float64:
+		v.SetFloat(awkwardFloats[r.IntN(len(awkwardFloats))])
+	case reflect.Int, reflect.Int64:
+		v.SetInt(r.Int64N(1<<40) - 1<<39)
+	case reflect.Bool:
+		v.SetBool(r.IntN(2) == 0)
+	default:
+		panic("fill: no values for " + v.Type().String())
+	}
+}
