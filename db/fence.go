@@ -119,8 +119,14 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 	if posID == 0 {
 		posAt, posID = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 0
 	}
+	// A logged-in viewer's large followed set is read from follows in the queries (see there).
+	byFollows := q.Viewer.ID != 0 && q.Followed.Len() >= s.ArrivalsByFollows
+	followed := q.Followed.IDs()
+	if byFollows {
+		followed = []int64{}
+	}
 	if s.RecentScan > 0 && q.To.Sub(q.From) <= s.RecentSpan {
-		rows, err := s.q.RecentArrivals(ctx, dbq.RecentArrivalsParams{Scan: int32(s.RecentScan), Followed: q.Followed.IDs(),
+		rows, err := s.q.RecentArrivals(ctx, dbq.RecentArrivalsParams{Scan: int32(s.RecentScan), Followed: followed, ByFollows: byFollows,
 			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 			FromAt: q.From, ToAt: q.To, Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip),
 			PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
@@ -130,12 +136,6 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 		if n := len(rows); n == 0 || rows[n-1].AnchorID != 0 { // else the interval holds more
 			return arrivalsOf(rows), nil
 		}
-	}
-	// A logged-in viewer's large followed set is read from follows in the query (see there).
-	byFollows := q.Viewer.ID != 0 && q.Followed.Len() >= s.ArrivalsByFollows
-	followed := q.Followed.IDs()
-	if byFollows {
-		followed = []int64{}
 	}
 	rows, err := s.q.ArrivedAnchors(ctx, dbq.ArrivedAnchorsParams{Followed: followed, ByFollows: byFollows, ViewerID: q.Viewer.ID,
 		Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To, Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip),

@@ -71,8 +71,15 @@ func TestRecentArrivalsAgreeWithArrivedAnchors(t *testing.T) {
 				}
 				want := arrived(t, ctx, store, q, 0)
 				for _, scan := range []int{db.DefaultRecentScan, 2} {
-					if got := arrived(t, ctx, store, q, scan); !slices.Equal(got, want) {
-						t.Fatalf("world %d, viewer %d, %+v, scanning %d posts: %v, ArrivedAnchors: %v", w, id, q, scan, got, want)
+					// The followed set passed, and read from follows (as for 1,000+ followees).
+					for _, byFollows := range []int{db.DefaultArrivalsByFollows, 1} {
+						store.ArrivalsByFollows = byFollows
+						got := arrived(t, ctx, store, q, scan)
+						store.ArrivalsByFollows = db.DefaultArrivalsByFollows
+						if !slices.Equal(got, want) {
+							t.Fatalf("world %d, viewer %d, %+v, scanning %d posts, followed set read from follows from %d: %v, ArrivedAnchors: %v",
+								w, id, q, scan, byFollows, got, want)
+						}
 					}
 				}
 				checked++
@@ -88,7 +95,7 @@ func TestRecentArrivalsAgreeWithArrivedAnchors(t *testing.T) {
 	t.Logf("%d intervals (%d with arrivals) listed alike", checked, nonEmpty)
 }
 
-// arrived lists q's arrivals reading at most scan posts of the interval (0: planned for it).
+// arrived lists q's arrivals reading at most scan posts of the interval (0: ArrivedAnchors).
 func arrived(t *testing.T, ctx context.Context, store *db.Store, q db.ArrivedQuery, scan int) []db.Arrival {
 	t.Helper()
 	store.RecentScan, store.RecentSpan = scan, 1<<62

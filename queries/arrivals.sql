@@ -45,7 +45,10 @@ SELECT p.anchor_id, p.created_at AS arrival
 -- forcedGeneric), planned once per connection: ArrivedAnchors spent 0.85 ms planning
 -- (estimating the set against the statistics of posts.author_id) to run in 0.05 ms. When the
 -- interval holds more than scan posts, a row with anchor_id 0 (at from_at, before every
--- arrival) comes last and the caller asks ArrivedAnchors instead.
+-- arrival) comes last and the caller asks ArrivedAnchors instead. With by_follows each post's
+-- author is looked up in follows: a generic plan tests = ANY of an array parameter element by
+-- element (500 posts against 2,000 followees: 4.5 ms, where the lookups take 1.5 ms, and
+-- 0.1 ms for the few posts of a short return).
 WITH recent AS MATERIALIZED (
     SELECT p.id, p.anchor_id, p.author_id, p.created_at, p.anchor_kind, p.tags,
            p.is_public, p.protected_owner_ids, p.private_feed_ids
@@ -57,7 +60,11 @@ WITH recent AS MATERIALIZED (
 arrived AS (
     SELECT DISTINCT ON (r.anchor_id) r.anchor_id, r.created_at AS arrival, r.anchor_kind
       FROM recent r
-     WHERE r.author_id = ANY(@followed::bigint[])
+     WHERE CASE WHEN @by_follows::boolean
+                THEN r.author_id = @viewer_id::bigint OR EXISTS (
+                     SELECT 1 FROM follows f WHERE f.follower_id = @viewer_id::bigint AND f.followed_id = r.author_id
+                        AND f.state = 'active')
+                ELSE r.author_id = ANY(@followed::bigint[]) END
        AND can_read(r.is_public, r.protected_owner_ids, r.private_feed_ids, @viewer_id::bigint,
                     @blocked::bigint[], @private_feeds::bigint[])
        AND (@tag::text = '' OR r.tags @> ARRAY[@tag::text])

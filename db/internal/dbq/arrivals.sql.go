@@ -118,18 +118,22 @@ WITH recent AS MATERIALIZED (
 arrived AS (
     SELECT DISTINCT ON (r.anchor_id) r.anchor_id, r.created_at AS arrival, r.anchor_kind
       FROM recent r
-     WHERE r.author_id = ANY($4::bigint[])
+     WHERE CASE WHEN $4::boolean
+                THEN r.author_id = $5::bigint OR EXISTS (
+                     SELECT 1 FROM follows f WHERE f.follower_id = $5::bigint AND f.followed_id = r.author_id
+                        AND f.state = 'active')
+                ELSE r.author_id = ANY($6::bigint[]) END
        AND can_read(r.is_public, r.protected_owner_ids, r.private_feed_ids, $5::bigint,
-                    $6::bigint[], $7::bigint[])
-       AND ($8::text = '' OR r.tags @> ARRAY[$8::text])
+                    $7::bigint[], $8::bigint[])
+       AND ($9::text = '' OR r.tags @> ARRAY[$9::text])
      ORDER BY r.anchor_id, r.created_at DESC, r.id DESC),
 page AS (
     SELECT a.anchor_id, a.arrival FROM arrived a
-     WHERE NOT (a.anchor_id = ANY($9::bigint[]))
-       AND ($10::text = '' OR a.anchor_kind = $10::text)
-       AND (a.arrival, a.anchor_id) < ($11::timestamptz, $12::bigint)
+     WHERE NOT (a.anchor_id = ANY($10::bigint[]))
+       AND ($11::text = '' OR a.anchor_kind = $11::text)
+       AND (a.arrival, a.anchor_id) < ($12::timestamptz, $13::bigint)
      ORDER BY a.arrival DESC, a.anchor_id DESC
-     LIMIT $13::int)
+     LIMIT $14::int)
 SELECT x.anchor_id, x.arrival
   FROM (SELECT page.anchor_id, page.arrival FROM page
         UNION ALL
@@ -141,8 +145,9 @@ type RecentArrivalsParams struct {
 	FromAt       time.Time
 	Scan         int32
 	ToAt         time.Time
-	Followed     []int64
+	ByFollows    bool
 	ViewerID     int64
+	Followed     []int64
 	Blocked      []int64
 	PrivateFeeds []int64
 	Tag          string
@@ -164,14 +169,18 @@ type RecentArrivalsRow struct {
 // forcedGeneric), planned once per connection: ArrivedAnchors spent 0.85 ms planning
 // (estimating the set against the statistics of posts.author_id) to run in 0.05 ms. When the
 // interval holds more than scan posts, a row with anchor_id 0 (at from_at, before every
-// arrival) comes last and the caller asks ArrivedAnchors instead.
+// arrival) comes last and the caller asks ArrivedAnchors instead. With by_follows each post's
+// author is looked up in follows: a generic plan tests = ANY of an array parameter element by
+// element (500 posts against 2,000 followees: 4.5 ms, where the lookups take 1.5 ms, and
+// 0.1 ms for the few posts of a short return).
 func (q *Queries) RecentArrivals(ctx context.Context, arg RecentArrivalsParams) ([]RecentArrivalsRow, error) {
 	rows, err := q.db.Query(ctx, recentArrivals,
 		arg.FromAt,
 		arg.Scan,
 		arg.ToAt,
-		arg.Followed,
+		arg.ByFollows,
 		arg.ViewerID,
+		arg.Followed,
 		arg.Blocked,
 		arg.PrivateFeeds,
 		arg.Tag,
