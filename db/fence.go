@@ -29,6 +29,14 @@ func fencepostOf(r dbq.Fencepost) FencepostRow {
 	return fp
 }
 
+// timeOrNil is t for a nullable column: NULL when zero.
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
 // LatestFencepost returns the newest committed fencepost of a fence.
 func (s *Store) LatestFencepost(ctx context.Context, viewer int64, template string) (FencepostRow, bool, error) {
 	r, err := s.q.LatestFencepost(ctx, dbq.LatestFencepostParams{ViewerID: viewer, Template: template})
@@ -55,12 +63,8 @@ func (s *Store) Fencepost(ctx context.Context, viewer int64, template string, at
 
 // CommitFencepost stores a fencepost and moves the fence forward to it.
 func (s *Store) CommitFencepost(ctx context.Context, viewer int64, template string, fp FencepostRow, now time.Time) error {
-	var prev *time.Time
-	if !fp.PrevAt.IsZero() {
-		prev = &fp.PrevAt
-	}
 	if err := s.q.CommitFencepost(ctx, dbq.CommitFencepostParams{ViewerID: viewer, Template: template, At: fp.At,
-		PrevAt: prev, Head: nonNilIDs(fp.Head), CreatedAt: now}); err != nil {
+		PrevAt: timeOrNil(fp.PrevAt), Head: nonNilIDs(fp.Head), CreatedAt: now}); err != nil {
 		return fmt.Errorf("db: commit fencepost: %w", err)
 	}
 	return nil

@@ -25,6 +25,9 @@ type ViewerState struct {
 	// ChangesUpTo is the oldest transaction still running: the next ChangesFrom.
 	Changes     []SnapshotChange
 	ChangesUpTo int64
+	// Fencepost is the fencepost asked for (ViewerQuery.Fence), when FencepostFound.
+	Fencepost      FencepostRow
+	FencepostFound bool
 }
 
 // SnapshotChange says a snapshot row was redone (or removed) by a transaction.
@@ -45,6 +48,10 @@ type ViewerQuery struct {
 	// FollowsVersion is the version of the followed set the caller has (0: none; versions
 	// start at 1): when it is still current, the state comes without the set (FollowedKnown).
 	FollowsVersion int64
+	// A fencepost of the viewer's fence of FenceTemplate comes along: the one at FenceAt, or
+	// the fence's latest when FenceAt is zero (what Fencepost and LatestFencepost return).
+	FenceTemplate string
+	FenceAt       time.Time
 }
 
 // LoadViewer reads a viewer's state in one round trip.
@@ -54,7 +61,8 @@ func (s *Store) LoadViewer(ctx context.Context, vq ViewerQuery) (ViewerState, er
 		from, to = math.MaxInt64, math.MaxInt64
 	}
 	r, err := s.q.ViewerState(ctx, dbq.ViewerStateParams{ViewerID: viewerID, SeenFrom: vq.SeenFrom, SeenTo: vq.SeenTo,
-		MinDwellMs: vq.MinDwellMs, FreshSince: vq.FreshSince, ChangesFrom: from, ChangesTo: to, KnownFollowsVersion: vq.FollowsVersion})
+		MinDwellMs: vq.MinDwellMs, FreshSince: vq.FreshSince, ChangesFrom: from, ChangesTo: to, KnownFollowsVersion: vq.FollowsVersion,
+		FenceTemplate: vq.FenceTemplate, FenceAt: timeOrNil(vq.FenceAt)})
 	if err != nil {
 		return ViewerState{}, fmt.Errorf("db: viewer state: %w", err)
 	}
@@ -74,5 +82,11 @@ func (s *Store) LoadViewer(ctx context.Context, vq ViewerQuery) (ViewerState, er
 		st.Changes = append(st.Changes, SnapshotChange{AnchorID: id, XID: r.ChangedXids[i]})
 	}
 	st.ChangesUpTo = r.ChangesUpto
+	if r.FenceFound {
+		st.Fencepost, st.FencepostFound = FencepostRow{At: r.FencepostAt.UTC(), Head: r.FencepostHead}, true
+		if r.FencepostPrevAt.After(time.Unix(0, 0)) {
+			st.Fencepost.PrevAt = r.FencepostPrevAt.UTC()
+		}
+	}
 	return st, nil
 }

@@ -96,20 +96,27 @@ type request struct {
 	now   time.Time
 }
 
-func (s *Service) request(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery) (*request, error) {
-	now := s.now()
-	v, err := s.load(ctx, viewer, now)
+// request loads the viewer's state for a request at now, and with it (one round trip) the
+// fencepost of the viewer's fence at (zero: the fence's latest), where the page will start.
+func (s *Service) request(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery, now, at time.Time) (*request, error) {
+	key := fenceKey(viewer, q)
+	v, pre, err := s.load(ctx, viewer, now, key, at)
 	if err != nil {
 		return nil, err
 	}
 	path := s.path(q, v, now)
 	src := &source{s: s, viewer: viewer, v: v, q: q, now: now, path: path, items: map[int64]tributary.Item{}}
-	r := &request{src: src, now: now, key: FenceKey{Template: q.Template()},
-		fence: Fence{Store: newFenceStore(s.store, now), Source: src, HeadSize: s.cfg.HeadSize}}
+	return &request{src: src, now: now, key: key,
+		fence: Fence{Store: newFenceStore(s.store, now, pre), Source: src, HeadSize: s.cfg.HeadSize}}, nil
+}
+
+// fenceKey names the fence of a viewer's (nil: anonymous) feed of q's template.
+func fenceKey(viewer *tributary.User, q tributary.FeedQuery) FenceKey {
+	k := FenceKey{Template: q.Template()}
 	if viewer != nil {
-		r.key.Viewer = viewer.ID
+		k.Viewer = viewer.ID
 	}
-	return r, nil
+	return k
 }
 
 // AnonPage answers an anonymous request already encoded: from the cache as bytes when the
@@ -129,7 +136,15 @@ func (s *Service) AnonPage(ctx context.Context, q tributary.FeedQuery, kind stri
 }
 
 func (s *Service) page(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery) (tributary.Timeline, error) {
-	r, err := s.request(ctx, viewer, q)
+	now := s.now()
+	var c Cursor
+	if q.Cursor != "" {
+		var err error
+		if c, err = s.codec.decode(q.Cursor, fenceKey(viewer, q), now); err != nil {
+			return tributary.Timeline{}, err
+		}
+	}
+	r, err := s.request(ctx, viewer, q, now, c.At)
 	if err != nil {
 		return tributary.Timeline{}, err
 	}
@@ -138,10 +153,6 @@ func (s *Service) page(ctx context.Context, viewer *tributary.User, q tributary.
 	if q.Cursor == "" {
 		p, err = r.fence.First(ctx, r.key, r.now, q.Limit)
 	} else {
-		c, cerr := s.codec.decode(q.Cursor, r.key, r.now)
-		if cerr != nil {
-			return tributary.Timeline{}, cerr
-		}
 		p, err = r.fence.Next(ctx, r.key, c, q.Limit)
 		if errors.Is(err, ErrReset) {
 			p, err = r.fence.First(ctx, r.key, r.now, q.Limit)
@@ -188,7 +199,7 @@ func ParseFencepost(s string) (time.Time, error) {
 // NewCount counts the items that arrived after the fencepost a page shows (at most max):
 // the "N new" notice.
 func (s *Service) NewCount(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery, after time.Time, max int) (int, error) {
-	r, err := s.request(ctx, viewer, q)
+	r, err := s.request(ctx, viewer, q, s.now(), time.Time{})
 	if err != nil {
 		return 0, err
 	}
@@ -208,7 +219,7 @@ func (s *Service) NewCount(ctx context.Context, viewer *tributary.User, q tribut
 // NewItems commits the newest fencepost (a first-page load) and returns its items that come
 // from fenceposts newer than after: what goes above a page the viewer already has open.
 func (s *Service) NewItems(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery, after time.Time) (tributary.Timeline, error) {
-	r, err := s.request(ctx, viewer, q)
+	r, err := s.request(ctx, viewer, q, s.now(), time.Time{})
 	if err != nil {
 		return tributary.Timeline{}, err
 	}
@@ -255,7 +266,9 @@ func (v viewerState) freshIDs() []int64 {
 	return ids
 }
 
-func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Time) (viewerState, error) {
+// load reads the viewer's state and, for a logged-in viewer, the fencepost of fence k at at
+// (zero: the latest) in the same round trip.
+func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Time, k FenceKey, at time.Time) (viewerState, *preread, error) {
 	var v viewerState
 	var err error
 	if viewer == nil {
@@ -267,14 +280,14 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Tim
 			st, _, err = s.store.Snapshot(ctx)
 			v.snapshot = st.RefreshedAt
 		}
-		return v, err
+		return v, nil, err
 	}
 	known, _ := s.followed.Get(viewer.ID) // version 0 when not kept: no user's
 	st, err := s.store.LoadViewer(ctx, db.ViewerQuery{ViewerID: viewer.ID, SeenFrom: now.Add(-s.cfg.SeenHorizon),
 		SeenTo: now.Add(-s.cfg.SeenGrace), MinDwellMs: s.cfg.MinSeenDwellMs, FreshSince: now.Add(-s.cfg.Weights.FreshSelfFor),
-		ChangesFrom: s.rank.cursor(), FollowsVersion: known.version})
+		ChangesFrom: s.rank.cursor(), FollowsVersion: known.version, FenceTemplate: k.Template, FenceAt: at})
 	if err != nil {
-		return v, err
+		return v, nil, err
 	}
 	if st.FollowedKnown {
 		st.Followed = known.set
@@ -287,7 +300,7 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Tim
 	for _, id := range st.Seen {
 		v.seen[id] = true
 	}
-	return v, nil
+	return v, &preread{key: k, at: at, fp: fencepostOf(st.Fencepost), ok: st.FencepostFound}, nil
 }
 
 // Warm copies the snapshot's ranking columns into this process (after a refresh): logged-in

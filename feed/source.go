@@ -12,18 +12,44 @@ import (
 // fenceStore adapts db.Store to FenceStore for one request. Committed fenceposts never
 // change, so those it has read or written are kept for the rest of the request: a first page
 // that commits a fencepost goes on into the one it read as the latest without reading it
-// again.
+// again. The fencepost a page starts from comes with the viewer's state (pre).
 type fenceStore struct {
 	store *db.Store
 	now   time.Time
 	known map[time.Time]Fencepost
+	pre   *preread
 }
 
-func newFenceStore(store *db.Store, now time.Time) fenceStore {
-	return fenceStore{store: store, now: now, known: map[time.Time]Fencepost{}}
+// preread is what the viewer-state read found of a fence: its latest fencepost (at zero) or
+// the one at at; fp is meaningful when ok.
+type preread struct {
+	key FenceKey
+	at  time.Time
+	fp  Fencepost
+	ok  bool
 }
 
-func (f fenceStore) Latest(ctx context.Context, k FenceKey) (Fencepost, bool, error) {
+func newFenceStore(store *db.Store, now time.Time, pre *preread) *fenceStore {
+	return &fenceStore{store: store, now: now, known: map[time.Time]Fencepost{}, pre: pre}
+}
+
+// preread returns, once, what the viewer-state read found of fencepost at (zero: latest) of k.
+func (f *fenceStore) preread(k FenceKey, at time.Time) (*preread, bool) {
+	p := f.pre
+	if p == nil || p.key != k || !p.at.Equal(at) {
+		return nil, false
+	}
+	f.pre = nil
+	if p.ok {
+		f.known[p.fp.At] = p.fp
+	}
+	return p, true
+}
+
+func (f *fenceStore) Latest(ctx context.Context, k FenceKey) (Fencepost, bool, error) {
+	if p, ok := f.preread(k, time.Time{}); ok {
+		return p.fp, p.ok, nil
+	}
 	r, ok, err := f.store.LatestFencepost(ctx, k.Viewer, k.Template)
 	fp := fencepostOf(r)
 	if ok {
@@ -32,9 +58,12 @@ func (f fenceStore) Latest(ctx context.Context, k FenceKey) (Fencepost, bool, er
 	return fp, ok, err
 }
 
-func (f fenceStore) Get(ctx context.Context, k FenceKey, at time.Time) (Fencepost, bool, error) {
+func (f *fenceStore) Get(ctx context.Context, k FenceKey, at time.Time) (Fencepost, bool, error) {
 	if fp, ok := f.known[at]; ok {
 		return fp, true, nil
+	}
+	if p, ok := f.preread(k, at); ok {
+		return p.fp, p.ok, nil
 	}
 	r, ok, err := f.store.Fencepost(ctx, k.Viewer, k.Template, at)
 	fp := fencepostOf(r)
@@ -44,7 +73,7 @@ func (f fenceStore) Get(ctx context.Context, k FenceKey, at time.Time) (Fencepos
 	return fp, ok, err
 }
 
-func (f fenceStore) Commit(ctx context.Context, k FenceKey, fp Fencepost) error {
+func (f *fenceStore) Commit(ctx context.Context, k FenceKey, fp Fencepost) error {
 	if err := f.store.CommitFencepost(ctx, k.Viewer, k.Template, db.FencepostRow{At: fp.At, PrevAt: fp.PrevAt, Head: fp.Head}, f.now); err != nil {
 		return err
 	}

@@ -55,13 +55,21 @@ SELECT anchor_id, count(DISTINCT author_id)::integer AS followee_share
 -- the fresh own shares, when the snapshot was last rebuilt, and the rows redone by
 -- transactions from changes_from on (what the feed service's copy of the snapshot has to
 -- catch up on), with the oldest transaction still running (where to look from next time).
+-- Also the fencepost the page starts from, which a separate query fetched one round trip
+-- later: of the fence of fence_template, the one at fence_at, or the fence's latest when
+-- fence_at is NULL (fence_found false: there is none).
 -- The plan is prepared once (db/plans.go): a range between two parameters keeps the
 -- index on snapshot_dirty in a generic plan, where an open-ended one was read whole.
 WITH v AS (SELECT @viewer_id::bigint AS id, @seen_from::timestamptz AS seen_from, @seen_to::timestamptz AS seen_to,
                   @min_dwell_ms::bigint AS min_dwell, @fresh_since::timestamptz AS fresh_since,
                   @changes_from::bigint AS changes_from, @changes_to::bigint AS changes_to,
-                  @known_follows_version::bigint AS known_version),
-     u AS (SELECT users.follows_version FROM users, v WHERE users.id = v.id)
+                  @known_follows_version::bigint AS known_version,
+                  @fence_template::text AS fence_template, sqlc.narg(fence_at)::timestamptz AS fence_at),
+     u AS (SELECT users.follows_version FROM users, v WHERE users.id = v.id),
+     fp AS (SELECT fp.at, fp.prev_at, fp.head FROM fenceposts fp, v
+             WHERE fp.viewer_id = v.id AND fp.template = v.fence_template
+               AND fp.at = coalesce(v.fence_at, (SELECT f.latest FROM fences f
+                                                  WHERE f.viewer_id = v.id AND f.template = v.fence_template)))
 SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version,
        coalesce((SELECT u.follows_version FROM u) = v.known_version, false)::boolean AS followed_known,
        CASE WHEN (SELECT u.follows_version FROM u) = v.known_version THEN NULL
@@ -84,7 +92,11 @@ SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version
               ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_ids,
        ARRAY(SELECT d.xid FROM snapshot_dirty d WHERE d.xid BETWEEN v.changes_from AND v.changes_to
               ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_xids,
-       pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS changes_upto
+       pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS changes_upto,
+       EXISTS (SELECT 1 FROM fp) AS fence_found,
+       coalesce((SELECT fp.at FROM fp), 'epoch')::timestamptz AS fencepost_at,
+       coalesce((SELECT fp.prev_at FROM fp), 'epoch')::timestamptz AS fencepost_prev_at, -- epoch: none
+       coalesce((SELECT fp.head FROM fp), '{}')::bigint[] AS fencepost_head
   FROM v;
 
 -- name: SnapshotScan :many

@@ -479,8 +479,13 @@ const viewerState = `-- name: ViewerState :one
 WITH v AS (SELECT $1::bigint AS id, $2::timestamptz AS seen_from, $3::timestamptz AS seen_to,
                   $4::bigint AS min_dwell, $5::timestamptz AS fresh_since,
                   $6::bigint AS changes_from, $7::bigint AS changes_to,
-                  $8::bigint AS known_version),
-     u AS (SELECT users.follows_version FROM users, v WHERE users.id = v.id)
+                  $8::bigint AS known_version,
+                  $9::text AS fence_template, $10::timestamptz AS fence_at),
+     u AS (SELECT users.follows_version FROM users, v WHERE users.id = v.id),
+     fp AS (SELECT fp.at, fp.prev_at, fp.head FROM fenceposts fp, v
+             WHERE fp.viewer_id = v.id AND fp.template = v.fence_template
+               AND fp.at = coalesce(v.fence_at, (SELECT f.latest FROM fences f
+                                                  WHERE f.viewer_id = v.id AND f.template = v.fence_template)))
 SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version,
        coalesce((SELECT u.follows_version FROM u) = v.known_version, false)::boolean AS followed_known,
        CASE WHEN (SELECT u.follows_version FROM u) = v.known_version THEN NULL
@@ -503,7 +508,11 @@ SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version
               ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_ids,
        ARRAY(SELECT d.xid FROM snapshot_dirty d WHERE d.xid BETWEEN v.changes_from AND v.changes_to
               ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_xids,
-       pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS changes_upto
+       pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS changes_upto,
+       EXISTS (SELECT 1 FROM fp) AS fence_found,
+       coalesce((SELECT fp.at FROM fp), 'epoch')::timestamptz AS fencepost_at,
+       coalesce((SELECT fp.prev_at FROM fp), 'epoch')::timestamptz AS fencepost_prev_at, -- epoch: none
+       coalesce((SELECT fp.head FROM fp), '{}')::bigint[] AS fencepost_head
   FROM v
 `
 
@@ -516,21 +525,27 @@ type ViewerStateParams struct {
 	ChangesFrom         int64
 	ChangesTo           int64
 	KnownFollowsVersion int64
+	FenceTemplate       string
+	FenceAt             *time.Time
 }
 
 type ViewerStateRow struct {
-	FollowsVersion int64
-	FollowedKnown  bool
-	Followed       []int64
-	Blocked        []int64
-	PrivateFeeds   []int64
-	Seen           []int64
-	FreshIds       []int64
-	FreshAt        []time.Time
-	SnapshotAt     time.Time
-	ChangedIds     []int64
-	ChangedXids    []int64
-	ChangesUpto    int64
+	FollowsVersion  int64
+	FollowedKnown   bool
+	Followed        []int64
+	Blocked         []int64
+	PrivateFeeds    []int64
+	Seen            []int64
+	FreshIds        []int64
+	FreshAt         []time.Time
+	SnapshotAt      time.Time
+	ChangedIds      []int64
+	ChangedXids     []int64
+	ChangesUpto     int64
+	FenceFound      bool
+	FencepostAt     time.Time
+	FencepostPrevAt time.Time
+	FencepostHead   []int64
 }
 
 // Everything ranking needs to know of a logged-in viewer, in one round trip: the followed set
@@ -539,6 +554,9 @@ type ViewerStateRow struct {
 // the fresh own shares, when the snapshot was last rebuilt, and the rows redone by
 // transactions from changes_from on (what the feed service's copy of the snapshot has to
 // catch up on), with the oldest transaction still running (where to look from next time).
+// Also the fencepost the page starts from, which a separate query fetched one round trip
+// later: of the fence of fence_template, the one at fence_at, or the fence's latest when
+// fence_at is NULL (fence_found false: there is none).
 // The plan is prepared once (db/plans.go): a range between two parameters keeps the
 // index on snapshot_dirty in a generic plan, where an open-ended one was read whole.
 func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (ViewerStateRow, error) {
@@ -551,6 +569,8 @@ func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (Viewe
 		arg.ChangesFrom,
 		arg.ChangesTo,
 		arg.KnownFollowsVersion,
+		arg.FenceTemplate,
+		arg.FenceAt,
 	)
 	var i ViewerStateRow
 	err := row.Scan(
@@ -566,6 +586,10 @@ func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (Viewe
 		&i.ChangedIds,
 		&i.ChangedXids,
 		&i.ChangesUpto,
+		&i.FenceFound,
+		&i.FencepostAt,
+		&i.FencepostPrevAt,
+		&i.FencepostHead,
 	)
 	return i, err
 }
