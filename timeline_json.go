@@ -88,8 +88,8 @@ func (it *Item) appendJSON(b []byte) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = s.UserRef.appendJSON(b)
-			b = append(b[:len(b)-1], `,"at":`...) // reopen the user's object
+			b = s.UserRef.appendFields(append(b, '{'))
+			b = appendField(b, "at")
 			if b, err = appendJSONTime(b, s.At); err != nil {
 				return nil, err
 			}
@@ -113,16 +113,18 @@ func (it *Item) appendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func (u UserRef) appendJSON(b []byte) []byte {
-	b = append(b, `{"id":`...)
+func (u UserRef) appendJSON(b []byte) []byte { return append(u.appendFields(append(b, '{')), '}') }
+
+// appendFields writes the user's fields, without braces: a Sharer's object goes on after them.
+func (u UserRef) appendFields(b []byte) []byte {
+	b = append(b, `"id":`...)
 	b = strconv.AppendInt(b, u.ID, 10)
 	b = appendField(b, "handle")
 	b = appendJSONString(b, u.Handle)
 	b = appendField(b, "name")
 	b = appendJSONString(b, u.Name)
 	b = appendField(b, "vip")
-	b = strconv.AppendBool(b, u.VIP)
-	return append(b, '}')
+	return strconv.AppendBool(b, u.VIP)
 }
 
 // appendField starts a field after an earlier one: `,"name":`.

@@ -49,14 +49,15 @@ func KeepsPlan(name string) bool { return genericPlans[name] }
 
 // args puts the execution mode before a query's arguments.
 func (p planned) args(sql string, args []any) []any {
-	if genericPlans[queryName(sql)] {
+	if genericPlans[QueryName(sql)] {
 		return args
 	}
 	return append([]any{pgx.QueryExecModeCacheDescribe}, args...)
 }
 
-// queryName is the name sqlc gives a query ("-- name: X :kind" opens its text).
-func queryName(sql string) string {
+// QueryName is the name sqlc gives a query ("-- name: X :kind" opens its text); "" for SQL
+// sqlc did not write.
+func QueryName(sql string) string {
 	rest, ok := strings.CutPrefix(sql, "-- name: ")
 	if !ok {
 		return ""
@@ -70,7 +71,7 @@ func (p planned) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comm
 }
 
 func (p planned) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	if pool, ok := p.db.(*pgxpool.Pool); ok && forcedGeneric[queryName(sql)] {
+	if pool, ok := p.db.(*pgxpool.Pool); ok && forcedGeneric[QueryName(sql)] {
 		return queryGeneric(ctx, pool, sql, args)
 	}
 	return p.db.Query(ctx, sql, p.args(sql, args)...)

@@ -98,11 +98,9 @@ type Page struct {
 	New       bool // a new fencepost was committed for this page
 }
 
-func (p *Page) add(ids []int64, at time.Time) {
-	p.IDs = append(p.IDs, ids...)
-	for range ids {
-		p.In = append(p.In, at)
-	}
+func (p *Page) add(id int64, at time.Time) {
+	p.IDs = append(p.IDs, id)
+	p.In = append(p.In, at)
 }
 
 // ErrReset means the fence state a cursor points into is gone: the caller serves a fresh
@@ -197,7 +195,7 @@ func (f Fence) fill(ctx context.Context, k FenceKey, fp Fencepost, c Cursor, lim
 			if i == len(run.IDs) {
 				return Page{}, fmt.Errorf("feed: Keep returned %d, which it was not given (or out of order)", id)
 			}
-			page.add([]int64{id}, run.In[i])
+			page.add(id, run.In[i])
 			i++
 		}
 		if end {
@@ -215,7 +213,7 @@ func (f Fence) gather(ctx context.Context, k FenceKey, fp *Fencepost, c *Cursor,
 	var r Page
 	add := func(id int64) {
 		if !f.Source.Hidden(id) {
-			r.add([]int64{id}, fp.At)
+			r.add(id, fp.At)
 		}
 	}
 	for len(r.IDs) < need {

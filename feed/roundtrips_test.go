@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,8 +23,7 @@ type queryLog struct {
 }
 
 func (l *queryLog) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	if rest, ok := strings.CutPrefix(d.SQL, "-- name: "); ok {
-		name, _, _ := strings.Cut(rest, " ")
+	if name := db.QueryName(d.SQL); name != "" {
 		l.mu.Lock()
 		l.names = append(l.names, name)
 		l.mu.Unlock()
