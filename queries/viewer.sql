@@ -1,0 +1,50 @@
+-- name: ViewerState :one
+-- Everything ranking needs to know of a logged-in viewer, in one round trip: the followed set
+-- (the followees, in the primary key's order: no sort; NULL when it is still the version the
+-- caller knows), the access context, the seen items,
+-- the fresh own shares, when the snapshot was last rebuilt, and the rows redone by
+-- transactions from changes_from on (what the feed service's copy of the snapshot has to
+-- catch up on), with the oldest transaction still running (where to look from next time).
+-- Also the fencepost the page starts from, which a separate query fetched one round trip
+-- later: of the fence of fence_template, the one at fence_at, or the fence's latest when
+-- fence_at is NULL (fence_found false: there is none).
+-- The plan is prepared once (db/plans.go): a range between two parameters keeps the
+-- index on snapshot_dirty in a generic plan, where an open-ended one was read whole.
+WITH v AS (SELECT @viewer_id::bigint AS id, @seen_from::timestamptz AS seen_from, @seen_to::timestamptz AS seen_to,
+                  @min_dwell_ms::bigint AS min_dwell, @fresh_since::timestamptz AS fresh_since,
+                  @changes_from::bigint AS changes_from, @changes_to::bigint AS changes_to,
+                  @known_follows_version::bigint AS known_version,
+                  @fence_template::text AS fence_template, sqlc.narg(fence_at)::timestamptz AS fence_at),
+     u AS (SELECT users.follows_version FROM users, v WHERE users.id = v.id),
+     fp AS (SELECT fp.at, fp.prev_at, fp.head FROM fenceposts fp, v
+             WHERE fp.viewer_id = v.id AND fp.template = v.fence_template
+               AND fp.at = coalesce(v.fence_at, (SELECT f.latest FROM fences f
+                                                  WHERE f.viewer_id = v.id AND f.template = v.fence_template)))
+SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version,
+       coalesce((SELECT u.follows_version FROM u) = v.known_version, false)::boolean AS followed_known,
+       CASE WHEN (SELECT u.follows_version FROM u) = v.known_version THEN NULL
+            ELSE ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
+                       ORDER BY f.followed_id) END::bigint[] AS followed,
+       ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = v.id
+             UNION SELECT b.user_id FROM bans b WHERE b.banned_id = v.id ORDER BY 1)::bigint[] AS blocked,
+       ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = v.id ORDER BY 1)::bigint[] AS private_feeds,
+       ARRAY(SELECT e.anchor_id FROM events e
+              WHERE e.viewer_id = v.id AND e.type = 7 AND e.created_at >= v.seen_from AND e.created_at < v.seen_to
+              GROUP BY e.anchor_id HAVING sum(e.dwell_ms) >= v.min_dwell)::bigint[] AS seen,
+       ARRAY(SELECT p.anchor_id FROM posts p
+              WHERE p.author_id = v.id AND p.created_at >= v.fresh_since AND p.deleted_at IS NULL
+              GROUP BY p.anchor_id ORDER BY p.anchor_id)::bigint[] AS fresh_ids,
+       ARRAY(SELECT max(p.created_at) FROM posts p
+              WHERE p.author_id = v.id AND p.created_at >= v.fresh_since AND p.deleted_at IS NULL
+              GROUP BY p.anchor_id ORDER BY p.anchor_id)::timestamptz[] AS fresh_at,
+       coalesce((SELECT m.refreshed_at FROM snapshot_meta m), 'epoch')::timestamptz AS snapshot_at,
+       ARRAY(SELECT d.anchor_id FROM snapshot_dirty d WHERE d.xid BETWEEN v.changes_from AND v.changes_to
+              ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_ids,
+       ARRAY(SELECT d.xid FROM snapshot_dirty d WHERE d.xid BETWEEN v.changes_from AND v.changes_to
+              ORDER BY d.xid, d.anchor_id)::bigint[] AS changed_xids,
+       pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS changes_upto,
+       EXISTS (SELECT 1 FROM fp) AS fence_found,
+       coalesce((SELECT fp.at FROM fp), 'epoch')::timestamptz AS fencepost_at,
+       coalesce((SELECT fp.prev_at FROM fp), 'epoch')::timestamptz AS fencepost_prev_at, -- epoch: none
+       coalesce((SELECT fp.head FROM fp), '{}')::bigint[] AS fencepost_head
+  FROM v;
