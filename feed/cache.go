@@ -2,7 +2,9 @@ package feed
 
 import (
 	"context"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -17,6 +19,9 @@ import (
 type anonCache struct {
 	entries *lru.Cache[string, *cacheEntry]
 	group   singleflight.Group
+	// gen counts the clears: a page computed across a clear may predate the change that
+	// caused it, and is not kept.
+	gen atomic.Uint64
 
 	// beforeFlight, when set (tests only), runs as a miss joins the in-flight computation.
 	beforeFlight func()
@@ -43,7 +48,9 @@ func (c *anonCache) get(ctx context.Context, key string, compute func(context.Co
 	if c.beforeFlight != nil {
 		c.beforeFlight()
 	}
-	v, err, _ := c.group.Do(key, func() (any, error) {
+	// A flight started before a clear is not joined: its page may predate the change.
+	gen := c.gen.Load()
+	v, err, _ := c.group.Do(strconv.FormatUint(gen, 10)+" "+key, func() (any, error) {
 		if t, ok := c.lookup(key); ok { // filled while this caller waited for the lock
 			return t, nil
 		}
@@ -52,7 +59,9 @@ func (c *anonCache) get(ctx context.Context, key string, compute func(context.Co
 		if err != nil {
 			return nil, err
 		}
-		c.store(key, t)
+		if c.gen.Load() == gen {
+			c.store(key, t)
+		}
 		return t, nil
 	})
 	if err != nil {
@@ -105,4 +114,7 @@ func (c *anonCache) store(key string, t tributary.Timeline) {
 }
 
 // clear drops every entry (after an access change, so no stale page outlives it).
-func (c *anonCache) clear() { c.entries.Clear() }
+func (c *anonCache) clear() {
+	c.gen.Add(1)
+	c.entries.Clear()
+}

@@ -11,23 +11,33 @@ import (
 	"tributary"
 )
 
-// Cursors are opaque to clients: "v1." + base64url(payload) + "." + base64url(MAC). The MAC
-// (HMAC-SHA256, truncated) binds the payload to the server's key, so a forged or edited
-// cursor is refused; the payload binds it to one viewer and feed template.
+// Cursors are opaque to clients: "v2." + base64url(payload) + "." + base64url(MAC). The MAC
+// (HMAC-SHA256, truncated) binds the payload to one of the site's keys, named by the
+// payload's first four bytes, so a forged or edited cursor is refused while a cursor made by
+// any instance, before or after a restart or a key rotation, is good on every instance; the
+// payload binds it to one viewer and feed template.
 
-const cursorVersion = "v1"
+const cursorVersion = "v2"
 
 // CursorMaxAge is how long a cursor stays valid.
 const CursorMaxAge = 30 * 24 * time.Hour
 
 var errBadCursor = tributary.FieldErrorf("cursor", "Parameter 'cursor' is not a valid cursor for this feed; reload the feed from the top.")
+var errUnknownKey = tributary.FieldErrorf("cursor", "Parameter 'cursor' is not a valid cursor for this feed; reload the feed from the top.")
 var errExpiredCursor = tributary.FieldErrorf("cursor", "Parameter 'cursor' has expired; reload the feed from the top.")
 
+// cursorCodec signs with the key sign and checks with any of keys.
 type cursorCodec struct {
-	key []byte
+	sign uint32
+	keys map[uint32][]byte
 }
 
-const payloadLen = 8 + 8 + 8 + 8 + 8 + 1 + 4 + 8 + 8 // viewer, template, issued, at, head sum, seg, off, pos arrival, pos id
+// newCodec returns a codec that signs and checks with one key.
+func newCodec(id uint32, key []byte) cursorCodec {
+	return cursorCodec{sign: id, keys: map[uint32][]byte{id: key}}
+}
+
+const payloadLen = 4 + 8 + 8 + 8 + 8 + 8 + 1 + 4 + 8 + 8 // key, viewer, template, issued, at, head sum, seg, off, pos arrival, pos id
 
 func templateHash(template string) uint64 {
 	h := sha256.Sum256([]byte(template))
@@ -36,6 +46,7 @@ func templateHash(template string) uint64 {
 
 func (cc cursorCodec) encode(k FenceKey, c Cursor, issued time.Time) string {
 	b := make([]byte, 0, payloadLen)
+	b = binary.BigEndian.AppendUint32(b, cc.sign)
 	b = binary.BigEndian.AppendUint64(b, uint64(k.Viewer))
 	b = binary.BigEndian.AppendUint64(b, templateHash(k.Template))
 	b = binary.BigEndian.AppendUint64(b, uint64(issued.Unix()))
@@ -45,27 +56,37 @@ func (cc cursorCodec) encode(k FenceKey, c Cursor, issued time.Time) string {
 	b = binary.BigEndian.AppendUint32(b, uint32(c.Off))
 	b = binary.BigEndian.AppendUint64(b, uint64(c.Pos.Arrival.UnixNano()))
 	b = binary.BigEndian.AppendUint64(b, uint64(c.Pos.ID))
-	return cursorVersion + "." + base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(cc.mac(b))
+	return cursorVersion + "." + base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(mac(cc.keys[cc.sign], b))
 }
 
-func (cc cursorCodec) mac(b []byte) []byte {
-	m := hmac.New(sha256.New, cc.key)
+func mac(key, b []byte) []byte {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte(cursorVersion))
 	m.Write(b)
 	return m.Sum(nil)[:16]
 }
 
-// decode validates a cursor for fence k; every failure is a plain invalid-input error.
+// decode validates a cursor for fence k; every failure is a plain invalid-input error, and
+// errUnknownKey when the cursor names a key the codec does not have (the site's keys may
+// have been rotated since the codec was made).
 func (cc cursorCodec) decode(s string, k FenceKey, now time.Time) (Cursor, error) {
 	parts := strings.Split(s, ".")
 	if len(parts) != 3 || parts[0] != cursorVersion || len(s) > 200 {
 		return Cursor{}, errBadCursor
 	}
 	b, err1 := base64.RawURLEncoding.DecodeString(parts[1])
-	mac, err2 := base64.RawURLEncoding.DecodeString(parts[2])
-	if err1 != nil || err2 != nil || len(b) != payloadLen || !hmac.Equal(mac, cc.mac(b)) {
+	sig, err2 := base64.RawURLEncoding.DecodeString(parts[2])
+	if err1 != nil || err2 != nil || len(b) != payloadLen {
 		return Cursor{}, errBadCursor
 	}
+	key, ok := cc.keys[binary.BigEndian.Uint32(b)]
+	if !ok {
+		return Cursor{}, errUnknownKey
+	}
+	if !hmac.Equal(sig, mac(key, b)) {
+		return Cursor{}, errBadCursor
+	}
+	b = b[4:]
 	viewer := int64(binary.BigEndian.Uint64(b[0:]))
 	if viewer != k.Viewer || binary.BigEndian.Uint64(b[8:]) != templateHash(k.Template) {
 		return Cursor{}, errBadCursor

@@ -9,7 +9,7 @@ import (
 )
 
 func TestCursorRoundTrip(t *testing.T) {
-	cc := cursorCodec{key: []byte("test key")}
+	cc := newCodec(1, []byte("test key"))
 	k := FenceKey{Viewer: 42, Template: "home"}
 	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	for _, c := range []Cursor{
@@ -29,7 +29,7 @@ func TestCursorRoundTrip(t *testing.T) {
 }
 
 func TestCursorRejections(t *testing.T) {
-	cc := cursorCodec{key: []byte("test key")}
+	cc := newCodec(1, []byte("test key"))
 	k := FenceKey{Viewer: 42, Template: "home"}
 	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	good := cc.encode(k, Cursor{At: now, Seg: segHead, Off: 20}, now)
@@ -43,9 +43,10 @@ func TestCursorRejections(t *testing.T) {
 	}{
 		{"garbage", "hello", k, now},
 		{"empty parts", "v1..", k, now},
-		{"other version", "v2" + good[2:], k, now},
+		{"other version", "v1" + good[2:], k, now},
+		{"unknown key", newCodec(2, []byte("test key")).encode(k, Cursor{At: now, Seg: segHead}, now), k, now},
 		{"edited payload", string(flip), k, now},
-		{"other server key", cursorCodec{key: []byte("other")}.encode(k, Cursor{At: now, Seg: segHead}, now), k, now},
+		{"other server key", newCodec(1, []byte("other")).encode(k, Cursor{At: now, Seg: segHead}, now), k, now},
 		{"other viewer", good, FenceKey{Viewer: 43, Template: "home"}, now},
 		{"other template", good, FenceKey{Viewer: 42, Template: "source=arxiv"}, now},
 		{"expired", good, k, now.Add(CursorMaxAge + time.Hour)},
@@ -61,12 +62,12 @@ func TestCursorRejections(t *testing.T) {
 }
 
 func FuzzCursor(f *testing.F) {
-	cc := cursorCodec{key: []byte("fuzz key")}
+	cc := newCodec(1, []byte("fuzz key"))
 	k := FenceKey{Viewer: 1, Template: "home"}
 	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	f.Add(cc.encode(k, Cursor{At: now, Seg: segHead, Off: 3}, now))
 	f.Add(cc.encode(k, Cursor{At: now, Seg: segTail, Pos: Pos{Arrival: now, ID: 5}}, now))
-	f.Add("v1.AAAA.BBBB")
+	f.Add("v2.AAAA.BBBB")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := cc.decode(s, k, now)

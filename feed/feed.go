@@ -4,7 +4,6 @@ package feed
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"log/slog"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"tributary"
 	"tributary/db"
 	"tributary/internal/lru"
+	"tributary/site"
 )
 
 // Config tunes the ranker; DefaultConfig holds seed 000's values.
@@ -27,7 +27,7 @@ type Config struct {
 	AnonTTL        time.Duration
 	AnonCacheSize  int
 	HeadSize       int    // a fencepost's ranked head holds at most this many items
-	CursorKey      []byte // signs cursors; instances serving one site share it
+	CursorKey      []byte // signs cursors instead of the site's keys in the database (see keyring)
 	// CopyFrom is the size of followed set from which the snapshot path ranks on this
 	// process's copy of the snapshot (rankIndex) rather than in PostgreSQL; 0: never. The
 	// copy wins for every size (measured: light 4.3 -> 2.6 ms, heavy 7.1 -> 2.7 ms a page).
@@ -54,7 +54,8 @@ type Service struct {
 	// Viewers' followed sets by version (users.follows_version): read again only when changed.
 	followed *lru.Cache[int64, versionedSet]
 	tails    *lru.Cache[tailKey, *tailBatch]
-	codec    cursorCodec
+	keys     *keyring
+	bus      *site.Bus // nil: this process is the whole site
 }
 
 // New builds a Service; now defaults to time.Now.
@@ -63,14 +64,51 @@ func New(store *db.Store, cfg Config, now func() time.Time) *Service {
 		now = time.Now
 	}
 	store.Weights = cfg.Weights
+	keys := configuredKeyring(cfg.CursorKey)
 	if len(cfg.CursorKey) == 0 {
-		cfg.CursorKey = make([]byte, 32)
-		rand.Read(cfg.CursorKey) // a per-process key: cursors do not survive a restart
+		keys = &keyring{load: func(ctx context.Context) ([]storedKey, error) {
+			stored, err := store.CursorKeys(ctx)
+			keys := make([]storedKey, len(stored))
+			for i, k := range stored {
+				keys[i] = storedKey{id: uint32(k.ID), secret: k.Secret}
+			}
+			return keys, err
+		}}
 	}
 	return &Service{store: store, cfg: cfg, now: now, anon: newAnonCache(cfg.AnonTTL, cfg.AnonCacheSize, now),
 		rank: newRankIndex(store, slog.Default()), followed: lru.New[int64, versionedSet](time.Hour, 20000, now),
-		tails: lru.New[tailKey, *tailBatch](10*time.Minute, 4096, now), codec: cursorCodec{key: cfg.CursorKey}}
+		tails: lru.New[tailKey, *tailBatch](10*time.Minute, 4096, now), keys: keys}
 }
+
+// Attach makes the service one instance of a site: changes made through any instance reach
+// it through b, and while b is not listening nothing is served from the anonymous cache.
+func (s *Service) Attach(b *site.Bus) {
+	s.bus = b
+	b.Subscribe(s.siteChanged)
+}
+
+// siteChanged drops what the changes may have made stale: the anonymous pages after any
+// change in content or access, the cursor keys after a rotation, everything after a reset.
+func (s *Service) siteChanged(changes []db.SiteChange, reset bool) {
+	keys, content := reset, reset
+	for _, c := range changes {
+		if c.Kind == "cursor_keys" {
+			keys = true
+		} else {
+			content = true
+		}
+	}
+	if keys {
+		s.keys.forget()
+	}
+	if content {
+		s.anon.clear()
+	}
+}
+
+// cacheable reports whether anonymous pages may be served from and kept in the cache: when
+// this instance hears of every change on the site.
+func (s *Service) cacheable() bool { return s.bus == nil || s.bus.Up() }
 
 // Timeline returns one page of the viewer's ranked feed (viewer nil: the anonymous front
 // page): a first page when q has no cursor, the page at the cursor otherwise.
@@ -79,6 +117,9 @@ func (s *Service) Timeline(ctx context.Context, viewer *tributary.User, q tribut
 		return s.page(ctx, viewer, q)
 	}
 	q.IncludeSeen = false // nothing is seen by nobody
+	if !s.cacheable() {
+		return s.page(ctx, nil, q)
+	}
 	t, hit, err := s.anon.get(ctx, q.Signature()+"&cursor="+q.Cursor, func(ctx context.Context) (tributary.Timeline, error) {
 		return s.page(ctx, nil, q)
 	})
@@ -90,6 +131,7 @@ func (s *Service) Timeline(ctx context.Context, viewer *tributary.User, q tribut
 
 // request is one timeline request's state.
 type request struct {
+	codec cursorCodec
 	src   *source
 	fence Fence
 	key   FenceKey
@@ -104,9 +146,13 @@ func (s *Service) request(ctx context.Context, viewer *tributary.User, q tributa
 	if err != nil {
 		return nil, err
 	}
+	codec, err := s.keys.get(ctx)
+	if err != nil {
+		return nil, err
+	}
 	path := s.path(q, v, now)
 	src := &source{s: s, viewer: viewer, v: v, q: q, now: now, path: path, items: map[int64]tributary.Item{}}
-	return &request{src: src, now: now, key: key,
+	return &request{codec: codec, src: src, now: now, key: key,
 		fence: Fence{Store: newFenceStore(s.store, now, pre), Source: src, HeadSize: s.cfg.HeadSize}}, nil
 }
 
@@ -125,6 +171,13 @@ func fenceKey(viewer *tributary.User, q tributary.FeedQuery) FenceKey {
 func (s *Service) AnonPage(ctx context.Context, q tributary.FeedQuery, kind string, render func(tributary.Timeline) ([]byte, error)) ([]byte, error) {
 	q.IncludeSeen = false
 	key := q.Signature() + "&cursor=" + q.Cursor
+	if !s.cacheable() {
+		t, err := s.page(ctx, nil, q)
+		if err != nil {
+			return nil, err
+		}
+		return render(t)
+	}
 	if b, ok, err := s.anon.rendered(key, kind, render); ok || err != nil {
 		return b, err
 	}
@@ -140,7 +193,7 @@ func (s *Service) page(ctx context.Context, viewer *tributary.User, q tributary.
 	var c Cursor
 	if q.Cursor != "" {
 		var err error
-		if c, err = s.codec.decode(q.Cursor, fenceKey(viewer, q), now); err != nil {
+		if c, err = s.keys.decode(ctx, q.Cursor, fenceKey(viewer, q), now); err != nil {
 			return tributary.Timeline{}, err
 		}
 	}
@@ -148,6 +201,7 @@ func (s *Service) page(ctx context.Context, viewer *tributary.User, q tributary.
 	if err != nil {
 		return tributary.Timeline{}, err
 	}
+
 	var p Page
 	refreshed := false
 	if q.Cursor == "" {
@@ -176,7 +230,7 @@ func (r *request) timeline(p Page, newerThan time.Time) tributary.Timeline {
 		}
 	}
 	if p.Next != nil {
-		t.NextCursor = r.src.s.codec.encode(r.key, *p.Next, r.now)
+		t.NextCursor = r.codec.encode(r.key, *p.Next, r.now)
 	}
 	if !p.Fencepost.IsZero() {
 		t.Fencepost = FormatFencepost(p.Fencepost)

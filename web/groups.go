@@ -70,7 +70,7 @@ func (s *Server) onGroup(act func(s *Server, r *http.Request, g db.Group, viewer
 			s.fail(w, r, err)
 			return
 		}
-		s.feed.AccessChanged()
+		s.accessChanged(r.Context())
 		if msg != "" {
 			s.flash(r, msg)
 		}

@@ -16,6 +16,7 @@ import (
 	"tributary"
 	"tributary/db"
 	"tributary/feed"
+	"tributary/site"
 	"tributary/views"
 )
 
@@ -23,6 +24,7 @@ import (
 type Server struct {
 	store    *db.Store
 	feed     *feed.Service
+	bus      *site.Bus // nil: this process is the whole site
 	sessions *scs.SessionManager
 	log      *slog.Logger
 	now      func() time.Time
@@ -37,6 +39,7 @@ type Server struct {
 type Config struct {
 	Store        *db.Store
 	Feed         *feed.Service // defaults to a service with the default configuration
+	Bus          *site.Bus     // the site's event path, when instances share the database
 	Log          *slog.Logger
 	Now          func() time.Time // defaults to time.Now
 	HashCost     int              // defaults to bcrypt.DefaultCost
@@ -56,7 +59,7 @@ func NewServer(cfg Config) *Server {
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
 	sm.Cookie.Secure = cfg.SecureCookie
-	s := &Server{store: cfg.Store, feed: cfg.Feed, sessions: sm, log: cfg.Log, now: cfg.Now, hashCost: cfg.HashCost}
+	s := &Server{store: cfg.Store, feed: cfg.Feed, bus: cfg.Bus, sessions: sm, log: cfg.Log, now: cfg.Now, hashCost: cfg.HashCost}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -96,6 +99,14 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, c te
 	if err := c.Render(r.Context(), w); err != nil {
 		s.log.Error("render", "path", r.URL.Path, "err", err)
 	}
+}
+
+// accessChanged is called after a change in who may read what (or a deletion) committed:
+// this instance's caches drop at once, and every other instance's before the response goes
+// out, so the change holds everywhere from the next request on.
+func (s *Server) accessChanged(ctx context.Context) {
+	s.feed.AccessChanged()
+	s.bus.Sync(ctx)
 }
 
 // flash shows msg on the next page rendered for this session.

@@ -53,7 +53,7 @@ func (s *Server) onUser(w http.ResponseWriter, r *http.Request, act func(viewer,
 		s.fail(w, r, err)
 		return
 	}
-	s.feed.AccessChanged()
+	s.accessChanged(r.Context())
 	if msg != "" {
 		s.flash(r, msg)
 	}
@@ -80,7 +80,7 @@ func (s *Server) setVisibility(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.feed.AccessChanged()
+	s.accessChanged(r.Context())
 	s.flash(r, "Your posts are now "+r.PostFormValue("visibility")+".")
 	http.Redirect(w, r, "/settings", http.StatusSeeOther)
 }
@@ -96,7 +96,7 @@ func (s *Server) onFollower(act func(s *Server, r *http.Request, owner, follower
 			s.fail(w, r, err)
 			return
 		}
-		s.feed.AccessChanged()
+		s.accessChanged(r.Context())
 		http.Redirect(w, r, "/settings", http.StatusSeeOther)
 	}
 }
@@ -124,7 +124,7 @@ func (s *Server) deletePost(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.feed.AccessChanged()
+	s.accessChanged(r.Context())
 	s.flash(r, "Deleted.")
 	http.Redirect(w, r, "/u/"+u.Handle, http.StatusSeeOther)
 }

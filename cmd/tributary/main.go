@@ -34,6 +34,7 @@ Commands:
   seed       fill the database with deterministic demo or benchmark data
   import     import shares from a CSV or JSONL file
   snapshot   refresh the ranked feed's snapshot now (serve refreshes it hourly)
+  keys       rotate the site's cursor keys (every instance follows)
   cluster    start, stop or locate this checkout's private PostgreSQL cluster
   bench      benchmark the feed on the bench dataset; writes BENCHMARKS.md
 
@@ -58,6 +59,7 @@ var commands = map[string]command{
 	"cluster":  cmdCluster,
 	"snapshot": cmdSnapshot,
 	"bench":    cmdBench,
+	"keys":     cmdKeys,
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {

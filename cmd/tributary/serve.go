@@ -16,6 +16,7 @@ import (
 	"tributary/db"
 	"tributary/feed"
 	"tributary/jobs"
+	"tributary/site"
 	"tributary/web"
 )
 
@@ -30,9 +31,13 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	poll := fs.Int("poll-seconds", envInt(e, "TRIBUTARY_POLL_SECONDS", 15), "how often open feeds check for new items; -1 never (env TRIBUTARY_POLL_SECONDS)")
 	seenGrace := fs.Duration("seen-grace", envDuration(e, "TRIBUTARY_SEEN_GRACE", 10*time.Minute), "dwell younger than this does not hide an item yet (env TRIBUTARY_SEEN_GRACE)")
 	dwellFlush := fs.Int("dwell-flush-ms", envInt(e, "TRIBUTARY_DWELL_FLUSH_MS", 0), "how often pages report card dwell, in ms (0: 5000)")
+	cursorKey := fs.String("cursor-key", e.getenv("TRIBUTARY_CURSOR_KEY"), "sign cursors with this secret (at least 32 characters) instead of the site's keys in the database (env TRIBUTARY_CURSOR_KEY)")
 	secure := fs.Bool("secure-cookie", e.getenv("TRIBUTARY_SECURE_COOKIE") == "1", "mark the session cookie Secure (serve behind HTTPS; env TRIBUTARY_SECURE_COOKIE=1)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cursorKey != "" && len(*cursorKey) < 32 {
+		return fmt.Errorf("serve: --cursor-key: must be at least 32 characters, got %d", len(*cursorKey))
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -54,8 +59,11 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 
 	fcfg := feed.DefaultConfig()
 	fcfg.SeenGrace = *seenGrace
+	fcfg.CursorKey = []byte(*cursorKey)
 	feeds := feed.New(store, fcfg, time.Now)
-	srv := web.NewServer(web.Config{Store: store, Feed: feeds, Log: log, SecureCookie: *secure,
+	bus := site.New(store, log)
+	feeds.Attach(bus)
+	srv := web.NewServer(web.Config{Store: store, Feed: feeds, Bus: bus, Log: log, SecureCookie: *secure,
 		PollSeconds: *poll, DwellFlushMs: *dwellFlush})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -65,6 +73,11 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	busDone := make(chan struct{})
+	go func() {
+		defer close(busDone)
+		bus.Run(ctx)
+	}()
 	jobsDone := make(chan struct{})
 	go func() {
 		defer close(jobsDone)
@@ -91,6 +104,11 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 					n, err := store.EvictFences(ctx, time.Now().Add(-24*time.Hour))
 					return fmt.Sprintf("%d fences and fenceposts older than a day evicted", n), err
 				}},
+			jobs.Job{Name: "site-log-prune", Every: 10 * time.Minute, Jitter: 0.2,
+				Run: func(ctx context.Context) (string, error) {
+					n, err := store.PruneSite(ctx, time.Now().Add(-time.Hour))
+					return fmt.Sprintf("%d site changes and instances older than an hour pruned", n), err
+				}},
 			jobs.Job{Name: "session-cleanup", Every: time.Hour, Jitter: 0.1,
 				Run: func(ctx context.Context) (string, error) {
 					n, err := store.DeleteExpiredSessions(ctx)
@@ -112,6 +130,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	err = httpSrv.Shutdown(shutdownCtx)
 	cancel()
 	<-jobsDone
+	<-busDone
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: shutdown: %w", err)
 	}

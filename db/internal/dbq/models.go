@@ -6,6 +6,8 @@ package dbq
 
 import (
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 type Anchor struct {
@@ -17,6 +19,12 @@ type Anchor struct {
 type Ban struct {
 	UserID    int64
 	BannedID  int64
+	CreatedAt time.Time
+}
+
+type CursorKey struct {
+	ID        int32
+	Secret    []byte
 	CreatedAt time.Time
 }
 
@@ -173,6 +181,21 @@ type Session struct {
 	Token  string
 	Data   []byte
 	Expiry time.Time
+}
+
+type SiteChange struct {
+	ID   int64
+	Xid  int64
+	Kind string
+	Ids  []int64
+	At   time.Time
+}
+
+type SiteInstance struct {
+	ID        pgtype.UUID
+	Acked     int64
+	SeenAt    time.Time
+	StartedAt time.Time
 }
 
 type SnapshotDirty struct {
