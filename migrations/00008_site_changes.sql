@@ -55,9 +55,30 @@ END
 $$;
 -- +goose StatementEnd
 
--- Posts: deletions and access refolds (inserts are shares: read from posts by whoever needs them).
+-- +goose StatementBegin
+-- Posts: deletions, and changes of access of posts someone could read. A share's post is
+-- inserted readable by nobody and folded in the same transaction: not a change anyone saw.
+-- Inserts are shares: read from posts by whoever needs them.
+CREATE FUNCTION record_post_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    subjects bigint[];
+    n        bigint;
+BEGIN
+    SELECT count(*), array_agg(nw.id) INTO n, subjects
+      FROM old_posts o JOIN new_posts nw ON nw.id = o.id
+     WHERE (o.deleted_at IS NULL AND nw.deleted_at IS NOT NULL)
+        OR ((o.is_public OR o.protected_owner_ids <> '{}' OR o.private_feed_ids <> '{}')
+            AND (o.is_public, o.protected_owner_ids, o.private_feed_ids)
+                IS DISTINCT FROM (nw.is_public, nw.protected_owner_ids, nw.private_feed_ids));
+    IF n > 0 THEN
+        INSERT INTO site_changes (kind, ids) VALUES ('posts', CASE WHEN n > 1000 THEN '{}' ELSE subjects END);
+    END IF;
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
 CREATE TRIGGER posts_site_change AFTER UPDATE ON posts
-    REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION record_site_change('id');
+    REFERENCING OLD TABLE AS old_posts NEW TABLE AS new_posts FOR EACH STATEMENT EXECUTE FUNCTION record_post_change();
 CREATE TRIGGER feeds_site_change AFTER UPDATE ON feeds
     REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION record_site_change('id');
 CREATE TRIGGER feed_readers_site_added AFTER INSERT ON feed_readers
@@ -106,6 +127,7 @@ DROP TRIGGER feed_readers_site_removed ON feed_readers;
 DROP TRIGGER feed_readers_site_added ON feed_readers;
 DROP TRIGGER feeds_site_change ON feeds;
 DROP TRIGGER posts_site_change ON posts;
+DROP FUNCTION record_post_change;
 DROP FUNCTION record_site_change;
 DROP SEQUENCE site_wake_seq;
 DROP TABLE site_instances;

@@ -91,6 +91,11 @@ func TestInstancesShareCursorsAndAccessChanges(t *testing.T) {
 			t.Fatalf("share: %d %s", r.status, r.body)
 		}
 	}
+	// Shares are not changes of access: they leave every instance's anonymous cache alone.
+	var logged int
+	if err := a.store.Pool.QueryRow(context.Background(), "SELECT count(*) FROM site_changes WHERE kind = 'posts'").Scan(&logged); err != nil || logged != 0 {
+		t.Fatalf("shares recorded %d post changes (%v), want none", logged, err)
+	}
 	bob := a.client()
 	bob.signup("bob")
 	bob.post("/u/ada/follow", url.Values{})

@@ -28,9 +28,9 @@ func (q *Queries) InsertFeedPost(ctx context.Context, arg InsertFeedPostParams) 
 
 const insertPost = `-- name: InsertPost :one
 INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
-                   link_hosts, linked_urls, image_count, url_count, sci_score, tags, created_at)
+                   link_hosts, linked_urls, image_count, url_count, sci_score, tags, created_at, is_public)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
-        $11, $12, $13, $14, $15, $16, $17)
+        $11, $12, $13, $14, $15, $16, $17, false)
 ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
 RETURNING id
 `
@@ -55,6 +55,8 @@ type InsertPostParams struct {
 	CreatedAt    time.Time
 }
 
+// Readable by nobody until its access is folded from its feeds, in the same transaction (so
+// the fold is not recorded as a change of access: see record_post_change).
 func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (int64, error) {
 	row := q.db.QueryRow(ctx, insertPost,
 		arg.AuthorID,
