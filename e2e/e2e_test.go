@@ -117,13 +117,21 @@ func startServer(t *testing.T, extraArgs ...string) *server {
 	return nil
 }
 
-// newPage opens a fresh browser context (its own cookies) and saves a screenshot of the
-// page when the test fails.
+// newPage opens a fresh browser context (its own cookies) whose every page and fragment is
+// audited for accessibility (see axe_test.go), and saves a screenshot of the page when the
+// test fails.
 func newPage(t *testing.T) playwright.Page {
 	t.Helper()
-	bctx, err := browser.NewContext(playwright.BrowserNewContextOptions{
-		Viewport: &playwright.Size{Width: 1100, Height: 900},
-	})
+	return newPageWith(t, playwright.BrowserNewContextOptions{Viewport: &playwright.Size{Width: 1100, Height: 900}})
+}
+
+func newPageWith(t *testing.T, opts playwright.BrowserNewContextOptions) playwright.Page {
+	t.Helper()
+	bctx, err := browser.NewContext(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	audit, err := auditAccessibility(t, bctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +148,7 @@ func newPage(t *testing.T) playwright.Page {
 				t.Logf("screenshot saved to e2e/%s", path)
 			}
 		}
+		t.Logf("accessibility: %d documents and fragments audited", audit.wait(page))
 		bctx.Close()
 	})
 	return page

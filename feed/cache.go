@@ -1,7 +1,11 @@
 package feed
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -32,7 +36,35 @@ type cacheEntry struct {
 	// Encoded answers of this timeline (JSON, HTML), made once and served as bytes: a hit
 	// is then a map lookup and a write.
 	mu      sync.Mutex
-	renders map[string][]byte
+	renders map[string]*Encoded
+}
+
+// Encoded is an answer made once: its bytes, their gzip compression (made on first demand,
+// once) and an entity tag naming them.
+type Encoded struct {
+	Body []byte
+	ETag string // a weak tag: the identity and gzip forms are the same answer
+
+	gzipOnce sync.Once
+	gzip     []byte
+}
+
+// NewEncoded wraps an answer's bytes.
+func NewEncoded(body []byte) *Encoded {
+	h := sha256.Sum256(body)
+	return &Encoded{Body: body, ETag: `W/"` + base64.RawURLEncoding.EncodeToString(h[:12]) + `"`}
+}
+
+// Gzip returns the answer compressed with gzip, compressing it the first time.
+func (e *Encoded) Gzip() []byte {
+	e.gzipOnce.Do(func() {
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
+		zw.Write(e.Body)
+		zw.Close()
+		e.gzip = buf.Bytes()
+	})
+	return e.gzip
 }
 
 func newAnonCache(ttl time.Duration, max int, now func() time.Time) *anonCache {
@@ -86,15 +118,15 @@ func (c *anonCache) entry(key string) *cacheEntry {
 
 // rendered returns the encoding kind of key's cached timeline (as a cache hit), making it
 // once with render.
-func (c *anonCache) rendered(key, kind string, render func(tributary.Timeline) ([]byte, error)) ([]byte, bool, error) {
+func (c *anonCache) rendered(key, kind string, render func(tributary.Timeline) ([]byte, error)) (*Encoded, bool, error) {
 	e := c.entry(key)
 	if e == nil {
 		return nil, false, nil
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if b, ok := e.renders[kind]; ok {
-		return b, true, nil
+	if enc, ok := e.renders[kind]; ok {
+		return enc, true, nil
 	}
 	t := e.val
 	t.Path = tributary.PathCache
@@ -103,10 +135,11 @@ func (c *anonCache) rendered(key, kind string, render func(tributary.Timeline) (
 		return nil, false, err
 	}
 	if e.renders == nil {
-		e.renders = map[string][]byte{}
+		e.renders = map[string]*Encoded{}
 	}
-	e.renders[kind] = b
-	return b, true, nil
+	enc := NewEncoded(b)
+	e.renders[kind] = enc
+	return enc, true, nil
 }
 
 func (c *anonCache) store(key string, t tributary.Timeline) {

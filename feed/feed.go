@@ -168,24 +168,23 @@ func fenceKey(viewer *tributary.User, q tributary.FeedQuery) FenceKey {
 // AnonPage answers an anonymous request already encoded: from the cache as bytes when the
 // timeline is cached (render makes the encoding once per cached timeline and kind), or by
 // computing the timeline and rendering it.
-func (s *Service) AnonPage(ctx context.Context, q tributary.FeedQuery, kind string, render func(tributary.Timeline) ([]byte, error)) ([]byte, error) {
+func (s *Service) AnonPage(ctx context.Context, q tributary.FeedQuery, kind string, render func(tributary.Timeline) ([]byte, error)) (*Encoded, error) {
 	q.IncludeSeen = false
 	key := q.Signature() + "&cursor=" + q.Cursor
-	if !s.cacheable() {
-		t, err := s.page(ctx, nil, q)
-		if err != nil {
-			return nil, err
+	if s.cacheable() {
+		if enc, ok, err := s.anon.rendered(key, kind, render); ok || err != nil {
+			return enc, err
 		}
-		return render(t)
-	}
-	if b, ok, err := s.anon.rendered(key, kind, render); ok || err != nil {
-		return b, err
 	}
 	t, err := s.Timeline(ctx, nil, q)
 	if err != nil {
 		return nil, err
 	}
-	return render(t)
+	b, err := render(t)
+	if err != nil {
+		return nil, err
+	}
+	return NewEncoded(b), nil
 }
 
 func (s *Service) page(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery) (tributary.Timeline, error) {

@@ -15,11 +15,27 @@ import (
 // Page is what every page's layout needs.
 type Page struct {
 	Title string
+	// Description is the page's summary for search engines and link previews; Preview asks
+	// for Open Graph and Twitter card tags (pages worth sharing: users, groups); URL is the
+	// page's absolute address.
+	Description string
+	Preview     bool
+	URL         string
 	User  *tributary.User // nil when anonymous
 	Flash string
 	Now   time.Time
 	// DwellFlushMs is how often the dwell tracker reports (tests shorten it); "" for the default.
 	DwellFlushMs string
+}
+
+// DefaultDescription describes the site, for pages without a summary of their own.
+const DefaultDescription = "Tributary is a knowledge feed: papers, models, repositories and posts shared by people you follow, ranked, deduplicated and explained."
+
+func (p Page) description() string {
+	if p.Description != "" {
+		return p.Description
+	}
+	return DefaultDescription
 }
 
 // FieldErrors maps a form field to its message; "" holds form-wide errors.
@@ -129,25 +145,27 @@ func FirstImage(p tributary.Post) string {
 	return ""
 }
 
-// sharersLabel says who shared an item: "Ada and 3 others".
-func sharersLabel(it tributary.Item) string {
+// (The stack beside it is a picture of the same.)
+// sharersText names the sharer to show first (a followee is the most meaningful) and says
+// how many others shared the item: "Shared by <first> and 3 others".
+func sharersText(it tributary.Item) (first tributary.UserRef, rest string) {
 	if len(it.Sharers) == 0 {
-		return ""
+		return tributary.UserRef{}, ""
 	}
-	first := it.Sharers[0].Name
-	for _, s := range it.Sharers { // a followee is the most meaningful name to show
+	first = it.Sharers[0].UserRef
+	for _, s := range it.Sharers {
 		if s.Followed {
-			first = s.Name
+			first = s.UserRef
 			break
 		}
 	}
 	switch n := max(it.ShareCount, len(it.Sharers)) - 1; n {
 	case 0:
-		return "Shared by " + first
+		return first, ""
 	case 1:
-		return "Shared by " + first + " and 1 other"
+		return first, " and 1 other"
 	default:
-		return fmt.Sprintf("Shared by %s and %d others", first, n)
+		return first, fmt.Sprintf(" and %d others", n)
 	}
 }
 

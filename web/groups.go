@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -54,7 +55,11 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v := views.GroupView{Group: gp.Group, Members: gp.Members, Role: gp.Role, State: gp.State,
 		Posts: views.PostList{Posts: gp.Posts, OlderURL: olderURL("/g/"+gp.Group.Name, gp.Next), Empty: "No posts to show."}}
-	s.render(w, r, http.StatusOK, views.GroupPage(s.page(r, gp.Group.Title), v))
+	pg := s.page(r, gp.Group.Title)
+	pg.Preview, pg.URL = true, absoluteURL(r, "/g/"+gp.Group.Name)
+	pg.Description = fmt.Sprintf("%s, a %s group on Tributary: papers, models, repositories and posts its members shared.",
+		gp.Group.Title, gp.Group.Access)
+	s.render(w, r, http.StatusOK, views.GroupPage(pg, v))
 }
 
 // onGroup runs an action of the viewer on the group named in the path, then goes back to it.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -39,7 +40,10 @@ func (s *Server) userPage(w http.ResponseWriter, r *http.Request) {
 	}
 	pr := views.Profile{Profile: p, IsSelf: viewerID == p.User.ID, LoggedIn: viewer != nil,
 		Posts: views.PostList{Posts: p.Posts, OlderURL: olderURL("/u/"+p.User.Handle, p.Next), Empty: "No posts to show."}}
-	s.render(w, r, http.StatusOK, views.UserPage(s.page(r, p.User.DisplayName+" (@"+p.User.Handle+")"), pr))
+	pg := s.page(r, p.User.DisplayName+" (@"+p.User.Handle+")")
+	pg.Preview, pg.URL = true, absoluteURL(r, "/u/"+p.User.Handle)
+	pg.Description = fmt.Sprintf("%s (@%s) on Tributary: papers, models, repositories and posts they shared.", p.User.DisplayName, p.User.Handle)
+	s.render(w, r, http.StatusOK, views.UserPage(pg, pr))
 }
 
 func (s *Server) shareForm(w http.ResponseWriter, r *http.Request) {

@@ -10,7 +10,8 @@ import (
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.Handle("GET /static/", http.StripPrefix("/static/", static.Handler()))
+	mux.Handle("GET "+static.Prefix, static.Handler())
+	mux.Handle("GET /favicon.ico", static.Favicon())
 	mux.HandleFunc("GET /preview/{key}", s.preview)
 
 	mux.HandleFunc("GET /{$}", s.home)
@@ -52,5 +53,5 @@ func (s *Server) Handler() http.Handler {
 	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errCSRF)
 	}))
-	return s.recoverPanics(s.logRequests(csrf.Handler(s.sessions.LoadAndSave(s.loadUser(mux)))))
+	return s.recoverPanics(s.logRequests(compress(csrf.Handler(s.sessions.LoadAndSave(s.loadUser(mux))))))
 }

@@ -93,6 +93,15 @@ func (s *Server) page(r *http.Request, title string) views.Page {
 	}
 }
 
+// absoluteURL is path on the host the request came to (for link previews).
+func absoluteURL(r *http.Request, path string) string {
+	scheme := "http"
+	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + path
+}
+
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)

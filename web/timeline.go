@@ -31,7 +31,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 			s.failFeed(w, r, err)
 			return
 		}
-		writeBytes(w, "text/html; charset=utf-8", b)
+		serveAnon(w, r, "text/html; charset=utf-8", b)
 		return
 	}
 	t, err := s.feed.Timeline(r.Context(), u, q)
@@ -95,7 +95,7 @@ func (s *Server) failFeed(w http.ResponseWriter, r *http.Request, err error) {
 
 func (s *Server) feedView(r *http.Request, q tributary.FeedQuery, t tributary.Timeline) views.FeedView {
 	fv := views.FeedView{Timeline: t, Base: "/?" + dropParam(r.URL.Query(), "cursor"), IncludeSeen: q.IncludeSeen,
-		PollSeconds: s.pollSeconds}
+		PollSeconds: s.pollSeconds, FirstPage: !isHTMX(r)}
 	if currentUser(r.Context()) == nil {
 		fv.Heading = "What people are reading"
 		fv.Intro = "Papers, models, repositories and posts that trusted members shared. Sign up to follow people and get your own feed."
@@ -164,7 +164,7 @@ func (s *Server) apiTimeline(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, err)
 			return
 		}
-		writeBytes(w, "application/json", b)
+		serveAnon(w, r, "application/json", b)
 		return
 	}
 	t, err := s.feed.Timeline(r.Context(), currentUser(r.Context()), q)
