@@ -9,6 +9,7 @@ import (
 // gone again after removal, also on the feed page whose fencepost was committed before the
 // removal.
 func TestPrivateAccountApproveAndRemove(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "--poll-seconds", "-1")
 	f := newFixture(t, srv)
 	f.user("priv", "Pri Vate", false)

@@ -130,15 +130,31 @@ func (a *axeAudit) report(fn func()) {
 
 // wait lets the audits of the page's current document finish, then stops reporting.
 func (a *axeAudit) wait(page playwright.Page) int {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err := page.Evaluate("() => window.__tributaryAxePending"); err == nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		page.Evaluate("() => Promise.race([window.__tributaryAxePending, new Promise(r => setTimeout(r, 10000))])")
+	}()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second): // a page that no longer answers
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.done = true
 	return a.audited
 }
+
+// recorded is an errorer that keeps what it is told.
+type recorded struct {
+	mu     sync.Mutex
+	errors []string
+}
+
+func (r *recorded) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+func (r *recorded) Logf(string, ...any) {}

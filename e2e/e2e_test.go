@@ -55,6 +55,8 @@ func runMain(m *testing.M) int {
 	browser, err = pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
 		ExecutablePath: playwright.String(exe),
 		Headless:       playwright.Bool(true),
+		// As a real browser: pages go into the back-forward cache (Playwright turns it off).
+		IgnoreDefaultArgs: []string{"--disable-back-forward-cache"},
 		Args: []string{"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 			"--disable-background-networking", "--disable-component-update", "--disable-sync"},
 	})

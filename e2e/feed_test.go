@@ -31,6 +31,7 @@ func share(t *testing.T, page playwright.Page, base, url, title string) {
 }
 
 func TestSignupShareAndSeeOwnPage(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	page := newPage(t)
 	signup(t, page, srv.URL, "ada")
@@ -46,6 +47,7 @@ func TestSignupShareAndSeeOwnPage(t *testing.T) {
 }
 
 func TestFollowerSeesShareOnHome(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	ada, grace := newPage(t), newPage(t)
 	signup(t, ada, srv.URL, "ada")
@@ -65,6 +67,7 @@ func TestFollowerSeesShareOnHome(t *testing.T) {
 }
 
 func TestBadSignupShowsMessage(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	page := newPage(t)
 	_, err := page.Goto(srv.URL + "/signup")

@@ -81,6 +81,7 @@ func login(t *testing.T, page playwright.Page, base, handle string) {
 }
 
 func TestAnonymousFrontPageShowsRankedCards(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	f := newFixture(t, srv)
 	f.user("vera", "Vera VIP", true)
@@ -109,6 +110,7 @@ func TestAnonymousFrontPageShowsRankedCards(t *testing.T) {
 }
 
 func TestPaperAndTweetsCollapseIntoOneCard(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	f := newFixture(t, srv)
 	f.user("reader", "Rea Der", false)

@@ -65,6 +65,7 @@ func apiWalk(t *testing.T, page playwright.Page, base string) []string {
 }
 
 func TestInfiniteScrollMatchesAPIWalk(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "--poll-seconds", "-1")
 	f := newFixture(t, srv)
 	f.user("reader", "Rea Der", false)
@@ -101,6 +102,7 @@ func TestInfiniteScrollMatchesAPIWalk(t *testing.T) {
 }
 
 func TestTamperedCursorShowsRefreshedPage(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	page := newPage(t)
 	_, err := page.Goto(srv.URL + "/?cursor=v1.dGFtcGVyZWQ.AAAA")
@@ -111,6 +113,7 @@ func TestTamperedCursorShowsRefreshedPage(t *testing.T) {
 }
 
 func TestSeenCardsHideAfterGrace(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "--seen-grace", "1s", "--dwell-flush-ms", "300", "--poll-seconds", "-1")
 	f := newFixture(t, srv)
 	f.user("reader", "Rea Der", false)
@@ -147,6 +150,7 @@ func TestSeenCardsHideAfterGrace(t *testing.T) {
 }
 
 func TestNewItemsPill(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "--poll-seconds", "1")
 	f := newFixture(t, srv)
 	f.user("reader", "Rea Der", false)

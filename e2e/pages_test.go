@@ -1,0 +1,97 @@
+package e2e
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+// Going back to a long-scrolled feed restores it at once, at the same place: the page is
+// kept in the back-forward cache (its answers are "private, no-cache", never "no-store").
+func TestBackToAScrolledFeedRestoresIt(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, "--poll-seconds", "-1")
+	f := newFixture(t, srv)
+	f.user("reader", "Rea Der", false)
+	for _, h := range []string{"ada", "bob", "cy"} {
+		f.user(h, h, false)
+		f.follow("reader", h)
+	}
+	for i := range 90 {
+		h := []string{"ada", "bob", "cy"}[i%3]
+		f.share(h, fmt.Sprintf("https://blog.example.com/%s/%d", h, i), fmt.Sprintf("Post %d", i), time.Duration(i+2)*time.Hour)
+	}
+	f.refresh()
+
+	page := newPage(t)
+	login(t, page, srv.URL, "reader")
+	cards := page.GetByTestId("card")
+	for n := 20; n <= 60; n += 20 { // three pages down
+		must(t, page.GetByTestId("sentinel").ScrollIntoViewIfNeeded())
+		must(t, expect.Locator(cards).ToHaveCount(n+20))
+	}
+	card := cards.Nth(55)
+	must(t, card.ScrollIntoViewIfNeeded())
+	before := itemIDs(t, page)
+	y, err := page.Evaluate("() => window.scrollY")
+	must(t, err)
+	// Meanwhile more was shared: a freshly ranked first page would differ.
+	f.share("ada", "https://blog.example.com/ada/new", "Brand new", 0)
+
+	_, err = card.Locator("a.sharer").Evaluate("a => a.click()", nil)
+	must(t, err)
+	must(t, page.WaitForURL("**/u/**"))
+	// A page restored from the back-forward cache fires no load event: wait for the commit.
+	_, err = page.GoBack(playwright.PageGoBackOptions{WaitUntil: playwright.WaitUntilStateCommit})
+	must(t, err)
+	must(t, expect.Locator(cards).ToHaveCount(len(before)))
+	if after := itemIDs(t, page); !slices.Equal(after, before) {
+		t.Fatalf("after going back the feed shows other items:\nbefore %v\nafter  %v", before, after)
+	}
+	y2, err := page.Evaluate("() => window.scrollY")
+	must(t, err)
+	if fmt.Sprint(y) != fmt.Sprint(y2) {
+		t.Fatalf("scroll position %v before, %v after going back", y, y2)
+	}
+}
+
+// Every page on a phone-sized screen, in the dark theme: readable (no horizontal scroll) and,
+// like every page of the suite, free of serious accessibility violations in that theme.
+func TestPagesOnAPhoneInTheDarkTheme(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, "--poll-seconds", "-1")
+	f := newFixture(t, srv)
+	f.user("vip", "Vi Pea", true)
+	f.user("reader", "Rea Der", false)
+	f.follow("reader", "vip")
+	for i := range 8 {
+		f.share("vip", fmt.Sprintf("https://arxiv.org/abs/2401.%05d", 100+i), fmt.Sprintf("A fairly long paper title about transformers and their many uses, number %d", i), time.Duration(i+1)*time.Hour)
+	}
+	f.refresh()
+	page := newPageWith(t, playwright.BrowserNewContextOptions{
+		Viewport: &playwright.Size{Width: 375, Height: 740}, IsMobile: playwright.Bool(true), HasTouch: playwright.Bool(true),
+		ColorScheme: playwright.ColorSchemeDark,
+	})
+	check := func(path string) {
+		t.Helper()
+		_, err := page.Goto(srv.URL + path)
+		must(t, err)
+		w, err := page.Evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+		must(t, err)
+		if fmt.Sprint(w) != "0" {
+			t.Errorf("%s scrolls sideways by %vpx on a phone", path, w)
+		}
+	}
+	for _, p := range []string{"/", "/login", "/signup", "/groups", "/u/vip"} {
+		check(p)
+	}
+	login(t, page, srv.URL, "reader")
+	must(t, page.GetByTestId("why").First().Locator("summary").Click())
+	for _, p := range []string{"/", "/settings", "/share", "/directs", "/u/reader", "/u/vip"} {
+		check(p)
+	}
+	must(t, expect.Locator(page.GetByTestId("card").First()).ToBeVisible())
+}
