@@ -21,9 +21,9 @@ type Page struct {
 	Description string
 	Preview     bool
 	URL         string
-	User  *tributary.User // nil when anonymous
-	Flash string
-	Now   time.Time
+	User        *tributary.User // nil when anonymous
+	Flash       string
+	Now         time.Time
 	// DwellFlushMs is how often the dwell tracker reports (tests shorten it); "" for the default.
 	DwellFlushMs string
 }
