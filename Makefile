@@ -17,7 +17,7 @@ APT_UPDATED := $(CACHE)/.apt-updated
 export PLAYWRIGHT_DRIVER_PATH := $(PW_DRIVER)
 export TRIBUTARY_CHROMIUM := $(CHROMIUM)
 
-.PHONY: run stop test test-go test-e2e vet generate check-generated bench bench-quick deps deps-postgres deps-browser build fuzz clean
+.PHONY: screenshots run stop test test-go test-e2e vet generate check-generated bench bench-quick deps deps-postgres deps-browser build fuzz clean
 
 run: deps-postgres $(VENDOR_JS) ## Start the app on http://localhost:8080 (private PostgreSQL unless DATABASE_URL is set)
 	go run ./cmd/tributary serve --demo
@@ -101,6 +101,11 @@ static/js/vendor/htmx.min.js: node_modules/.package-lock.json
 
 static/js/vendor/sse.min.js: node_modules/.package-lock.json
 	mkdir -p static/js/vendor && cp node_modules/htmx-ext-sse/dist/sse.min.js $@
+
+# Pictures of the product for the README: the real binary on the demo data in Chromium,
+# written to docs/. Rerun whenever the UI changes, and commit the PNGs.
+screenshots: deps-postgres deps-browser $(VENDOR_JS)
+	TRIBUTARY_SCREENSHOTS=$(ROOT)/docs go test -count=1 -run '^TestScreenshots$$' -v -timeout 10m ./e2e
 
 clean:
 	rm -rf $(CACHE) node_modules static/js/vendor

@@ -25,12 +25,17 @@ type rawGetter struct {
 	body bytes.Buffer
 }
 
-func newRawGetter(base, path string) (*rawGetter, error) {
+// newRawGetter makes a getter of path; headers are extra request header lines ("Name: value").
+func newRawGetter(base, path string, headers ...string) (*rawGetter, error) {
 	u, err := url.Parse(base)
 	if err != nil {
 		return nil, err
 	}
-	req := "GET " + path + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: tributary-bench\r\nAccept: */*\r\n\r\n"
+	req := "GET " + path + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: tributary-bench\r\nAccept: */*\r\n"
+	for _, h := range headers {
+		req += h + "\r\n"
+	}
+	req += "\r\n"
 	return &rawGetter{addr: u.Host, req: []byte(req)}, nil
 }
 

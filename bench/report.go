@@ -76,7 +76,7 @@ func evaluate(r Report) []Target {
 			}
 		}
 	}
-	for _, name := range []string{"anon_json_hit", "anon_html_hit"} {
+	for _, name := range []string{"anon_json_hit", "anon_html_hit", "anon_html_gzip_hit"} {
 		if x, ok := r.result(name); ok {
 			m := fmt.Sprintf("%.0f req/s at concurrency %d", x.RPS, x.Concurrency)
 			if x.AppCPUms > 0 {
@@ -84,7 +84,11 @@ func evaluate(r Report) []Target {
 				m += fmt.Sprintf(" (server CPU %s per request: at most ~%.0f req/s on %d cores)",
 					fmtMs(x.AppCPUms), float64(max(r.Machine.Cores, 1))*1000/x.AppCPUms, r.Machine.Cores)
 			}
-			out = append(out, Target{What: "cached anonymous page ≥ 10,000 requests/s", Scenario: name, Measured: m, Met: x.RPS >= 10_000})
+			what, floor := "cached anonymous page ≥ 10,000 requests/s", 10_000.0
+			if name == "anon_html_gzip_hit" { // as browsers ask for it: compressed once, served as bytes
+				what, floor = "cached anonymous page, gzip, ≥ 20,000 requests/s at 16 clients", 20_000
+			}
+			out = append(out, Target{What: what, Scenario: name, Measured: m, Met: x.RPS >= floor})
 		}
 	}
 	out = append(out, Target{What: "snapshot refresh ≤ 20 s", Measured: fmt.Sprintf("%.1f s", r.Refresh.Seconds), Met: r.Refresh.Seconds > 0 && r.Refresh.Seconds <= 20})

@@ -31,6 +31,8 @@ func (w *world) scenarios(conc, tconc int) []scenario {
 	var out []scenario
 	anon := newClient(w.base, w.tr)
 	out = append(out, w.cachedAnon("anon_html_hit", "anonymous front page, HTML, cache hit", "/", "", tconc),
+		w.cachedAnon("anon_html_gzip_hit", "anonymous front page, HTML, cache hit, gzip", "/", "\x1f\x8b", tconc,
+			"Accept-Encoding: gzip, deflate, br, zstd"),
 		w.cachedAnon("anon_json_hit", "anonymous front page, JSON, cache hit", apiTimeline, `"path":"cache"`, tconc),
 		scenario{Name: "anon_json_miss", Group: "anonymous front page, JSON, cache miss", Kind: "http", Concurrency: conc,
 			Note: "a distinct since= (years before the data) per request: a new cache key and a new fence every time",
@@ -80,13 +82,16 @@ func unloadedSuffix(conc int) string { return fmt.Sprintf("_c%d", conc) }
 // cachedAnon requests the same anonymous page again and again: after the first, every
 // answer comes from the cache. Each worker has its own keep-alive connection and a lean
 // client (rawGetter), since this measures the server's throughput.
-func (w *world) cachedAnon(name, group, path, marker string, conc int) scenario {
+func (w *world) cachedAnon(name, group, path, marker string, conc int, headers ...string) scenario {
 	getters := make([]*rawGetter, conc)
-	return scenario{Name: name, Group: group, Kind: "http", Concurrency: conc,
-		Note: "GET " + path + " without a session, the same URL every time, over one keep-alive connection per worker (a minimal HTTP/1.1 client)",
+	note := "GET " + path + " without a session, the same URL every time, over one keep-alive connection per worker (a minimal HTTP/1.1 client)"
+	if len(headers) > 0 {
+		note += ", sending " + strings.Join(headers, ", ") + " as browsers do"
+	}
+	return scenario{Name: name, Group: group, Kind: "http", Concurrency: conc, Note: note,
 		setup: func(ctx context.Context) error {
 			for i := range getters {
-				g, err := newRawGetter(w.base, path)
+				g, err := newRawGetter(w.base, path, headers...)
 				if err != nil {
 					return err
 				}
