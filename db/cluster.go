@@ -23,6 +23,10 @@ import (
 // in its own directory, so clusters of several checkouts never collide.
 type Cluster struct {
 	Dir string // holds data/, sock/ and the server log
+	// Stock runs the server with PostgreSQL's default settings (max_connections 100,
+	// max_locks_per_transaction 64, durable commits), as a real server has them, rather
+	// than the settings tuned for tests and the demo.
+	Stock bool
 }
 
 const clusterPort = 5432
@@ -78,8 +82,10 @@ func (c Cluster) Start(ctx context.Context, name string, log io.Writer) error {
 		}
 	}
 	if !c.running(ctx, bin) {
-		opts := fmt.Sprintf("-k %s -c listen_addresses='' -p %d -c fsync=off -c synchronous_commit=off"+
-			" -c full_page_writes=off -c max_connections=200 -c shared_buffers=512MB", c.sockDir(), clusterPort)
+		opts := fmt.Sprintf("-k %s -c listen_addresses='' -p %d", c.sockDir(), clusterPort)
+		if !c.Stock {
+			opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=512MB"
+		}
 		if out, err := c.run(ctx, filepath.Join(bin, "pg_ctl"), "start", "-w", "-t", "60", "-D", c.dataDir(),
 			"-l", c.logFile(), "-o", opts); err != nil {
 			return fmt.Errorf("db: start cluster (log: %s): %w\n%s", c.logFile(), err, out)

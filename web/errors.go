@@ -2,12 +2,41 @@ package web
 
 import (
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"tributary"
+	"tributary/db"
 	"tributary/views"
 )
+
+// While the database cannot be reached, pages answer 503 with this message and ask to be
+// retried after a moment.
+const (
+	unavailableMessage = "Tributary is briefly unavailable: it is reconnecting to its database. Please try again in a moment."
+	retryAfter         = "2"
+)
+
+// outageLog logs a database outage once a second, with how many requests it refused,
+// rather than once per request.
+type outageLog struct {
+	mu      sync.Mutex
+	last    time.Time
+	refused int
+}
+
+func (o *outageLog) note(log *slog.Logger, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.refused++
+	if time.Since(o.last) >= time.Second {
+		log.Warn("database unavailable: answering 503", "refused", o.refused, "err", err)
+		o.last, o.refused = time.Now(), 0
+	}
+}
 
 var errCSRF = tributary.Errorf(tributary.EForbidden, "This request came from another site and was refused.")
 
@@ -36,7 +65,12 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := tributary.ErrorCode(err)
 	status := statusOf(code)
 	msg := tributary.ErrorMessage(err)
-	if status == http.StatusInternalServerError {
+	if status == http.StatusInternalServerError && db.Unavailable(err) {
+		// Not a bug: the database is restarting or unreachable. Say so, and when to retry.
+		status, msg = http.StatusServiceUnavailable, unavailableMessage
+		w.Header().Set("Retry-After", retryAfter)
+		s.outage.note(s.log, err)
+	} else if status == http.StatusInternalServerError {
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	if wantsJSON(r) {

@@ -33,6 +33,7 @@ type Server struct {
 	pollSeconds int
 	dwellFlush  string
 	limiter     *eventLimiter
+	outage      outageLog
 }
 
 // Config configures a Server.

@@ -194,3 +194,36 @@ func moduleRoot() (string, error) {
 		dir = parent
 	}
 }
+
+// StockCluster starts a private PostgreSQL server of the test's own with PostgreSQL's default
+// settings (as a real server has them), with a migrated database "tributary"; it is stopped
+// and removed when t ends. Tests that stop and start the server use it, and tests that must
+// hold on a stock server (imports: max_locks_per_transaction 64).
+func StockCluster(t testing.TB) (db.Cluster, string) {
+	t.Helper()
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "tributary-stock-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := db.Cluster{Dir: dir, Stock: true}
+	t.Cleanup(func() {
+		if err := c.Stop(context.Background()); err != nil {
+			t.Errorf("dbtest: stop stock cluster: %v", err)
+		}
+		os.RemoveAll(dir)
+	})
+	if err := c.Start(ctx, "tributary", io.Discard); err != nil {
+		t.Fatalf("dbtest: stock cluster: %v", err)
+	}
+	dsn := c.DSN("tributary")
+	pool, err := db.Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	defer pool.Close()
+	if err := db.Migrate(ctx, pool); err != nil {
+		t.Fatalf("dbtest: migrate: %v", err)
+	}
+	return c, dsn
+}
