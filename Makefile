@@ -34,11 +34,15 @@ vet:
 	go vet ./...
 
 # Unit, integration (real PostgreSQL) and browser tests (e2e/, Chromium via playwright-go),
-# with a short fuzz run of the cursor and URL parsers.
+# with short fuzz runs of every parser of outside input (URLs, cursors, forms, query
+# parameters, event batches).
 test-go:
 	go test -race -count=1 ./...
 	go test -run '^$$' -fuzz '^FuzzCanonicalize$$' -fuzztime 10s .
+	go test -run '^$$' -fuzz '^FuzzForms$$' -fuzztime 5s .
 	go test -run '^$$' -fuzz '^FuzzCursor$$' -fuzztime 10s ./feed
+	go test -run '^$$' -fuzz '^FuzzSeenReport$$' -fuzztime 5s ./web
+	go test -run '^$$' -fuzz '^FuzzRequestQuery$$' -fuzztime 5s ./web
 
 generate: ## Regenerate templ and sqlc output
 	go tool templ generate -log-level warn

@@ -15,6 +15,7 @@ const (
 	ENotFound     = "not_found"    // 404
 	EConflict     = "conflict"     // 409
 	ETooMany      = "too_many"     // rate limited: 429
+	ETooLarge     = "too_large"    // request body over the cap: 413
 	EInternal     = "internal"     // 500, message never shown
 )
 

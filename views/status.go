@@ -13,6 +13,8 @@ func StatusTitle(status int) string {
 		return "Not allowed"
 	case http.StatusTooManyRequests:
 		return "Slow down"
+	case http.StatusRequestEntityTooLarge:
+		return "Too much at once"
 	case http.StatusServiceUnavailable:
 		return "Back in a moment"
 	}

@@ -17,6 +17,9 @@ func (s *Server) signupForm(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
+	if s.limited(w, r, signupPerAddress, clientAddress(r)) {
+		return
+	}
 	f := parseForm(r)
 	handle := strings.TrimSpace(f.Get("handle"))
 	password := f.Get("password")
@@ -67,12 +70,20 @@ const errBadLogin = "Handle or password is incorrect."
 
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	f := parseForm(r)
+	if s.limited(w, r, loginPerAddress, clientAddress(r)) || s.limited(w, r, loginPerHandle, handleKey(f.Get("handle"))) {
+		return
+	}
 	u, hash, err := s.store.Credentials(r.Context(), strings.TrimSpace(f.Get("handle")))
 	if err != nil && tributary.ErrorCode(err) != tributary.ENotFound {
 		s.fail(w, r, err)
 		return
 	}
-	if err != nil || bcrypt.CompareHashAndPassword([]byte(hash), []byte(f.Get("password"))) != nil {
+	if err != nil {
+		// No such handle: spend the time a wrong password costs, so that the answer's timing
+		// does not tell whether the handle exists.
+		hash = s.decoyHash()
+	}
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(f.Get("password"))) != nil || err != nil {
 		f.Errors[""] = errBadLogin
 		s.render(w, r, http.StatusBadRequest, views.LoginPage(s.page(r, "Log in"), f))
 		return
@@ -99,6 +110,16 @@ func (s *Server) startSession(r *http.Request, userID int64) error {
 	}
 	s.sessions.Put(r.Context(), "user_id", userID)
 	return nil
+}
+
+// decoyHash is a hash of the server's cost that no password matches, compared against when
+// a handle does not exist.
+func (s *Server) decoyHash() string {
+	s.decoyOnce.Do(func() {
+		h, _ := bcrypt.GenerateFromPassword([]byte("no password is this one"), s.cost())
+		s.decoy = string(h)
+	})
+	return s.decoy
 }
 
 func (s *Server) cost() int {

@@ -55,6 +55,8 @@ func statusOf(code string) int {
 		return http.StatusConflict
 	case tributary.ETooMany:
 		return http.StatusTooManyRequests
+	case tributary.ETooLarge:
+		return http.StatusRequestEntityTooLarge
 	}
 	return http.StatusInternalServerError
 }

@@ -25,6 +25,24 @@ type seenReport struct {
 	} `json:"events"`
 }
 
+// parseSeenReport reads and checks a batch of dwell events; every failure is a plain
+// invalid-input error.
+func parseSeenReport(body []byte) (seenReport, error) {
+	var rep seenReport
+	if err := json.Unmarshal(body, &rep); err != nil {
+		return rep, tributary.Errorf(tributary.EInvalid, "Request body must be JSON like {\"events\": [{\"item\": 1, \"dwell_ms\": 1800}]}.")
+	}
+	if n := len(rep.Events); n == 0 || n > maxEventBatch {
+		return rep, tributary.Errorf(tributary.EInvalid, "Send between 1 and %d events at a time, got %d.", maxEventBatch, n)
+	}
+	for i, e := range rep.Events {
+		if e.DwellMs <= 0 || e.DwellMs > maxDwellMs {
+			return rep, tributary.Errorf(tributary.EInvalid, "Event %d: dwell_ms must be between 1 and %d, got %d.", i+1, maxDwellMs, e.DwellMs)
+		}
+	}
+	return rep, nil
+}
+
 // events records card_seen dwell reported by the page's tracker (static/js/dwell.js).
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	u := currentUser(r.Context())
@@ -33,21 +51,13 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, tributary.Errorf(tributary.EInvalid, "Request body is too large (at most %d bytes).", maxEventBody))
 		return
 	}
-	var rep seenReport
-	if err := json.Unmarshal(body, &rep); err != nil {
-		s.fail(w, r, tributary.Errorf(tributary.EInvalid, "Request body must be JSON like {\"events\": [{\"item\": 1, \"dwell_ms\": 1800}]}."))
-		return
-	}
-	if n := len(rep.Events); n == 0 || n > maxEventBatch {
-		s.fail(w, r, tributary.Errorf(tributary.EInvalid, "Send between 1 and %d events at a time, got %d.", maxEventBatch, n))
+	rep, err := parseSeenReport(body)
+	if err != nil {
+		s.fail(w, r, err)
 		return
 	}
 	ids := make([]int64, len(rep.Events))
 	for i, e := range rep.Events {
-		if e.DwellMs <= 0 || e.DwellMs > maxDwellMs {
-			s.fail(w, r, tributary.Errorf(tributary.EInvalid, "Event %d: dwell_ms must be between 1 and %d, got %d.", i+1, maxDwellMs, e.DwellMs))
-			return
-		}
 		ids[i] = e.Item
 	}
 	v, err := s.store.ViewerAccess(r.Context(), u.ID)

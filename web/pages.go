@@ -63,6 +63,9 @@ func (s *Server) renderShare(w http.ResponseWriter, r *http.Request, status int,
 
 func (s *Server) share(w http.ResponseWriter, r *http.Request) {
 	u := currentUser(r.Context())
+	if s.limited(w, r, sharesPerUser, strconv.FormatInt(u.ID, 10)) {
+		return
+	}
 	f := parseForm(r)
 	p, err := tributary.Prepare(tributary.NewPost{AuthorID: u.ID, URL: f.Get("url"), Title: f.Get("title"),
 		Body: f.Get("body"), Tags: tributary.ParseTags(f.Get("tags")), CreatedAt: s.now()})

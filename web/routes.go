@@ -53,5 +53,5 @@ func (s *Server) Handler() http.Handler {
 	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errCSRF)
 	}))
-	return s.recoverPanics(s.logRequests(compress(csrf.Handler(s.sessions.LoadAndSave(s.loadUser(mux))))))
+	return s.recoverPanics(s.logRequests(s.guard(compress(csrf.Handler(s.sessions.LoadAndSave(s.loadUser(mux)))))))
 }

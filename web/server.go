@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -34,6 +35,9 @@ type Server struct {
 	dwellFlush  string
 	limiter     *eventLimiter
 	outage      outageLog
+	rateScale   float64 // multiplies every rate limit (load tests raise them)
+	decoyOnce   sync.Once
+	decoy       string
 }
 
 // Config configures a Server.
@@ -48,6 +52,7 @@ type Config struct {
 	PollSeconds  int              // how often open feeds ask for new items (default 15; <0: never)
 	EventsPerMin int              // card_seen events accepted per user per minute (default 600)
 	DwellFlushMs int              // how often pages report dwell (0: the script's default)
+	RateScale    float64          // multiplies every rate limit (0: 1; load tests raise it)
 }
 
 // NewServer builds a Server with sessions stored in PostgreSQL.
@@ -72,6 +77,10 @@ func NewServer(cfg Config) *Server {
 		s.dwellFlush = strconv.Itoa(cfg.DwellFlushMs)
 	}
 	s.limiter = newEventLimiter(cfg.EventsPerMin, s.now)
+	s.rateScale = cfg.RateScale
+	if s.rateScale <= 0 {
+		s.rateScale = 1
+	}
 	if s.feed == nil {
 		s.feed = feed.New(cfg.Store, feed.DefaultConfig(), s.now)
 	}

@@ -31,6 +31,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	poll := fs.Int("poll-seconds", envInt(e, "TRIBUTARY_POLL_SECONDS", 15), "how often open feeds check for new items; -1 never (env TRIBUTARY_POLL_SECONDS)")
 	seenGrace := fs.Duration("seen-grace", envDuration(e, "TRIBUTARY_SEEN_GRACE", 10*time.Minute), "dwell younger than this does not hide an item yet (env TRIBUTARY_SEEN_GRACE)")
 	dwellFlush := fs.Int("dwell-flush-ms", envInt(e, "TRIBUTARY_DWELL_FLUSH_MS", 0), "how often pages report card dwell, in ms (0: 5000)")
+	rateScale := fs.Float64("rate-limit-scale", 1, "multiply every rate limit (log-in, sign-up, shares) by this; for load tests")
 	cursorKey := fs.String("cursor-key", e.getenv("TRIBUTARY_CURSOR_KEY"), "sign cursors with this secret (at least 32 characters) instead of the site's keys in the database (env TRIBUTARY_CURSOR_KEY)")
 	secure := fs.Bool("secure-cookie", e.getenv("TRIBUTARY_SECURE_COOKIE") == "1", "mark the session cookie Secure (serve behind HTTPS; env TRIBUTARY_SECURE_COOKIE=1)")
 	if err := fs.Parse(args); err != nil {
@@ -64,7 +65,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	bus := site.New(store, log)
 	feeds.Attach(bus)
 	srv := web.NewServer(web.Config{Store: store, Feed: feeds, Bus: bus, Log: log, SecureCookie: *secure,
-		PollSeconds: *poll, DwellFlushMs: *dwellFlush})
+		PollSeconds: *poll, DwellFlushMs: *dwellFlush, RateScale: *rateScale})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -107,7 +108,11 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 			jobs.Job{Name: "site-log-prune", Every: 10 * time.Minute, Jitter: 0.2,
 				Run: func(ctx context.Context) (string, error) {
 					n, err := store.PruneSite(ctx, time.Now().Add(-time.Hour))
-					return fmt.Sprintf("%d site changes and instances older than an hour pruned", n), err
+					if err != nil {
+						return "", err
+					}
+					m, err := store.PruneRateLimits(ctx, time.Now().Add(-24*time.Hour))
+					return fmt.Sprintf("%d site changes and instances older than an hour, %d rate-limit windows older than a day pruned", n, m), err
 				}},
 			jobs.Job{Name: "session-cleanup", Every: time.Hour, Jitter: 0.1,
 				Run: func(ctx context.Context) (string, error) {

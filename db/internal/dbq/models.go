@@ -177,6 +177,12 @@ type PostCard struct {
 	AuthorVip         bool
 }
 
+type RateLimit struct {
+	Key         string
+	WindowStart time.Time
+	Hits        int32
+}
+
 type Session struct {
 	Token  string
 	Data   []byte

@@ -1,0 +1,35 @@
+package web
+
+import (
+	"net/http"
+
+	"tributary"
+)
+
+// maxBody caps request bodies: a share with its text, a batch of dwell events and every
+// form fit many times over.
+const maxBody = 256 << 10
+
+// contentSecurityPolicy allows our own scripts only (no inline script, no eval), our own
+// styles plus inline style attributes (avatar hues), preview images from anywhere over
+// HTTPS, and no framing.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' https: data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; " +
+	"form-action 'self'; frame-ancestors 'none'"
+
+// guard sets the security headers of every answer and caps request bodies.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		h.Set("X-Frame-Options", "DENY")
+		if r.ContentLength > maxBody {
+			s.fail(w, r, tributary.Errorf(tributary.ETooLarge, "The request is too large (at most %d KB).", maxBody>>10))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,73 @@
+package web
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"tributary"
+)
+
+// limit is a rate limit: at most max hits of one subject per window, counted in PostgreSQL
+// so that every instance counts into the same window.
+type limit struct {
+	name   string
+	max    int
+	window time.Duration
+}
+
+// The limits. Log-in is limited per client address and per handle (whether or not the handle
+// exists: the answer is the same); sign-up per address; shares per user.
+var (
+	loginPerAddress  = limit{"login-addr", 30, 5 * time.Minute}
+	loginPerHandle   = limit{"login-handle", 10, 5 * time.Minute}
+	signupPerAddress = limit{"signup-addr", 10, time.Hour}
+	sharesPerUser    = limit{"share-user", 60, 10 * time.Minute}
+)
+
+// limited counts a hit of subject against l and, past the limit, answers 429 with
+// Retry-After and returns true. A limit that cannot be counted (the database is down) lets
+// the request through to fail on its own.
+func (s *Server) limited(w http.ResponseWriter, r *http.Request, l limit, subject string) bool {
+	max := int(float64(l.max) * s.rateScale)
+	hits, retry, err := s.store.Hit(r.Context(), l.name+":"+subject, l.window)
+	if err != nil || hits <= max {
+		return false
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(int(retry.Seconds())))
+	s.fail(w, r, tributary.Errorf(tributary.ETooMany, "Too many attempts. Please wait %s and try again.", wait(retry)))
+	return true
+}
+
+// wait says a duration as people do: "a minute", "4 minutes".
+func wait(d time.Duration) string {
+	switch m := int((d + time.Minute - 1) / time.Minute); {
+	case d < time.Minute:
+		return "a few seconds"
+	case m == 1:
+		return "a minute"
+	default:
+		return fmt.Sprintf("%d minutes", m)
+	}
+}
+
+// clientAddress is the address a request came from (the connection's; behind a proxy, the
+// proxy's).
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// handleKey is a handle as a rate-limit subject: case-insensitive, bounded.
+func handleKey(h string) string {
+	h = strings.ToLower(strings.TrimSpace(h))
+	if len(h) > 64 {
+		h = h[:64]
+	}
+	return h
+}
