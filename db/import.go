@@ -2,10 +2,12 @@ package db
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"tributary"
 	"tributary/db/internal/dbq"
@@ -22,80 +24,97 @@ type ImportResult struct {
 // Authors are found by handle, case-insensitively; missing ones are created with their
 // posts feed, display name = handle and no password, so they cannot log in until one is
 // set. A share stored before counts as already present, so re-importing a file is a no-op.
+//
+// The shares are staged by COPY and stored by a few set-based statements (see
+// queries/import.sql): no statement and no lock per line, so a file of 100,000 lines fits a
+// stock PostgreSQL (64 lock slots per connection). Their items' snapshot rows are redone
+// after the commit, importChunk anchors per transaction.
 func (s *Store) Import(ctx context.Context, recs []tributary.ImportRecord) (ImportResult, error) {
 	var res ImportResult
 	var anchors []int64
 	err := s.inTx(ctx, func(q *dbq.Queries) error {
-		ids, created, err := importAuthors(ctx, q, recs)
-		if err != nil {
-			return err
-		}
-		res = ImportResult{UsersCreated: created}
-		for _, r := range recs {
+		rows := make([]dbq.StageImportParams, len(recs))
+		for i, r := range recs {
 			p := r.Post
-			p.AuthorID = ids[strings.ToLower(r.Handle)]
-			id, anchor, err := insertPost(ctx, q, p)
-			if err != nil {
+			if err := storable(r.Handle, p.NewPost.URL, p.Title, p.Body); err != nil {
 				return fmt.Errorf("db: import line %d: %w", r.Line, err)
 			}
-			if id == 0 {
-				res.AlreadyPresent++
-			} else {
-				res.Imported++
-				anchors = append(anchors, anchor)
+			links, err := json.Marshal(nonNil(p.Links))
+			if err != nil {
+				return fmt.Errorf("db: import line %d: links: %w", r.Line, err)
 			}
+			rows[i] = dbq.StageImportParams{Line: int32(r.Line), Handle: r.Handle, Url: p.NewPost.URL, Title: p.Title,
+				Body: p.Body, CanonicalUrl: p.CanonicalURL, AnchorUrl: p.AnchorURL, Kind: string(p.Kind),
+				AnchorKind: string(p.AnchorKind), Host: p.Host, LinkHosts: nonNilStrings(p.LinkHosts), LinkedUrls: links,
+				ImageCount: int32(p.ImageCount), UrlCount: int32(p.URLCount), SciScore: int16(p.SciScore),
+				Tags: nonNilStrings(p.Tags), CreatedAt: p.CreatedAt}
 		}
+		if _, err := q.StageImport(ctx, rows); err != nil {
+			return fmt.Errorf("db: import: stage: %w", err)
+		}
+		if err := q.AnalyzeImport(ctx); err != nil {
+			return fmt.Errorf("db: import: analyze: %w", err)
+		}
+		if err := q.ImportPlanning(ctx); err != nil {
+			return fmt.Errorf("db: import: plan: %w", err)
+		}
+		missing, err := q.ImportMissingAuthors(ctx)
+		if err != nil {
+			return fmt.Errorf("db: import: authors: %w", err)
+		}
+		created, err := q.ImportAuthors(ctx)
+		if err != nil {
+			return fmt.Errorf("db: import: authors: %w", err)
+		}
+		if created != missing { // a handle was taken by a sign-up since: its shares are not theirs
+			return tributary.Errorf(tributary.EConflict, "A handle of the file was taken during the import; run it again.")
+		}
+		if err := q.ImportAnchors(ctx); err != nil {
+			return fmt.Errorf("db: import: anchors: %w", err)
+		}
+		stored, err := q.ImportPosts(ctx)
+		if err != nil {
+			return fmt.Errorf("db: import: posts: %w", err)
+		}
+		if err := q.ClearImport(ctx); err != nil {
+			return fmt.Errorf("db: import: clear: %w", err)
+		}
+		res = ImportResult{Imported: int(stored.Imported), AlreadyPresent: len(recs) - int(stored.Imported), UsersCreated: int(created)}
+		anchors = stored.AnchorIds
 		return nil
 	})
 	if err != nil {
 		return ImportResult{}, err
 	}
 	// Imported shares show in ranked feeds at once, not at the next snapshot refresh.
-	slices.Sort(anchors)
-	return res, s.RefreshAnchors(ctx, slices.Compact(anchors), time.Now())
+	for chunk := range slices.Chunk(anchors, importChunk) {
+		if err := s.RefreshAnchors(ctx, chunk, time.Now()); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
 }
 
-// importAuthors returns the user id of every handle in recs by its lower-case form,
-// creating the missing users. A new user's created_at is their earliest share in recs,
-// so no imported post predates its author's account.
-func importAuthors(ctx context.Context, q *dbq.Queries, recs []tributary.ImportRecord) (map[string]int64, int, error) {
-	var order []string              // lower-case handles in file order
-	spelling := map[string]string{} // the first spelling of each handle
-	since := map[string]time.Time{} // each author's earliest share
-	for _, r := range recs {
-		key := strings.ToLower(r.Handle)
-		if _, seen := spelling[key]; !seen {
-			order = append(order, key)
-			spelling[key], since[key] = r.Handle, r.Post.CreatedAt
-		} else if r.Post.CreatedAt.Before(since[key]) {
-			since[key] = r.Post.CreatedAt
+// importChunk is how many items' snapshot rows an import redoes per transaction: each takes
+// an advisory lock, and a stock PostgreSQL has room for 64 per connection on average
+// (max_locks_per_transaction × max_connections, shared).
+const importChunk = 500
+
+// storable checks that PostgreSQL can store some text (UTF-8 without NUL); the parser
+// refuses such lines first, this keeps a caller that did not parse from failing mid-COPY
+// without saying where.
+func storable(texts ...string) error {
+	for _, t := range texts {
+		if !utf8.ValidString(t) || strings.ContainsRune(t, 0) {
+			return tributary.Errorf(tributary.EInvalid, "text must be UTF-8 without NUL characters")
 		}
 	}
-	rows, err := q.UsersByHandles(ctx, order)
-	if err != nil {
-		return nil, 0, fmt.Errorf("db: users by handles: %w", err)
+	return nil
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
 	}
-	ids := make(map[string]int64, len(order))
-	for _, u := range rows {
-		ids[strings.ToLower(u.Handle)] = u.ID
-	}
-	created := 0
-	for _, key := range order {
-		if _, ok := ids[key]; ok {
-			continue
-		}
-		h := spelling[key]
-		u, err := q.CreateUser(ctx, dbq.CreateUserParams{Handle: h, DisplayName: h, PasswordHash: "", CreatedAt: since[key]})
-		if isUniqueViolation(err) { // taken since UsersByHandles, by a concurrent signup
-			return nil, 0, tributary.Errorf(tributary.EConflict, "Handle %q was taken during the import; run it again.", h)
-		} else if err != nil {
-			return nil, 0, fmt.Errorf("db: create user %q: %w", h, err)
-		}
-		if _, err := q.CreatePostsFeed(ctx, u.ID); err != nil {
-			return nil, 0, fmt.Errorf("db: create posts feed: %w", err)
-		}
-		ids[key] = u.ID
-		created++
-	}
-	return ids, created, nil
+	return s
 }

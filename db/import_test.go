@@ -144,13 +144,22 @@ func TestImportRollsBack(t *testing.T) {
 	ctx := context.Background()
 	s := dbtest.Store(t)
 	recs := parse(t, sample)
-	// PostgreSQL rejects a NUL in text: the last insert fails after users and posts were written.
-	recs[len(recs)-1].Post.Title = "a\x00b"
-	if _, err := s.Import(ctx, recs); err == nil || !strings.Contains(err.Error(), "import line 5") {
-		t.Fatalf("got error %v, want one naming line 5", err)
+	// A failure while the posts are stored, after users and anchors were written.
+	if _, err := s.Pool.Exec(ctx, `CREATE FUNCTION fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN RAISE EXCEPTION 'injected failure'; END $$;
+		CREATE TRIGGER fail_on_feed_posts BEFORE INSERT ON feed_posts FOR EACH STATEMENT EXECUTE FUNCTION fail_once()`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Import(ctx, recs); err == nil || !strings.Contains(err.Error(), "injected failure") {
+		t.Fatalf("got error %v, want the injected failure", err)
 	}
 	if got, want := countRows(t, s), (counts{}); got != want {
 		t.Errorf("got rows %+v after a failed import, want %+v", got, want)
+	}
+	// Text PostgreSQL cannot store is refused naming its line, before anything is written.
+	recs[len(recs)-1].Post.Title = "a\x00b"
+	if _, err := s.Import(ctx, recs); err == nil || !strings.Contains(err.Error(), "import line 5") {
+		t.Fatalf("got error %v, want one naming line 5", err)
 	}
 }
 

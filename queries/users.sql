@@ -13,9 +13,6 @@ SELECT * FROM users WHERE lower(handle) = lower(@handle);
 -- name: UserByID :one
 SELECT * FROM users WHERE id = @id;
 
--- name: UsersByHandles :many
-SELECT id, handle FROM users WHERE lower(handle) = ANY(@handles::text[]);
-
 -- name: CountUsers :one
 SELECT count(*) FROM users;
 

@@ -44,3 +44,54 @@ func (r iteratorForInsertEvents) Err() error {
 func (q *Queries) InsertEvents(ctx context.Context, arg []InsertEventsParams) (int64, error) {
 	return q.db.CopyFrom(ctx, []string{"events"}, []string{"viewer_id", "type", "anchor_id", "dwell_ms", "created_at"}, &iteratorForInsertEvents{rows: arg})
 }
+
+// iteratorForStageImport implements pgx.CopyFromSource.
+type iteratorForStageImport struct {
+	rows                 []StageImportParams
+	skippedFirstNextCall bool
+}
+
+func (r *iteratorForStageImport) Next() bool {
+	if len(r.rows) == 0 {
+		return false
+	}
+	if !r.skippedFirstNextCall {
+		r.skippedFirstNextCall = true
+		return true
+	}
+	r.rows = r.rows[1:]
+	return len(r.rows) > 0
+}
+
+func (r iteratorForStageImport) Values() ([]interface{}, error) {
+	return []interface{}{
+		r.rows[0].Line,
+		r.rows[0].Handle,
+		r.rows[0].Url,
+		r.rows[0].Title,
+		r.rows[0].Body,
+		r.rows[0].CanonicalUrl,
+		r.rows[0].AnchorUrl,
+		r.rows[0].Kind,
+		r.rows[0].AnchorKind,
+		r.rows[0].Host,
+		r.rows[0].LinkHosts,
+		r.rows[0].LinkedUrls,
+		r.rows[0].ImageCount,
+		r.rows[0].UrlCount,
+		r.rows[0].SciScore,
+		r.rows[0].Tags,
+		r.rows[0].CreatedAt,
+	}, nil
+}
+
+func (r iteratorForStageImport) Err() error {
+	return nil
+}
+
+// Bulk import (tributary import): a file's shares are staged in import_rows by COPY and
+// stored by the statements below, all in the import's one transaction, taking no lock per
+// line (a stock PostgreSQL has 64 lock slots per connection).
+func (q *Queries) StageImport(ctx context.Context, arg []StageImportParams) (int64, error) {
+	return q.db.CopyFrom(ctx, []string{"import_rows"}, []string{"line", "handle", "url", "title", "body", "canonical_url", "anchor_url", "kind", "anchor_kind", "host", "link_hosts", "linked_urls", "image_count", "url_count", "sci_score", "tags", "created_at"}, &iteratorForStageImport{rows: arg})
+}

@@ -124,6 +124,26 @@ type GroupMember struct {
 	CreatedAt time.Time
 }
 
+type ImportRow struct {
+	Line         int32
+	Handle       string
+	Url          string
+	Title        string
+	Body         string
+	CanonicalUrl string
+	AnchorUrl    string
+	Kind         string
+	AnchorKind   string
+	Host         string
+	LinkHosts    []string
+	LinkedUrls   []byte
+	ImageCount   int32
+	UrlCount     int32
+	SciScore     int16
+	Tags         []string
+	CreatedAt    time.Time
+}
+
 type Post struct {
 	ID                int64
 	AuthorID          int64

@@ -145,32 +145,3 @@ func (q *Queries) UserStats(ctx context.Context, id int64) (UserStatsRow, error)
 	err := row.Scan(&i.Following, &i.Followers, &i.Posts)
 	return i, err
 }
-
-const usersByHandles = `-- name: UsersByHandles :many
-SELECT id, handle FROM users WHERE lower(handle) = ANY($1::text[])
-`
-
-type UsersByHandlesRow struct {
-	ID     int64
-	Handle string
-}
-
-func (q *Queries) UsersByHandles(ctx context.Context, handles []string) ([]UsersByHandlesRow, error) {
-	rows, err := q.db.Query(ctx, usersByHandles, handles)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []UsersByHandlesRow{}
-	for rows.Next() {
-		var i UsersByHandlesRow
-		if err := rows.Scan(&i.ID, &i.Handle); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
