@@ -26,6 +26,8 @@ type anonCache struct {
 	// gen counts the clears: a page computed across a clear may predate the change that
 	// caused it, and is not kept.
 	gen atomic.Uint64
+	// hits and misses count lookups (for metrics).
+	hits, misses atomic.Uint64
 
 	// beforeFlight, when set (tests only), runs as a miss joins the in-flight computation.
 	beforeFlight func()
@@ -75,8 +77,10 @@ func newAnonCache(ttl time.Duration, max int, now func() time.Time) *anonCache {
 // whether it came from the cache.
 func (c *anonCache) get(ctx context.Context, key string, compute func(context.Context) (tributary.Timeline, error)) (t tributary.Timeline, hit bool, err error) {
 	if t, ok := c.lookup(key); ok {
+		c.hits.Add(1)
 		return t, true, nil
 	}
+	c.misses.Add(1)
 	if c.beforeFlight != nil {
 		c.beforeFlight()
 	}
@@ -126,6 +130,7 @@ func (c *anonCache) rendered(key, kind string, render func(tributary.Timeline) (
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if enc, ok := e.renders[kind]; ok {
+		c.hits.Add(1)
 		return enc, true, nil
 	}
 	t := e.val
@@ -139,6 +144,7 @@ func (c *anonCache) rendered(key, kind string, render func(tributary.Timeline) (
 	}
 	enc := NewEncoded(b)
 	e.renders[kind] = enc
+	c.hits.Add(1)
 	return enc, true, nil
 }
 

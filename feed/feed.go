@@ -106,6 +106,9 @@ func (s *Service) siteChanged(changes []db.SiteChange, reset bool) {
 	}
 }
 
+// CacheStats reports the anonymous cache's hits and misses so far.
+func (s *Service) CacheStats() (hits, misses uint64) { return s.anon.hits.Load(), s.anon.misses.Load() }
+
 // cacheable reports whether anonymous pages may be served from and kept in the cache: when
 // this instance hears of every change on the site.
 func (s *Service) cacheable() bool { return s.bus == nil || s.bus.Up() }

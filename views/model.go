@@ -24,6 +24,8 @@ type Page struct {
 	User        *tributary.User // nil when anonymous
 	Flash       string
 	Now         time.Time
+	// RequestID names the request on a 5xx page, for a report.
+	RequestID string
 	// DwellFlushMs is how often the dwell tracker reports (tests shorten it); "" for the default.
 	DwellFlushMs string
 }

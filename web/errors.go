@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -28,12 +29,12 @@ type outageLog struct {
 	refused int
 }
 
-func (o *outageLog) note(log *slog.Logger, err error) {
+func (o *outageLog) note(ctx context.Context, log *slog.Logger, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.refused++
 	if time.Since(o.last) >= time.Second {
-		log.Warn("database unavailable: answering 503", "refused", o.refused, "err", err)
+		log.WarnContext(ctx, "database unavailable: answering 503", "refused", o.refused, "err", err)
 		o.last, o.refused = time.Now(), 0
 	}
 }
@@ -71,15 +72,22 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		// Not a bug: the database is restarting or unreachable. Say so, and when to retry.
 		status, msg = http.StatusServiceUnavailable, unavailableMessage
 		w.Header().Set("Retry-After", retryAfter)
-		s.outage.note(s.log, err)
+		s.outage.note(r.Context(), s.log, err)
 	} else if status == http.StatusInternalServerError {
-		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		s.log.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	if wantsJSON(r) {
-		writeJSON(w, status, map[string]string{"error": msg})
+		body := map[string]string{"error": msg}
+		if status >= 500 {
+			body["request_id"] = requestID(r.Context())
+		}
+		writeJSON(w, status, body)
 		return
 	}
 	p := views.Page{Title: views.StatusTitle(status), User: currentUser(r.Context()), Now: s.now()}
+	if status >= 500 {
+		p.RequestID = requestID(r.Context())
+	}
 	s.render(w, r, status, views.ErrorPage(p, status, msg))
 }
 

@@ -15,7 +15,7 @@ import (
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	if err := s.store.Ping(r.Context()); err != nil {
-		s.outage.note(s.log, err)
+		s.outage.note(r.Context(), s.log, err)
 		w.Header().Set("Retry-After", retryAfter)
 		http.Error(w, "database unreachable", http.StatusServiceUnavailable)
 		return

@@ -10,6 +10,7 @@ import (
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.Handle("GET /metrics", s.metrics.handler())
 	mux.Handle("GET "+static.Prefix, static.Handler())
 	mux.Handle("GET /favicon.ico", static.Favicon())
 	mux.HandleFunc("GET /preview/{key}", s.preview)
@@ -53,5 +54,5 @@ func (s *Server) Handler() http.Handler {
 	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errCSRF)
 	}))
-	return s.recoverPanics(s.logRequests(s.guard(compress(csrf.Handler(s.sessions.LoadAndSave(s.loadUser(mux)))))))
+	return s.observe(mux, s.recoverPanics(s.guard(compress(csrf.Handler(s.sessions.LoadAndSave(s.loadUser(mux)))))))
 }

@@ -38,6 +38,7 @@ type Server struct {
 	rateScale   float64 // multiplies every rate limit (load tests raise them)
 	decoyOnce   sync.Once
 	decoy       string
+	metrics     *Metrics
 }
 
 // Config configures a Server.
@@ -87,9 +88,14 @@ func NewServer(cfg Config) *Server {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.log = slog.New(requestIDHandler{s.log.Handler()})
+	s.metrics = newMetrics(cfg.Store.Pool, s.feed.CacheStats, s.bus.Up)
 	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) { s.fail(w, r, err) }
 	return s
 }
+
+// Metrics are the server's Prometheus metrics (served at /metrics).
+func (s *Server) Metrics() *Metrics { return s.metrics }
 
 // page builds the layout data of the current request.
 func (s *Server) page(r *http.Request, title string) views.Page {
@@ -116,7 +122,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, c te
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	if err := c.Render(r.Context(), w); err != nil {
-		s.log.Error("render", "path", r.URL.Path, "err", err)
+		s.log.ErrorContext(r.Context(), "render", "path", r.URL.Path, "err", err)
 	}
 }
 

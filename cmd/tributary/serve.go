@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	poll := fs.Int("poll-seconds", envInt(e, "TRIBUTARY_POLL_SECONDS", 15), "how often open feeds check for new items; -1 never (env TRIBUTARY_POLL_SECONDS)")
 	seenGrace := fs.Duration("seen-grace", envDuration(e, "TRIBUTARY_SEEN_GRACE", 10*time.Minute), "dwell younger than this does not hide an item yet (env TRIBUTARY_SEEN_GRACE)")
 	dwellFlush := fs.Int("dwell-flush-ms", envInt(e, "TRIBUTARY_DWELL_FLUSH_MS", 0), "how often pages report card dwell, in ms (0: 5000)")
+	pprofAddr := fs.String("pprof-addr", e.getenv("TRIBUTARY_PPROF_ADDR"), "serve Go's pprof profiles on this address, apart from the site (off when empty; env TRIBUTARY_PPROF_ADDR)")
 	rateScale := fs.Float64("rate-limit-scale", 1, "multiply every rate limit (log-in, sign-up, shares) by this; for load tests")
 	cursorKey := fs.String("cursor-key", e.getenv("TRIBUTARY_CURSOR_KEY"), "sign cursors with this secret (at least 32 characters) instead of the site's keys in the database (env TRIBUTARY_CURSOR_KEY)")
 	secure := fs.Bool("secure-cookie", e.getenv("TRIBUTARY_SECURE_COOKIE") == "1", "mark the session cookie Secure (serve behind HTTPS; env TRIBUTARY_SECURE_COOKIE=1)")
@@ -92,6 +94,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 					if res.Skipped {
 						return "skipped: another instance holds the lock", nil
 					}
+					srv.Metrics().Refreshed(res.Duration, res.Rows)
 					// The ranking copy is made at once rather than by the first viewer who needs it.
 					start := time.Now()
 					if err := feeds.Warm(ctx); err != nil {
@@ -121,6 +124,23 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 				}})
 	}()
 
+	if *pprofAddr != "" {
+		// Profiles on a listener of their own, never on the site's: opt-in, for operators.
+		pln, err := net.Listen("tcp", *pprofAddr)
+		if err != nil {
+			return fmt.Errorf("serve: --pprof-addr: %w", err)
+		}
+		pmux := http.NewServeMux()
+		pmux.HandleFunc("/debug/pprof/", pprof.Index)
+		pmux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		pmux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		pmux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		pmux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		psrv := &http.Server{Handler: pmux, ReadHeaderTimeout: 10 * time.Second}
+		go psrv.Serve(pln)
+		defer psrv.Close()
+		log.Info("profiles", "url", "http://"+displayAddr(pln.Addr().String())+"/debug/pprof/")
+	}
 	log.Info("serving", "url", "http://"+displayAddr(ln.Addr().String()))
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()

@@ -1,0 +1,167 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// requestInfo is what the outermost middleware knows of a request: its id (from the
+// client's X-Request-Id when sane, else made here) and the route that served it.
+type requestInfo struct {
+	id    string
+	route string
+}
+
+const infoKey ctxKey = 1
+
+func infoOf(ctx context.Context) *requestInfo {
+	ri, _ := ctx.Value(infoKey).(*requestInfo)
+	return ri
+}
+
+// requestID is the id of the request ctx belongs to, or "".
+func requestID(ctx context.Context) string {
+	if ri := infoOf(ctx); ri != nil {
+		return ri.id
+	}
+	return ""
+}
+
+func newRequestID(r *http.Request) string {
+	if id := r.Header.Get("X-Request-Id"); len(id) >= 8 && len(id) <= 64 && printable(id) {
+		return id
+	}
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func printable(s string) bool {
+	for _, c := range []byte(s) {
+		if c <= ' ' || c > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// requestIDHandler adds the request id to every log line written with a request's context.
+type requestIDHandler struct{ slog.Handler }
+
+func (h requestIDHandler) Handle(ctx context.Context, r slog.Record) error {
+	if id := requestID(ctx); id != "" {
+		r.AddAttrs(slog.String("request_id", id))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h requestIDHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return requestIDHandler{h.Handler.WithAttrs(as)}
+}
+
+func (h requestIDHandler) WithGroup(name string) slog.Handler {
+	return requestIDHandler{h.Handler.WithGroup(name)}
+}
+
+// Metrics are the server's Prometheus metrics, served at /metrics.
+type Metrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.HistogramVec
+	refresh  prometheus.Histogram
+	rows     prometheus.Gauge
+}
+
+// CacheStats reports a cache's hits and misses so far.
+type CacheStats func() (hits, misses uint64)
+
+func newMetrics(pool *pgxpool.Pool, anon CacheStats, up func() bool) *Metrics {
+	m := &Metrics{reg: prometheus.NewRegistry(),
+		requests: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tributary_http_request_duration_seconds",
+			Help:    "Time to answer a request, by route, method and status.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10}},
+			[]string{"route", "method", "status"}),
+		refresh: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "tributary_snapshot_refresh_duration_seconds",
+			Help: "How long snapshot refreshes took.", Buckets: prometheus.ExponentialBuckets(0.25, 2, 10)}),
+		rows: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tributary_snapshot_rows", Help: "Rows of the last snapshot refresh."}),
+	}
+	m.reg.MustRegister(m.requests, m.refresh, m.rows,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		poolCollector{pool},
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tributary_anon_cache_hits_total", Help: "Anonymous pages served from the cache."},
+			func() float64 { h, _ := anon(); return float64(h) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tributary_anon_cache_misses_total", Help: "Anonymous pages computed."},
+			func() float64 { _, m := anon(); return float64(m) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tributary_site_listener_up", Help: "1 while this instance hears of every change on the site."},
+			func() float64 {
+				if up() {
+					return 1
+				}
+				return 0
+			}))
+	return m
+}
+
+// Refreshed records a snapshot refresh.
+func (m *Metrics) Refreshed(d time.Duration, rows int) {
+	m.refresh.Observe(d.Seconds())
+	m.rows.Set(float64(rows))
+}
+
+func (m *Metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// poolCollector reports the database pool's state.
+type poolCollector struct{ pool *pgxpool.Pool }
+
+var (
+	poolConns    = prometheus.NewDesc("tributary_db_pool_connections", "Pool connections by state.", []string{"state"}, nil)
+	poolMax      = prometheus.NewDesc("tributary_db_pool_max_connections", "The pool's size limit.", nil, nil)
+	poolAcquires = prometheus.NewDesc("tributary_db_pool_acquires_total", "Connections acquired from the pool.", nil, nil)
+	poolWaits    = prometheus.NewDesc("tributary_db_pool_empty_acquires_total", "Acquires that had to wait for a connection.", nil, nil)
+	poolWaited   = prometheus.NewDesc("tributary_db_pool_acquire_seconds_total", "Time spent acquiring connections.", nil, nil)
+)
+
+func (c poolCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{poolConns, poolMax, poolAcquires, poolWaits, poolWaited} {
+		ch <- d
+	}
+}
+
+func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.pool.Stat()
+	ch <- prometheus.MustNewConstMetric(poolConns, prometheus.GaugeValue, float64(st.AcquiredConns()), "acquired")
+	ch <- prometheus.MustNewConstMetric(poolConns, prometheus.GaugeValue, float64(st.IdleConns()), "idle")
+	ch <- prometheus.MustNewConstMetric(poolConns, prometheus.GaugeValue, float64(st.ConstructingConns()), "constructing")
+	ch <- prometheus.MustNewConstMetric(poolMax, prometheus.GaugeValue, float64(st.MaxConns()))
+	ch <- prometheus.MustNewConstMetric(poolAcquires, prometheus.CounterValue, float64(st.AcquireCount()))
+	ch <- prometheus.MustNewConstMetric(poolWaits, prometheus.CounterValue, float64(st.EmptyAcquireCount()))
+	ch <- prometheus.MustNewConstMetric(poolWaited, prometheus.CounterValue, st.AcquireDuration().Seconds())
+}
+
+// observe is the outermost middleware: it gives the request its id (in the X-Request-Id
+// answer header, every log line and the 5xx page), times it by route and status, and logs it
+// at debug level.
+func (s *Server) observe(routes *http.ServeMux, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ri := &requestInfo{id: newRequestID(r)}
+		_, ri.route = routes.Handler(r)
+		w.Header().Set("X-Request-Id", ri.id)
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK, start: time.Now()}
+		r = r.WithContext(context.WithValue(r.Context(), infoKey, ri))
+		next.ServeHTTP(rec, r)
+		dur := time.Since(rec.start)
+		s.metrics.requests.WithLabelValues(ri.route, r.Method, strconv.Itoa(rec.status)).Observe(dur.Seconds())
+		s.log.DebugContext(r.Context(), "request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "dur", dur)
+	})
+}
