@@ -70,14 +70,20 @@ func runMain(m *testing.M) int {
 
 // server is the real binary on a fresh database.
 type server struct {
-	URL string
-	DSN string
+	URL  string
+	DSN  string
+	proc *os.Process
 }
 
 // startServer runs `tributary serve` on a fresh database and an ephemeral port.
 func startServer(t *testing.T, extraArgs ...string) *server {
 	t.Helper()
-	dsn := dbtest.DSN(t)
+	return startServerOn(t, dbtest.DSN(t), extraArgs...)
+}
+
+// startServerOn runs `tributary serve` on the database at dsn.
+func startServerOn(t *testing.T, dsn string, extraArgs ...string) *server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--database-url", dsn}, extraArgs...)
 	cmd := exec.CommandContext(ctx, binary, args...)
@@ -112,7 +118,7 @@ func startServer(t *testing.T, extraArgs ...string) *server {
 	})
 	select {
 	case u := <-urlc:
-		return &server{URL: u, DSN: dsn}
+		return &server{URL: u, DSN: dsn, proc: cmd.Process}
 	case <-time.After(60 * time.Second):
 		t.Fatalf("server did not start; log:\n%s", logs.String())
 	}
