@@ -17,7 +17,7 @@ APT_UPDATED := $(CACHE)/.apt-updated
 export PLAYWRIGHT_DRIVER_PATH := $(PW_DRIVER)
 export TRIBUTARY_CHROMIUM := $(CHROMIUM)
 
-.PHONY: screenshots run stop test test-go test-e2e vet generate check-generated bench bench-quick deps deps-postgres deps-browser build fuzz clean
+.PHONY: soak screenshots run stop test test-go test-e2e vet generate check-generated bench bench-quick deps deps-postgres deps-browser build fuzz clean
 
 run: deps-postgres $(VENDOR_JS) ## Start the app on http://localhost:8080 (private PostgreSQL unless DATABASE_URL is set)
 	go run ./cmd/tributary serve --demo
@@ -62,6 +62,12 @@ check-generated: generate
 bench: deps-postgres build
 	$(BIN) bench $(BENCH_FLAGS)
 	BENCH_DATABASE_URL="$$($(BIN) bench --print-dsn $(BENCH_FLAGS))" go test -count=1 -run '^TestBenchPlans$$' -v ./bench
+
+# Soak, not part of CI: two instances on the bench dataset, 64 clients of mixed traffic for
+# 10 minutes, PostgreSQL restarted in the middle; writes SOAK.md. SOAK_FLAGS=--quick uses the
+# small dataset.
+soak: deps-postgres build
+	$(BIN) soak $(SOAK_FLAGS)
 
 bench-quick:
 	$(MAKE) bench BENCH_FLAGS=--quick

@@ -7,7 +7,8 @@ import (
 	"github.com/playwright-community/playwright-go"
 )
 
-var expect = playwright.NewPlaywrightAssertions(5000)
+// Assertions wait up to 15 s: browser tests run in parallel on two shared cores.
+var expect = playwright.NewPlaywrightAssertions(15000)
 
 func signup(t *testing.T, page playwright.Page, base, handle string) {
 	t.Helper()

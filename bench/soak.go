@@ -1,0 +1,425 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// SoakConfig says how to soak: the bench's dataset and database, two instances of the real
+// server on it, Conns clients of mixed traffic for Duration, and PostgreSQL restarted in the
+// middle.
+type SoakConfig struct {
+	Bench     Config
+	Duration  time.Duration // default 10 minutes
+	Conns     int           // default 64
+	NoRestart bool
+	Out       string // where SOAK.md goes (default: the current directory)
+}
+
+// soakKind is one kind of request of the mix, with its weight (workers per 16).
+type soakKind struct {
+	name   string
+	weight int
+}
+
+var soakKinds = []soakKind{
+	{"anon_first", 2}, {"anon_next", 2}, {"first_page", 4}, {"next_page", 4}, {"share", 1}, {"events", 2}, {"health", 1},
+}
+
+// soakSample is one request's outcome.
+type soakSample struct {
+	kind   string
+	status int // 0: no answer (connection refused or reset)
+	dur    time.Duration
+	at     time.Time
+}
+
+// SoakReport is what a soak measured.
+type SoakReport struct {
+	Date       time.Time
+	Commit     string
+	Duration   time.Duration
+	Conns      int
+	Dataset    DatasetInfo
+	Kinds      []SoakKindReport
+	Restart    [2]time.Time // when PostgreSQL went down and accepted connections again (zero: no restart)
+	Instances  []SoakInstance
+	Unexpected []string // 5xx other than 503 during the restart, and the first few errors
+}
+
+// SoakKindReport sums up one kind of request.
+type SoakKindReport struct {
+	Kind                  string
+	Requests              int
+	ByStatus              map[string]int
+	P50, P99              time.Duration
+	DuringRestart, Not503 int // requests answered while PostgreSQL restarted; those not 200/503
+	FiveXXOutsideRestart  int
+}
+
+// SoakInstance is one server's resources at the start (after warm-up) and at the end.
+type SoakInstance struct {
+	Name                           string
+	RSSStart, RSSEnd               int64
+	GoroutinesStart, GoroutinesEnd int
+}
+
+// Soak drives two instances with mixed traffic for cfg.Duration and writes SOAK.md.
+func Soak(ctx context.Context, cfg SoakConfig) (SoakReport, error) {
+	cfg.Bench.Defaults()
+	if cfg.Duration == 0 {
+		cfg.Duration = 10 * time.Minute
+	}
+	if cfg.Conns == 0 {
+		cfg.Conns = 64
+	}
+	log := cfg.Bench.Log
+	rep := SoakReport{Date: time.Now().UTC(), Commit: gitCommit(), Duration: cfg.Duration, Conns: cfg.Conns}
+	dbase, err := cfg.Bench.Open(ctx)
+	if err != nil {
+		return rep, err
+	}
+	unlock, err := dbase.lock(ctx)
+	if err != nil {
+		return rep, err
+	}
+	defer unlock()
+	if rep.Dataset, err = prepareDataset(ctx, cfg.Bench, dbase); err != nil {
+		return rep, err
+	}
+	pool, err := openPool(ctx, dbase.DSN, 4)
+	if err != nil {
+		return rep, err
+	}
+	defer pool.Close()
+
+	var servers []*server
+	for i := range 2 {
+		fmt.Fprintf(log, "soak: starting instance %d\n", i+1)
+		srv, err := startServer(ctx, cfg.Bench.Binary, dbase.DSN)
+		if err != nil {
+			return rep, err
+		}
+		defer srv.stop()
+		if _, err := srv.waitRefresh(ctx, 10*time.Minute); err != nil {
+			return rep, err
+		}
+		servers = append(servers, srv)
+	}
+	classes, err := pickViewers(ctx, pool, 16)
+	if err != nil {
+		return rep, err
+	}
+	var users []int64
+	for _, c := range classes {
+		for _, v := range c.Viewers {
+			users = append(users, v.ID)
+		}
+	}
+	tokens, err := mintSessions(ctx, pool, users)
+	if err != nil {
+		return rep, err
+	}
+	var maxAnchor int64
+	if err := pool.QueryRow(ctx, "SELECT coalesce(max(id), 1) FROM anchors").Scan(&maxAnchor); err != nil {
+		return rep, err
+	}
+	urls, err := shareURLs(ctx, pool, maxAnchor)
+	if err != nil {
+		return rep, err
+	}
+	pool.Close() // the soak's own connection would only be in the way of the restart
+
+	tr := newTransport(cfg.Conns * 2)
+	var (
+		mu      sync.Mutex
+		samples []soakSample
+	)
+	record := func(s soakSample) {
+		mu.Lock()
+		samples = append(samples, s)
+		mu.Unlock()
+	}
+	var kinds []string
+	for _, k := range soakKinds {
+		for range k.weight {
+			kinds = append(kinds, k.name)
+		}
+	}
+	runCtx, stop := context.WithTimeout(ctx, cfg.Duration)
+	defer stop()
+	var wg sync.WaitGroup
+	for i := range cfg.Conns {
+		w := &soakWorker{kind: kinds[i%len(kinds)], servers: servers, tr: tr, token: tokens[i%len(tokens)], urls: urls,
+			maxAnchor: maxAnchor, r: rand.New(rand.NewPCG(uint64(i), 42)), record: record, seq: i}
+		wg.Go(func() { w.run(runCtx) })
+	}
+	fmt.Fprintf(log, "soak: %d clients of mixed traffic on 2 instances for %s\n", cfg.Conns, cfg.Duration)
+
+	warm := min(time.Minute, cfg.Duration/10)
+	time.Sleep(warm)
+	starts := make([]SoakInstance, len(servers))
+	for i, s := range servers {
+		starts[i] = SoakInstance{Name: fmt.Sprintf("instance %d", i+1), RSSStart: rss(s), GoroutinesStart: goroutines(s)}
+	}
+	if !cfg.NoRestart && dbase.cluster != nil {
+		time.Sleep(cfg.Duration/2 - warm)
+		fmt.Fprintf(log, "soak: restarting PostgreSQL\n")
+		rep.Restart[0] = time.Now()
+		if err := dbase.cluster.Stop(ctx); err != nil {
+			return rep, err
+		}
+		time.Sleep(2 * time.Second) // down for a while, as a real restart or failover is
+		if err := dbase.cluster.Start(ctx, dbase.Name, io.Discard); err != nil {
+			return rep, err
+		}
+		rep.Restart[1] = time.Now()
+		fmt.Fprintf(log, "soak: PostgreSQL is back after %s\n", rep.Restart[1].Sub(rep.Restart[0]).Round(time.Millisecond))
+	}
+	wg.Wait()
+	for i, s := range servers {
+		starts[i].RSSEnd, starts[i].GoroutinesEnd = rss(s), goroutines(s)
+	}
+	rep.Instances = starts
+	rep.Kinds, rep.Unexpected = summarizeSoak(samples, rep.Restart)
+	out := cmpOr(cfg.Out, ".")
+	if err := writeSoak(filepath.Join(out, "SOAK.md"), rep); err != nil {
+		return rep, err
+	}
+	fmt.Fprintf(log, "soak: wrote %s\n", filepath.Join(out, "SOAK.md"))
+	return rep, nil
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// soakWorker is one client: it sends one kind of request again and again, to either
+// instance (next pages alternate: the cursor of one instance is used on the other).
+type soakWorker struct {
+	kind      string
+	servers   []*server
+	tr        *http.Transport
+	token     string
+	urls      []string
+	maxAnchor int64
+	r         *rand.Rand
+	record    func(soakSample)
+	seq       int
+	cursor    string
+	n         int
+}
+
+func (w *soakWorker) run(ctx context.Context) {
+	c := &http.Client{Transport: w.tr, Timeout: 30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for ctx.Err() == nil {
+		w.n++
+		base := w.servers[(w.seq+w.n)%len(w.servers)].URL
+		var req *http.Request
+		switch w.kind {
+		case "anon_first":
+			req, _ = http.NewRequestWithContext(ctx, "GET", base+"/", nil)
+			req.Header.Set("Accept-Encoding", "gzip")
+		case "anon_next", "next_page":
+			path := "/api/timeline"
+			if w.cursor != "" {
+				path += "?cursor=" + url.QueryEscape(w.cursor)
+			}
+			req, _ = http.NewRequestWithContext(ctx, "GET", base+path, nil)
+		case "first_page":
+			req, _ = http.NewRequestWithContext(ctx, "GET", base+"/api/timeline", nil)
+		case "share":
+			form := url.Values{"url": {w.urls[w.r.IntN(len(w.urls))]}, "title": {"Shared again during the soak"}}
+			req, _ = http.NewRequestWithContext(ctx, "POST", base+"/share", strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		case "events":
+			var evs []string
+			for range 5 {
+				evs = append(evs, fmt.Sprintf(`{"item":%d,"dwell_ms":%d}`, 1+w.r.Int64N(w.maxAnchor), 300+w.r.IntN(4000)))
+			}
+			req, _ = http.NewRequestWithContext(ctx, "POST", base+"/events", strings.NewReader(`{"events":[`+strings.Join(evs, ",")+`]}`))
+			req.Header.Set("Content-Type", "application/json")
+		case "health":
+			req, _ = http.NewRequestWithContext(ctx, "GET", base+"/healthz", nil)
+		}
+		if w.kind != "anon_first" && w.kind != "anon_next" && w.kind != "health" {
+			req.AddCookie(&http.Cookie{Name: sessionCookie, Value: w.token})
+		}
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		start := time.Now()
+		resp, err := c.Do(req)
+		s := soakSample{kind: w.kind, at: start}
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			s.dur = time.Since(start)
+			w.record(s)
+			time.Sleep(50 * time.Millisecond) // a refused connection answers at once
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		s.status, s.dur = resp.StatusCode, time.Since(start)
+		if ctx.Err() != nil {
+			return
+		}
+		w.record(s)
+		if w.kind == "anon_next" || w.kind == "next_page" {
+			var t struct {
+				NextCursor string `json:"next_cursor"`
+			}
+			if resp.StatusCode == http.StatusOK && json.Unmarshal(body, &t) == nil && t.NextCursor != "" && w.n%8 != 0 {
+				w.cursor = t.NextCursor
+			} else {
+				w.cursor = "" // the end, or start again now and then
+			}
+		}
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if w.kind == "events" {
+			time.Sleep(500 * time.Millisecond) // a page reports dwell every few seconds, not at once
+		}
+	}
+}
+
+// summarizeSoak sums the samples up by kind; a 5xx other than a 503 while PostgreSQL was
+// down, and any 5xx outside the restart, is unexpected.
+func summarizeSoak(samples []soakSample, restart [2]time.Time) ([]SoakKindReport, []string) {
+	by := map[string]*SoakKindReport{}
+	lats := map[string][]time.Duration{}
+	var unexpected []string
+	grace := 3 * time.Second // requests in flight as PostgreSQL went down or came back
+	for _, s := range samples {
+		k := by[s.kind]
+		if k == nil {
+			k = &SoakKindReport{Kind: s.kind, ByStatus: map[string]int{}}
+			by[s.kind] = k
+		}
+		k.Requests++
+		status := strconv.Itoa(s.status)
+		if s.status == 0 {
+			status = "no answer"
+		}
+		k.ByStatus[status]++
+		lats[s.kind] = append(lats[s.kind], s.dur)
+		during := !restart[0].IsZero() && !s.at.Before(restart[0].Add(-grace)) && s.at.Before(restart[1].Add(grace))
+		if during {
+			k.DuringRestart++
+			if s.status != http.StatusOK && s.status != http.StatusServiceUnavailable && s.status != http.StatusNoContent && s.status != http.StatusSeeOther {
+				k.Not503++
+				if len(unexpected) < 20 {
+					unexpected = append(unexpected, fmt.Sprintf("%s during the restart: %s", s.kind, status))
+				}
+			}
+		} else if s.status >= 500 || s.status == 0 {
+			k.FiveXXOutsideRestart++
+			if len(unexpected) < 20 {
+				unexpected = append(unexpected, fmt.Sprintf("%s at %s: %s", s.kind, s.at.Format(time.TimeOnly), status))
+			}
+		}
+	}
+	var out []SoakKindReport
+	for _, kd := range soakKinds {
+		k := by[kd.name]
+		if k == nil {
+			continue
+		}
+		l := lats[kd.name]
+		slices.Sort(l)
+		k.P50, k.P99 = percentile(l, 50), percentile(l, 99)
+		out = append(out, *k)
+	}
+	return out, unexpected
+}
+
+// rss is a process's resident set size (VmRSS), in bytes.
+func rss(s *server) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			if f := strings.Fields(rest); len(f) == 2 {
+				kb, _ := strconv.ParseInt(f[0], 10, 64)
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
+
+// goroutines reads go_goroutines from the server's /metrics.
+func goroutines(s *server) int {
+	resp, err := http.Get(s.URL + "/metrics")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
+			n, _ := strconv.ParseFloat(v, 64)
+			return int(n)
+		}
+	}
+	return 0
+}
+
+func writeSoak(path string, rep SoakReport) error {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# Soak\n\n")
+	p("Two instances of the real server on one database (the bench dataset: %d posts, %d users), %d clients of mixed traffic for %s",
+		rep.Dataset.PostCount, rep.Dataset.UserCount, rep.Conns, rep.Duration)
+	if !rep.Restart[0].IsZero() {
+		p(", PostgreSQL stopped and started again in the middle (down %s)", rep.Restart[1].Sub(rep.Restart[0]).Round(time.Millisecond))
+	}
+	p(". Every client sends one kind of request again and again, to either instance in turn: cursors made by one instance are used on the other. Run on %s at commit %s; rerun with `make soak`.\n\n",
+		rep.Date.Format("2006-01-02 15:04 UTC"), rep.Commit)
+	p("Goals: no 5xx but 503s while PostgreSQL is down; RSS and goroutines flat after warm-up.\n\n")
+	p("| kind | requests | by status | p50 | p99 | during the restart | not 200/503 then | 5xx otherwise |\n|---|---:|---|---:|---:|---:|---:|---:|\n")
+	total, bad := 0, 0
+	for _, k := range rep.Kinds {
+		var st []string
+		for s, n := range k.ByStatus {
+			st = append(st, fmt.Sprintf("%s: %d", s, n))
+		}
+		slices.Sort(st)
+		p("| %s | %d | %s | %.2f ms | %.2f ms | %d | %d | %d |\n", k.Kind, k.Requests, strings.Join(st, ", "), ms(k.P50), ms(k.P99),
+			k.DuringRestart, k.Not503, k.FiveXXOutsideRestart)
+		total += k.Requests
+		bad += k.Not503 + k.FiveXXOutsideRestart
+	}
+	p("\n%d requests, %d unexpected answers.\n\n", total, bad)
+	p("| instance | RSS after warm-up | RSS at the end | goroutines after warm-up | goroutines at the end |\n|---|---:|---:|---:|---:|\n")
+	for _, in := range rep.Instances {
+		p("| %s | %.1f MiB | %.1f MiB | %d | %d |\n", in.Name, float64(in.RSSStart)/(1<<20), float64(in.RSSEnd)/(1<<20), in.GoroutinesStart, in.GoroutinesEnd)
+	}
+	if len(rep.Unexpected) > 0 {
+		p("\nUnexpected answers (the first %d):\n\n", len(rep.Unexpected))
+		for _, u := range rep.Unexpected {
+			p("- %s\n", u)
+		}
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
