@@ -95,6 +95,35 @@ func (c Cluster) Start(ctx context.Context, name string, log io.Writer) error {
 	return c.createDatabase(ctx, name)
 }
 
+// StartReplicaOf makes the cluster a streaming replica of primary (pg_basebackup -R over its
+// unix socket) unless it is one already, and starts it on its own socket.
+func (c Cluster) StartReplicaOf(ctx context.Context, primary Cluster) error {
+	bin, err := serverBinDir()
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(c.dataDir(), "PG_VERSION")); err != nil {
+		if err := os.MkdirAll(c.sockDir(), 0o755); err != nil {
+			return fmt.Errorf("db: replica dir: %w", err)
+		}
+		if err := c.chownForServer(); err != nil {
+			return err
+		}
+		if out, err := c.run(ctx, filepath.Join(bin, "pg_basebackup"), "-D", c.dataDir(), "-R", "-X", "stream", "-c", "fast",
+			"-h", primary.sockDir(), "-p", fmt.Sprint(clusterPort), "-U", "postgres"); err != nil {
+			return fmt.Errorf("db: pg_basebackup: %w\n%s", err, out)
+		}
+	}
+	if !c.running(ctx, bin) {
+		opts := fmt.Sprintf("-k %s -c listen_addresses='' -p %d", c.sockDir(), clusterPort)
+		if out, err := c.run(ctx, filepath.Join(bin, "pg_ctl"), "start", "-w", "-t", "60", "-D", c.dataDir(),
+			"-l", c.logFile(), "-o", opts); err != nil {
+			return fmt.Errorf("db: start replica (log: %s): %w\n%s", c.logFile(), err, out)
+		}
+	}
+	return nil
+}
+
 // Stop stops the cluster if it runs.
 func (c Cluster) Stop(ctx context.Context) error {
 	bin, err := serverBinDir()

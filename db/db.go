@@ -36,6 +36,23 @@ func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
+// OpenReplica connects a pool to a read replica lazily: a replica that is down when the
+// server starts is used once it answers (the replica check decides).
+func OpenReplica(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("db: parse replica URL: %w", err)
+	}
+	if _, set := cfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"]; !set {
+		cfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"] = "0"
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("db: open replica: %w", err)
+	}
+	return pool, nil
+}
+
 // Migrate applies every pending goose migration; applied ones are skipped.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	sqlDB := stdlib.OpenDBFromPool(pool)

@@ -31,7 +31,7 @@ func (f FeedFilter) bounds() (time.Time, time.Time) {
 
 // VIPs returns the ids of VIP users: the anonymous audience's followed set.
 func (s *Store) VIPs(ctx context.Context) ([]int64, error) {
-	ids, err := s.q.VIPIDs(ctx)
+	ids, err := s.reads(ctx).VIPIDs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("db: vips: %w", err)
 	}
@@ -85,7 +85,7 @@ func (s *Store) SnapshotFeed(ctx context.Context, q SnapshotQuery) ([]SnapshotMa
 		return rows, nil
 	}
 	since, until := q.bounds()
-	fresh, err := s.q.SnapshotAmong(ctx, dbq.SnapshotAmongParams{HiddenIds: nonNilIDs(q.Hidden), OnlyIds: q.Fresh,
+	fresh, err := s.reads(ctx).SnapshotAmong(ctx, dbq.SnapshotAmongParams{HiddenIds: nonNilIDs(q.Hidden), OnlyIds: q.Fresh,
 		Kind: string(q.Source), Tag: q.Tag, Since: since, Until: until,
 		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds)})
 	if err != nil {
@@ -128,7 +128,7 @@ func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]SnapshotMa
 	}
 	if q.Followed.Len() < LargeFollowedSet {
 		// A small followed set: the GIN index finds every match at once.
-		rows, err := s.q.SnapshotMatches(ctx, dbq.SnapshotMatchesParams{Followed: q.Followed.IDs(), Kind: string(q.Source),
+		rows, err := s.reads(ctx).SnapshotMatches(ctx, dbq.SnapshotMatchesParams{Followed: q.Followed.IDs(), Kind: string(q.Source),
 			Tag: q.Tag, ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked),
 			PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), HiddenIds: nonNilIDs(q.Hidden), Since: since, Until: until,
 			Lim: scanPages * page})
@@ -142,7 +142,7 @@ func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]SnapshotMa
 		keep(scan)
 	}
 	for off := 0; q.Followed.Len() >= LargeFollowedSet; off += page {
-		rows, err := s.q.SnapshotScan(ctx, dbq.SnapshotScanParams{Kind: string(q.Source), Tag: q.Tag,
+		rows, err := s.reads(ctx).SnapshotScan(ctx, dbq.SnapshotScanParams{Kind: string(q.Source), Tag: q.Tag,
 			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 			HiddenIds: nonNilIDs(q.Hidden), Since: since, Until: until, Lim: page, Off: int32(off)})
 		if err != nil {
@@ -166,7 +166,7 @@ func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]SnapshotMa
 // SnapshotFeedAnon runs the snapshot path for anonymous viewers: public VIP shares.
 func (s *Store) SnapshotFeedAnon(ctx context.Context, f FeedFilter, limit int) ([]Candidate, error) {
 	since, until := f.bounds()
-	rows, err := s.q.SnapshotFeedAnon(ctx, dbq.SnapshotFeedAnonParams{Kind: string(f.Source), Tag: f.Tag,
+	rows, err := s.reads(ctx).SnapshotFeedAnon(ctx, dbq.SnapshotFeedAnonParams{Kind: string(f.Source), Tag: f.Tag,
 		Since: since, Until: until, Lim: int32(limit)})
 	if err != nil {
 		return nil, fmt.Errorf("db: anonymous snapshot feed: %w", err)
@@ -229,7 +229,7 @@ func (s *Store) LiveFeed(ctx context.Context, q LiveQuery, now time.Time) ([]Can
 	if w := now.Add(-SnapshotWindow); since.Before(w) {
 		since = w
 	}
-	shares, err := s.q.LiveCandidates(ctx, dbq.LiveCandidatesParams{Followed: q.Followed.IDs(), ViewerID: q.Viewer.ID,
+	shares, err := s.reads(ctx).LiveCandidates(ctx, dbq.LiveCandidatesParams{Followed: q.Followed.IDs(), ViewerID: q.Viewer.ID,
 		Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 		Since: since, Until: until, Kind: string(q.Source), Tag: q.Tag, CandLimit: int32(q.Candidates)})
 	if err != nil {
@@ -265,7 +265,7 @@ func (s *Store) bestLive(ctx context.Context, q LiveQuery, ids []int64, now time
 	if len(ids) <= q.Limit {
 		return ids, nil
 	}
-	rows, err := s.q.SnapshotScoreInputs(ctx, ids)
+	rows, err := s.reads(ctx).SnapshotScoreInputs(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("db: live score inputs: %w", err)
 	}

@@ -40,7 +40,7 @@ func next(posts []tributary.Post, limit int) PostCursor {
 // UserPosts lists a user's posts that the viewer may read, newest first.
 func (s *Store) UserPosts(ctx context.Context, authorID int64, v tributary.Viewer, after PostCursor, limit int) ([]tributary.Post, PostCursor, error) {
 	at, id := after.bounds()
-	rows, err := s.q.UserPosts(ctx, dbq.UserPostsParams{AuthorID: authorID, BeforeAt: at, BeforeID: id, Lim: int32(limit),
+	rows, err := s.reads(ctx).UserPosts(ctx, dbq.UserPostsParams{AuthorID: authorID, BeforeAt: at, BeforeID: id, Lim: int32(limit),
 		ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	return cards(rows, limit, err)
 }
@@ -48,7 +48,7 @@ func (s *Store) UserPosts(ctx context.Context, authorID int64, v tributary.Viewe
 // FeedPosts lists the posts of a base feed (a group) that the viewer may read, newest first.
 func (s *Store) FeedPosts(ctx context.Context, feedID int64, v tributary.Viewer, after PostCursor, limit int) ([]tributary.Post, PostCursor, error) {
 	at, id := after.bounds()
-	rows, err := s.q.FeedPosts(ctx, dbq.FeedPostsParams{FeedID: feedID, BeforeAt: at, BeforeID: id, Lim: int32(limit),
+	rows, err := s.reads(ctx).FeedPosts(ctx, dbq.FeedPostsParams{FeedID: feedID, BeforeAt: at, BeforeID: id, Lim: int32(limit),
 		ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	return cards(rows, limit, err)
 }
@@ -56,7 +56,7 @@ func (s *Store) FeedPosts(ctx context.Context, feedID int64, v tributary.Viewer,
 // DirectPosts lists the directs the viewer sent or received, newest first.
 func (s *Store) DirectPosts(ctx context.Context, viewerID int64, after PostCursor, limit int) ([]tributary.Post, PostCursor, error) {
 	at, id := after.bounds()
-	rows, err := s.q.DirectPosts(ctx, dbq.DirectPostsParams{ViewerID: viewerID, BeforeAt: at, BeforeID: id, Lim: int32(limit)})
+	rows, err := s.reads(ctx).DirectPosts(ctx, dbq.DirectPostsParams{ViewerID: viewerID, BeforeAt: at, BeforeID: id, Lim: int32(limit)})
 	return cards(rows, limit, err)
 }
 

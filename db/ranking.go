@@ -63,7 +63,7 @@ func (s *Store) SnapshotRankingOf(ctx context.Context, ids []int64) ([]RankRow, 
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rs, err := s.q.SnapshotRanking(ctx, ids)
+	rs, err := s.q.SnapshotRanking(ctx, ids) // the rows the primary just listed as changed: never a replica's older ones
 	if err != nil {
 		return nil, fmt.Errorf("db: snapshot ranking: %w", err)
 	}

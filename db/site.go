@@ -112,6 +112,15 @@ func (l SiteLog) Since(ctx context.Context, fromXID int64) ([]SiteChange, int64,
 	return out, xmin, nil
 }
 
+// LSN is the primary's WAL position now.
+func (l SiteLog) LSN(ctx context.Context) (uint64, error) {
+	s, err := l.q.SiteLSN(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("db: site lsn: %w", err)
+	}
+	return ParseLSN(s)
+}
+
 // WakeToken is the newest wake-up token handed out.
 func (l SiteLog) WakeToken(ctx context.Context) (int64, error) { return l.q.WakeToken(ctx) }
 

@@ -31,6 +31,7 @@ type Store struct {
 	RecentSpan time.Duration
 	q          *dbq.Queries
 	cards      *cardCache
+	replica    *replica // nil: no read replica
 }
 
 // NewStore wraps a pool, scoring with the default weights.

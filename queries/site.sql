@@ -48,3 +48,8 @@ SELECT count(*) FROM site_instances
 WITH c AS (DELETE FROM site_changes WHERE at < @before::timestamptz RETURNING 1),
      i AS (DELETE FROM site_instances WHERE seen_at < @before::timestamptz RETURNING 1)
 SELECT (SELECT count(*) FROM c) + (SELECT count(*) FROM i);
+
+-- name: SiteLSN :one
+-- Where the primary's WAL is now: every change read before is replayed by a replica that
+-- has passed it.
+SELECT pg_current_wal_lsn()::text AS lsn;

@@ -192,6 +192,13 @@ func (b *Bus) catchUp(ctx context.Context, log db.SiteLog, cursor *int64, applie
 		}
 	}
 	if len(fresh) > 0 || reset {
+		// A read replica takes no reads until it has replayed these changes (or, after a
+		// reset, whatever was missed).
+		lsn, err := log.LSN(ctx)
+		if err != nil {
+			return err
+		}
+		b.store.FenceReplica(lsn)
 		b.deliver(fresh, reset)
 	}
 	if xmin > *cursor {

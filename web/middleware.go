@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tributary"
+	"tributary/db"
 )
 
 // statusRecorder remembers a response's status and, as the response starts, says how long
@@ -79,9 +80,19 @@ func (s *Server) loadUser(next http.Handler) http.Handler {
 			s.fail(w, r, err)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey, &u)))
+		ctx := context.WithValue(r.Context(), userKey, &u)
+		if r.Method == http.MethodPost && r.URL.Path != "/events" {
+			s.sessions.Put(ctx, "wrote_at", s.now().Unix())
+		}
+		if wrote := s.sessions.GetInt64(ctx, "wrote_at"); wrote > 0 && s.now().Unix()-wrote < readYourWrites {
+			ctx = db.Primary(ctx) // what they just wrote may not have reached a read replica yet
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
+
+// readYourWrites is how long (seconds) after a write a reader's reads all go to the primary.
+const readYourWrites = 10
 
 // requireUser sends anonymous visitors to the login page (or 401 for JSON clients).
 func (s *Server) requireUser(h http.HandlerFunc) http.HandlerFunc {

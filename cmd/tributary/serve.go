@@ -32,6 +32,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	poll := fs.Int("poll-seconds", envInt(e, "TRIBUTARY_POLL_SECONDS", 15), "how often open feeds check for new items; -1 never (env TRIBUTARY_POLL_SECONDS)")
 	seenGrace := fs.Duration("seen-grace", envDuration(e, "TRIBUTARY_SEEN_GRACE", 10*time.Minute), "dwell younger than this does not hide an item yet (env TRIBUTARY_SEEN_GRACE)")
 	dwellFlush := fs.Int("dwell-flush-ms", envInt(e, "TRIBUTARY_DWELL_FLUSH_MS", 0), "how often pages report card dwell, in ms (0: 5000)")
+	replicaURL := fs.String("replica-url", e.getenv("DATABASE_REPLICA_URL"), "a streaming read replica of the database for feed reads (env DATABASE_REPLICA_URL)")
 	pprofAddr := fs.String("pprof-addr", e.getenv("TRIBUTARY_PPROF_ADDR"), "serve Go's pprof profiles on this address, apart from the site (off when empty; env TRIBUTARY_PPROF_ADDR)")
 	rateScale := fs.Float64("rate-limit-scale", 1, "multiply every rate limit (log-in, sign-up, shares) by this; for load tests")
 	cursorKey := fs.String("cursor-key", e.getenv("TRIBUTARY_CURSOR_KEY"), "sign cursors with this secret (at least 32 characters) instead of the site's keys in the database (env TRIBUTARY_CURSOR_KEY)")
@@ -54,6 +55,14 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	defer pool.Close()
 	store := db.NewStore(pool)
+	if *replicaURL != "" {
+		rpool, err := db.OpenReplica(ctx, *replicaURL)
+		if err != nil {
+			return fmt.Errorf("serve: --replica-url: %w", err)
+		}
+		defer rpool.Close()
+		store.UseReplica(rpool)
+	}
 	if *demo {
 		if err := loadDemo(ctx, e, store); err != nil {
 			return err
@@ -81,6 +90,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		defer close(busDone)
 		bus.Run(ctx)
 	}()
+	go store.RunReplicaCheck(ctx, 250*time.Millisecond, log)
 	jobsDone := make(chan struct{})
 	go func() {
 		defer close(jobsDone)

@@ -227,3 +227,23 @@ func StockCluster(t testing.TB) (db.Cluster, string) {
 	}
 	return c, dsn
 }
+
+// Replica starts a streaming replica of the stock cluster primary (pg_basebackup -R) on a
+// socket of its own; it is stopped and removed when t ends. It returns the cluster and the
+// DSN of its database "tributary".
+func Replica(t testing.TB, primary db.Cluster) (db.Cluster, string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "tributary-replica-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := db.Cluster{Dir: dir, Stock: true}
+	t.Cleanup(func() {
+		c.Stop(context.Background())
+		os.RemoveAll(dir)
+	})
+	if err := c.StartReplicaOf(context.Background(), primary); err != nil {
+		t.Fatalf("dbtest: replica: %v", err)
+	}
+	return c, c.DSN("tributary")
+}

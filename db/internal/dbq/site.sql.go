@@ -149,6 +149,19 @@ func (q *Queries) SiteInstanceSeen(ctx context.Context, arg SiteInstanceSeenPara
 	return err
 }
 
+const siteLSN = `-- name: SiteLSN :one
+SELECT pg_current_wal_lsn()::text AS lsn
+`
+
+// Where the primary's WAL is now: every change read before is replayed by a replica that
+// has passed it.
+func (q *Queries) SiteLSN(ctx context.Context) (string, error) {
+	row := q.db.QueryRow(ctx, siteLSN)
+	var lsn string
+	err := row.Scan(&lsn)
+	return lsn, err
+}
+
 const siteLagging = `-- name: SiteLagging :one
 SELECT count(*) FROM site_instances
  WHERE seen_at >= now() - make_interval(0, 0, 0, 0, 0, 0, $1::float8) AND acked < $2::bigint
