@@ -14,17 +14,7 @@ import (
 func TestBackToAScrolledFeedRestoresIt(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, "--poll-seconds", "-1")
-	f := newFixture(t, srv)
-	f.user("reader", "Rea Der", false)
-	for _, h := range []string{"ada", "bob", "cy"} {
-		f.user(h, h, false)
-		f.follow("reader", h)
-	}
-	for i := range 90 {
-		h := []string{"ada", "bob", "cy"}[i%3]
-		f.share(h, fmt.Sprintf("https://blog.example.com/%s/%d", h, i), fmt.Sprintf("Post %d", i), time.Duration(i+2)*time.Hour)
-	}
-	f.refresh()
+	f := readerFollowingThree(t, srv, 90)
 
 	page := newPage(t)
 	login(t, page, srv.URL, "reader")

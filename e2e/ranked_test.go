@@ -72,10 +72,16 @@ func (f *fixture) refresh() {
 
 func login(t *testing.T, page playwright.Page, base, handle string) {
 	t.Helper()
+	loginWith(t, page, base, handle, "correct horse battery")
+}
+
+// loginWith logs handle in through the log-in form with password.
+func loginWith(t *testing.T, page playwright.Page, base, handle, password string) {
+	t.Helper()
 	_, err := page.Goto(base + "/login")
 	must(t, err)
 	must(t, page.GetByLabel("Handle").Fill(handle))
-	must(t, page.GetByLabel("Password").Fill("correct horse battery"))
+	must(t, page.GetByLabel("Password").Fill(password))
 	must(t, page.GetByTestId("login-submit").Click())
 	must(t, expect.Locator(page.GetByTestId("nav-me")).ToHaveText("@"+handle))
 }

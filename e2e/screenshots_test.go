@@ -54,12 +54,8 @@ func TestScreenshots(t *testing.T) {
 	shoot(night, "dark.png")
 }
 
+// demoLogin logs a demo user in (every seeded user has the demo password).
 func demoLogin(t *testing.T, page playwright.Page, base, handle string) {
 	t.Helper()
-	_, err := page.Goto(base + "/login")
-	must(t, err)
-	must(t, page.GetByLabel("Handle").Fill(handle))
-	must(t, page.GetByLabel("Password").Fill("tributary"))
-	must(t, page.GetByTestId("login-submit").Click())
-	must(t, expect.Locator(page.GetByTestId("nav-me")).ToHaveText("@"+handle))
+	loginWith(t, page, base, handle, "tributary")
 }

@@ -12,6 +12,24 @@ import (
 	"github.com/playwright-community/playwright-go"
 )
 
+// readerFollowingThree makes "reader", who follows ada, bob and cy, who shared n posts an
+// hour apart between them; it returns the fixture.
+func readerFollowingThree(t *testing.T, srv *server, n int) *fixture {
+	t.Helper()
+	f := newFixture(t, srv)
+	f.user("reader", "Rea Der", false)
+	for _, h := range []string{"ada", "bob", "cy"} {
+		f.user(h, h, false)
+		f.follow("reader", h)
+	}
+	for i := range n {
+		h := []string{"ada", "bob", "cy"}[i%3]
+		f.share(h, fmt.Sprintf("https://blog.example.com/%s/%d", h, i), fmt.Sprintf("Post %d", i), time.Duration(i+2)*time.Hour)
+	}
+	f.refresh()
+	return f
+}
+
 // eventually polls cond until it holds or the timeout passes: waiting on a condition, not a
 // fixed sleep.
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
@@ -67,17 +85,7 @@ func apiWalk(t *testing.T, page playwright.Page, base string) []string {
 func TestInfiniteScrollMatchesAPIWalk(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, "--poll-seconds", "-1")
-	f := newFixture(t, srv)
-	f.user("reader", "Rea Der", false)
-	for _, h := range []string{"ada", "bob", "cy"} {
-		f.user(h, h, false)
-		f.follow("reader", h)
-	}
-	for i := range 75 {
-		h := []string{"ada", "bob", "cy"}[i%3]
-		f.share(h, fmt.Sprintf("https://blog.example.com/%s/%d", h, i), fmt.Sprintf("Post %d", i), time.Duration(i+2)*time.Hour)
-	}
-	f.refresh()
+	readerFollowingThree(t, srv, 75)
 
 	page := newPage(t)
 	login(t, page, srv.URL, "reader")

@@ -3,21 +3,14 @@ package web_test
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"tributary/db"
 	"tributary/db/dbtest"
-	"tributary/feed"
-	"tributary/site"
-	"tributary/web"
 )
 
 // PostgreSQL stopped under a running instance: pages answer 503 with Retry-After and a
@@ -30,19 +23,8 @@ func TestDatabaseRestartAnswers503ThenRecovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
-	store := db.NewStore(pool)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	bus := site.New(store, log)
-	feeds := feed.New(store, feed.DefaultConfig(), nil)
-	feeds.Attach(bus)
-	bctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); bus.Run(bctx) }()
-	defer func() { cancel(); <-done }()
-	srv := httptest.NewServer(web.NewServer(web.Config{Store: store, Feed: feeds, Bus: bus, Log: log, HashCost: bcrypt.MinCost}).Handler())
-	defer srv.Close()
-	a := &app{t: t, srv: srv, store: store}
+	t.Cleanup(pool.Close)
+	a, bus := startInstance(t, db.NewStore(pool), nil)
 
 	ada := a.client()
 	ada.signup("ada")

@@ -33,7 +33,7 @@ func newTestSite(t *testing.T) *testSite {
 	return &testSite{t: t, dsn: dbtest.DSN(t), now: time.Now().UTC().Truncate(time.Second)}
 }
 
-// instance starts one more instance and waits until it listens.
+// instance starts one more instance, with a pool of its own, and waits until it listens.
 func (ts *testSite) instance() (*app, *site.Bus) {
 	t := ts.t
 	t.Helper()
@@ -41,11 +41,18 @@ func (ts *testSite) instance() (*app, *site.Bus) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := db.NewStore(pool)
-	now := func() time.Time { return ts.now }
+	t.Cleanup(pool.Close)
+	a, bus := startInstance(t, db.NewStore(pool), func() time.Time { return ts.now })
+	bus.Poll = time.Hour // changes must arrive by the event path, not by the poll
+	return a, bus
+}
+
+// startInstance runs an instance of the site on store: its listener, its feed service and
+// its server, stopped when t ends. It returns once the listener is up.
+func startInstance(t *testing.T, store *db.Store, now func() time.Time) (*app, *site.Bus) {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	bus := site.New(store, log)
-	bus.Poll = time.Hour // changes must arrive by the event path, not by the poll
 	feeds := feed.New(store, feed.DefaultConfig(), now)
 	feeds.Attach(bus)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -53,7 +60,7 @@ func (ts *testSite) instance() (*app, *site.Bus) {
 	go func() { defer close(done); bus.Run(ctx) }()
 	s := web.NewServer(web.Config{Store: store, Feed: feeds, Bus: bus, Log: log, Now: now, HashCost: bcrypt.MinCost})
 	a := &app{t: t, store: store, srv: httptest.NewServer(s.Handler())}
-	t.Cleanup(func() { a.srv.Close(); cancel(); <-done; pool.Close() })
+	t.Cleanup(func() { a.srv.Close(); cancel(); <-done })
 	for !bus.Up() {
 		if ctx.Err() != nil {
 			t.Fatal("instance stopped")

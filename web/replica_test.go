@@ -5,19 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"tributary/db"
 	"tributary/db/dbtest"
-	"tributary/feed"
-	"tributary/site"
-	"tributary/web"
 )
 
 // A real streaming replica (pg_basebackup -R on loopback) takes the feed reads while it
@@ -31,25 +25,18 @@ func TestReadReplica(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
+	t.Cleanup(pool.Close)
 	rpool, err := db.OpenReplica(ctx, rdsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rpool.Close()
+	t.Cleanup(rpool.Close)
 	store := db.NewStore(pool)
 	store.UseReplica(rpool)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	bus := site.New(store, log)
-	feeds := feed.New(store, feed.DefaultConfig(), nil)
-	feeds.Attach(bus)
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go bus.Run(rctx)
-	go store.RunReplicaCheck(rctx, 20*time.Millisecond, log)
-	srv := httptest.NewServer(web.NewServer(web.Config{Store: store, Feed: feeds, Bus: bus, Log: log, HashCost: bcrypt.MinCost}).Handler())
-	defer srv.Close()
-	a := &app{t: t, srv: srv, store: store}
+	go store.RunReplicaCheck(rctx, 20*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, _ := startInstance(t, store, nil)
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
 		for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
