@@ -42,17 +42,20 @@ func (ts *testSite) instance() (*app, *site.Bus) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	a, bus := startInstance(t, db.NewStore(pool), func() time.Time { return ts.now })
-	bus.Poll = time.Hour // changes must arrive by the event path, not by the poll
-	return a, bus
+	// Changes must arrive by the event path, not by the poll.
+	return startInstance(t, db.NewStore(pool), func() time.Time { return ts.now }, time.Hour)
 }
 
-// startInstance runs an instance of the site on store: its listener, its feed service and
-// its server, stopped when t ends. It returns once the listener is up.
-func startInstance(t *testing.T, store *db.Store, now func() time.Time) (*app, *site.Bus) {
+// startInstance runs an instance of the site on store: its listener (reading the log every
+// poll without a wake-up; 0: the default), its feed service and its server, stopped when t
+// ends. It returns once the listener is up.
+func startInstance(t *testing.T, store *db.Store, now func() time.Time, poll time.Duration) (*app, *site.Bus) {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	bus := site.New(store, log)
+	if poll > 0 {
+		bus.Poll = poll
+	}
 	feeds := feed.New(store, feed.DefaultConfig(), now)
 	feeds.Attach(bus)
 	ctx, cancel := context.WithCancel(context.Background())
