@@ -147,7 +147,7 @@ func newPageWith(t *testing.T, opts playwright.BrowserNewContextOptions) playwri
 	if err != nil {
 		t.Fatal(err)
 	}
-	page.SetDefaultTimeout(10_000)
+	page.SetDefaultTimeout(30_000) // generous: browser tests run in parallel on two shared cores
 	t.Cleanup(func() {
 		if t.Failed() {
 			os.MkdirAll("screenshots", 0o755)
