@@ -58,6 +58,9 @@ func (s *Store) Import(ctx context.Context, recs []tributary.ImportRecord) (Impo
 		if err := q.ImportPlanning(ctx); err != nil {
 			return fmt.Errorf("db: import: plan: %w", err)
 		}
+		if err := q.ImportMemory(ctx); err != nil {
+			return fmt.Errorf("db: import: memory: %w", err)
+		}
 		missing, err := q.ImportMissingAuthors(ctx)
 		if err != nil {
 			return fmt.Errorf("db: import: authors: %w", err)

@@ -66,6 +66,16 @@ func (q *Queries) ImportAuthors(ctx context.Context) (int64, error) {
 	return count, err
 }
 
+const importMemory = `-- name: ImportMemory :exec
+SET LOCAL work_mem = '64MB'
+`
+
+// Room to sort and hash a file's rows in memory rather than on disk (4 MB by default).
+func (q *Queries) ImportMemory(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, importMemory)
+	return err
+}
+
 const importMissingAuthors = `-- name: ImportMissingAuthors :one
 SELECT count(DISTINCT lower(r.handle)) FROM import_rows r
  WHERE NOT EXISTS (SELECT 1 FROM users u WHERE lower(u.handle) = lower(r.handle))
