@@ -149,13 +149,23 @@ func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(poolWaited, prometheus.CounterValue, st.AcquireDuration().Seconds())
 }
 
+// routed serves mux and notes the route that answered (the mux sets r.Pattern on the
+// request it routes), so the request is routed once.
+func routed(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mux.ServeHTTP(w, r)
+		if ri := infoOf(r.Context()); ri != nil {
+			ri.route = r.Pattern
+		}
+	})
+}
+
 // observe is the outermost middleware: it gives the request its id (in the X-Request-Id
 // answer header, every log line and the 5xx page), times it by route and status, and logs it
 // at debug level.
-func (s *Server) observe(routes *http.ServeMux, next http.Handler) http.Handler {
+func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ri := &requestInfo{id: newRequestID(r)}
-		_, ri.route = routes.Handler(r)
+		ri := &requestInfo{id: newRequestID(r), route: "unrouted"} // refused before the routes (CSRF, body cap)
 		w.Header().Set("X-Request-Id", ri.id)
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK, start: time.Now()}
 		r = r.WithContext(context.WithValue(r.Context(), infoKey, ri))
