@@ -43,6 +43,7 @@ type Bus struct {
 	handlers []Handler
 	up       atomic.Bool
 	wake     chan struct{}
+	waiters  []chan int64 // Syncs waiting for the token of the next wake-up (under mu)
 
 	// Read by tests: the newest wake-up token this instance has caught up after.
 	acked atomic.Int64
@@ -76,10 +77,24 @@ func (b *Bus) Changed() {
 	if b == nil {
 		return
 	}
+	b.signal()
+}
+
+func (b *Bus) signal() {
 	select {
 	case b.wake <- struct{}{}:
 	default:
 	}
+}
+
+// nextWake asks for a wake-up and returns where its token will come (0: it failed).
+func (b *Bus) nextWake() <-chan int64 {
+	ch := make(chan int64, 1)
+	b.mu.Lock()
+	b.waiters = append(b.waiters, ch)
+	b.mu.Unlock()
+	b.signal()
+	return ch
 }
 
 // Sync is called after a change in who may read what has committed: it wakes every
@@ -89,12 +104,17 @@ func (b *Bus) Sync(ctx context.Context) {
 	if b == nil {
 		return
 	}
-	token, err := b.store.Wake(ctx)
-	if err != nil {
-		b.log.Warn("site: wake", "err", err)
+	deadline := time.Now().Add(b.SyncTimeout)
+	var token int64
+	select { // the wake-up this instance sends next, shared with other changes of the moment
+	case token = <-b.nextWake():
+	case <-ctx.Done():
+	case <-time.After(b.SyncTimeout):
+	}
+	if token == 0 {
+		b.log.Warn("site: no wake-up sent; other instances catch up at their next poll")
 		return
 	}
-	deadline := time.Now().Add(b.SyncTimeout)
 	for wait := time.Millisecond; ; wait = min(2*wait, 20*time.Millisecond) {
 		n, err := b.store.Lagging(ctx, token, b.Alive)
 		if err != nil {
@@ -225,7 +245,9 @@ func (b *Bus) deliver(changes []db.SiteChange, reset bool) {
 	}
 }
 
-// waker sends the wake-ups asked for by Changed, at most one every WakeEvery.
+// waker sends the wake-ups asked for by Changed and Sync: at most one NOTIFY every
+// WakeEvery from this instance, in a transaction of its own, after the changes committed;
+// every Sync waiting gets its token.
 func (b *Bus) waker(ctx context.Context) {
 	for {
 		select {
@@ -233,8 +255,16 @@ func (b *Bus) waker(ctx context.Context) {
 			return
 		case <-b.wake:
 		}
-		if _, err := b.store.Wake(ctx); err != nil && ctx.Err() == nil {
+		b.mu.Lock()
+		waiting := b.waiters
+		b.waiters = nil
+		b.mu.Unlock()
+		token, err := b.store.Wake(ctx)
+		if err != nil && ctx.Err() == nil {
 			b.log.Warn("site: wake", "err", err)
+		}
+		for _, ch := range waiting {
+			ch <- token // 0 when it failed
 		}
 		select {
 		case <-ctx.Done():

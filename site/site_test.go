@@ -117,3 +117,39 @@ func TestListenerCatchesUpAfterLostConnection(t *testing.T) {
 		t.Fatalf("after reconnecting: changes %v, want just %d", ids, id)
 	}
 }
+
+// Syncs of changes made at the same moment share one wake-up: an instance sends at most one
+// NOTIFY every WakeEvery, whatever the number of changes.
+func TestSyncsShareWakeUps(t *testing.T) {
+	dsn := dbtest.DSN(t)
+	pool, err := db.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	store := db.NewStore(pool)
+	b := site.New(store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b.WakeEvery, b.SyncTimeout = time.Second, 10*time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); b.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, b.Up)
+	log := db.NewSiteLog(pool)
+	before, err := log.WakeToken(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() { b.Sync(context.Background()) })
+	}
+	wg.Wait()
+	after, err := log.WakeToken(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := after - before; n < 1 || n > 2 {
+		t.Fatalf("20 Syncs within a second sent %d wake-ups, want 1 or 2", n)
+	}
+}
