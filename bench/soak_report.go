@@ -1,0 +1,135 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// summarizeSoak sums the samples up by kind; a 5xx other than a 503 while PostgreSQL was
+// down, and any 5xx outside the restart, is unexpected.
+func summarizeSoak(samples []soakSample, restart [2]time.Time) ([]SoakKindReport, []string) {
+	by := map[string]*SoakKindReport{}
+	lats := map[string][]time.Duration{}
+	var unexpected []string
+	grace := 3 * time.Second // requests in flight as PostgreSQL went down or came back
+	for _, s := range samples {
+		k := by[s.kind]
+		if k == nil {
+			k = &SoakKindReport{Kind: s.kind, ByStatus: map[string]int{}}
+			by[s.kind] = k
+		}
+		k.Requests++
+		status := strconv.Itoa(s.status)
+		if s.status == 0 {
+			status = "no answer"
+		}
+		k.ByStatus[status]++
+		lats[s.kind] = append(lats[s.kind], s.dur)
+		during := !restart[0].IsZero() && !s.at.Before(restart[0].Add(-grace)) && s.at.Before(restart[1].Add(grace))
+		if during {
+			k.DuringRestart++
+			if s.status != http.StatusOK && s.status != http.StatusServiceUnavailable && s.status != http.StatusNoContent && s.status != http.StatusSeeOther {
+				k.Not503++
+				if len(unexpected) < 20 {
+					unexpected = append(unexpected, fmt.Sprintf("%s during the restart: %s", s.kind, status))
+				}
+			}
+		} else if s.status >= 500 || s.status == 0 {
+			k.FiveXXOutsideRestart++
+			if len(unexpected) < 20 {
+				unexpected = append(unexpected, fmt.Sprintf("%s at %s: %s", s.kind, s.at.Format(time.TimeOnly), status))
+			}
+		}
+	}
+	var out []SoakKindReport
+	for _, kd := range soakKinds {
+		k := by[kd.name]
+		if k == nil {
+			continue
+		}
+		l := lats[kd.name]
+		slices.Sort(l)
+		k.P50, k.P99 = percentile(l, 50), percentile(l, 99)
+		out = append(out, *k)
+	}
+	return out, unexpected
+}
+
+// rss is a process's resident set size (VmRSS), in bytes.
+func rss(s *server) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			if f := strings.Fields(rest); len(f) == 2 {
+				kb, _ := strconv.ParseInt(f[0], 10, 64)
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
+
+// goroutines reads go_goroutines from the server's /metrics.
+func goroutines(s *server) int {
+	resp, err := http.Get(s.URL + "/metrics")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
+			n, _ := strconv.ParseFloat(v, 64)
+			return int(n)
+		}
+	}
+	return 0
+}
+
+func writeSoak(path string, rep SoakReport) error {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# Soak\n\n")
+	p("Two instances of the real server on one database (the bench dataset: %d posts, %d users), %d clients of mixed traffic for %s",
+		rep.Dataset.PostCount, rep.Dataset.UserCount, rep.Conns, rep.Duration)
+	if !rep.Restart[0].IsZero() {
+		p(", PostgreSQL stopped and started again in the middle (down %s)", rep.Restart[1].Sub(rep.Restart[0]).Round(time.Millisecond))
+	}
+	p(". Every client sends one kind of request again and again, to either instance in turn: cursors made by one instance are used on the other. Run on %s at commit %s; rerun with `make soak`.\n\n",
+		rep.Date.Format("2006-01-02 15:04 UTC"), rep.Commit)
+	p("Goals: no 5xx but 503s while PostgreSQL is down; RSS and goroutines flat after warm-up.\n\n")
+	p("| kind | requests | by status | p50 | p99 | during the restart | not 200/503 then | 5xx otherwise |\n|---|---:|---|---:|---:|---:|---:|---:|\n")
+	total, bad := 0, 0
+	for _, k := range rep.Kinds {
+		var st []string
+		for s, n := range k.ByStatus {
+			st = append(st, fmt.Sprintf("%s: %d", s, n))
+		}
+		slices.Sort(st)
+		p("| %s | %d | %s | %.2f ms | %.2f ms | %d | %d | %d |\n", k.Kind, k.Requests, strings.Join(st, ", "), ms(k.P50), ms(k.P99),
+			k.DuringRestart, k.Not503, k.FiveXXOutsideRestart)
+		total += k.Requests
+		bad += k.Not503 + k.FiveXXOutsideRestart
+	}
+	p("\n%d requests, %d unexpected answers.\n\n", total, bad)
+	p("| instance | RSS after warm-up | RSS at the end | goroutines after warm-up | goroutines at the end |\n|---|---:|---:|---:|---:|\n")
+	for _, in := range rep.Instances {
+		p("| %s | %.1f MiB | %.1f MiB | %d | %d |\n", in.Name, float64(in.RSSStart)/(1<<20), float64(in.RSSEnd)/(1<<20), in.GoroutinesStart, in.GoroutinesEnd)
+	}
+	if len(rep.Unexpected) > 0 {
+		p("\nUnexpected answers (the first %d):\n\n", len(rep.Unexpected))
+		for _, u := range rep.Unexpected {
+			p("- %s\n", u)
+		}
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
