@@ -36,6 +36,8 @@ type Item struct {
 	Images       []string   `json:"images"`
 	Tags         []string   `json:"tags"`
 	RepPostID    int64      `json:"rep_post_id"`
+	// Talk sums the conversations on the item's shares that the viewer may read.
+	Talk Talk `json:"talk"`
 	// Inputs kept for re-scoring and access checks; not part of the API.
 	SharerIDs []int64 `json:"-"`
 }

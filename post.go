@@ -49,6 +49,7 @@ type Post struct {
 	Tags         []string
 	CreatedAt    time.Time
 	Author       UserRef
+	Talk         Talk // what the viewer sees of its conversation, when read with it
 }
 
 // Limits of a share.

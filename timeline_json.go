@@ -110,7 +110,32 @@ func (it *Item) appendJSON(b []byte) ([]byte, error) {
 	b = appendJSONStrings(b, it.Tags)
 	b = appendField(b, "rep_post_id")
 	b = strconv.AppendInt(b, it.RepPostID, 10)
+	b = appendField(b, "talk")
+	b = it.Talk.appendJSON(b)
 	return append(b, '}'), nil
+}
+
+func (t Talk) appendJSON(b []byte) []byte {
+	b = append(b, `{"like_count":`...)
+	b = strconv.AppendInt(b, int64(t.Likes), 10)
+	b = appendField(b, "comment_count")
+	b = strconv.AppendInt(b, int64(t.Comments), 10)
+	b = appendField(b, "liked")
+	b = strconv.AppendBool(b, t.Liked)
+	b = appendField(b, "likers")
+	if t.Likers == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, u := range t.Likers {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = u.appendJSON(b)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
 }
 
 func (u UserRef) appendJSON(b []byte) []byte { return append(u.appendFields(append(b, '{')), '}') }

@@ -145,7 +145,7 @@ func (w *seedWorld) copyPosts(ctx context.Context, tx pgx.Tx) error {
 	total := len(w.shares)
 	w.cfg.Progress("posts", 0, total)
 	id := 0
-	src := newSeedSource(ctx, seedOrdered(ctx, (total+seedPostChunk-1)/seedPostChunk, w.preparePosts), 18,
+	src := newSeedSource(ctx, seedOrdered(ctx, (total+seedPostChunk-1)/seedPostChunk, w.preparePosts), 19,
 		func(r *seedPostRow, vals []any) error {
 			id++
 			p, anchor := &r.p, w.postAnchor[id-1]
@@ -157,12 +157,12 @@ func (w *seedWorld) copyPosts(ctx context.Context, tx pgx.Tx) error {
 			}
 			copy(vals, []any{int64(id), p.AuthorID, int64(anchor), p.NewPost.URL, p.Title, p.Body,
 				p.CanonicalURL, p.AnchorURL, string(p.Kind), string(p.AnchorKind), p.Host, p.LinkHosts, r.links,
-				int32(p.ImageCount), int32(p.URLCount), int16(p.SciScore), p.Tags, p.CreatedAt})
+				int32(p.ImageCount), int32(p.URLCount), int16(p.SciScore), p.Tags, p.CreatedAt, p.CreatedAt})
 			return nil
 		}, func(done int) { w.cfg.Progress("posts", done, total) })
 	n, err := tx.CopyFrom(ctx, pgx.Identifier{"posts"},
 		[]string{"id", "author_id", "anchor_id", "url", "title", "body", "canonical_url", "anchor_url", "kind", "anchor_kind",
-			"host", "link_hosts", "linked_urls", "image_count", "url_count", "sci_score", "tags", "created_at"}, src)
+			"host", "link_hosts", "linked_urls", "image_count", "url_count", "sci_score", "tags", "created_at", "bumped_at"}, src)
 	if err == nil && int(n) != total {
 		err = fmt.Errorf("wrote %d of %d posts", n, total)
 	}

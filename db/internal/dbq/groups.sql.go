@@ -69,7 +69,7 @@ func (q *Queries) CreateGroupFeed(ctx context.Context, arg CreateGroupFeedParams
 }
 
 const directPosts = `-- name: DirectPosts :many
-SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.author_handle, p.author_name, p.author_vip FROM post_cards p
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip FROM post_cards p
  WHERE p.id IN (SELECT fp.post_id FROM feed_posts fp
                   JOIN feeds f ON f.id = fp.feed_id
                   JOIN feed_readers r ON r.feed_id = f.id
@@ -125,6 +125,9 @@ func (q *Queries) DirectPosts(ctx context.Context, arg DirectPostsParams) ([]Pos
 			&i.CreatedAt,
 			&i.DeletedAt,
 			&i.AnchorKind,
+			&i.LikeCount,
+			&i.CommentCount,
+			&i.BumpedAt,
 			&i.AuthorHandle,
 			&i.AuthorName,
 			&i.AuthorVip,
@@ -140,7 +143,7 @@ func (q *Queries) DirectPosts(ctx context.Context, arg DirectPostsParams) ([]Pos
 }
 
 const feedPosts = `-- name: FeedPosts :many
-SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.author_handle, p.author_name, p.author_vip FROM post_cards p
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip FROM post_cards p
  WHERE p.id IN (SELECT fp.post_id FROM feed_posts fp WHERE fp.feed_id = $1)
    AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
@@ -200,6 +203,9 @@ func (q *Queries) FeedPosts(ctx context.Context, arg FeedPostsParams) ([]PostCar
 			&i.CreatedAt,
 			&i.DeletedAt,
 			&i.AnchorKind,
+			&i.LikeCount,
+			&i.CommentCount,
+			&i.BumpedAt,
 			&i.AuthorHandle,
 			&i.AuthorName,
 			&i.AuthorVip,

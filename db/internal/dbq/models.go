@@ -22,6 +22,15 @@ type Ban struct {
 	CreatedAt time.Time
 }
 
+type Comment struct {
+	ID        int64
+	PostID    int64
+	AuthorID  int64
+	Body      string
+	CreatedAt time.Time
+	EditedAt  *time.Time
+}
+
 type CursorKey struct {
 	ID        int32
 	Secret    []byte
@@ -144,6 +153,12 @@ type ImportRow struct {
 	CreatedAt    time.Time
 }
 
+type Like struct {
+	PostID    int64
+	UserID    int64
+	CreatedAt time.Time
+}
+
 type Post struct {
 	ID                int64
 	AuthorID          int64
@@ -167,6 +182,15 @@ type Post struct {
 	CreatedAt         time.Time
 	DeletedAt         *time.Time
 	AnchorKind        string
+	LikeCount         int32
+	CommentCount      int32
+	BumpedAt          time.Time
+}
+
+type PostBump struct {
+	PostID int64
+	At     time.Time
+	Ord    int64
 }
 
 type PostCard struct {
@@ -192,6 +216,9 @@ type PostCard struct {
 	CreatedAt         time.Time
 	DeletedAt         *time.Time
 	AnchorKind        string
+	LikeCount         int32
+	CommentCount      int32
+	BumpedAt          time.Time
 	AuthorHandle      string
 	AuthorName        string
 	AuthorVip         bool

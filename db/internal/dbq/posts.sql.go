@@ -28,9 +28,9 @@ func (q *Queries) InsertFeedPost(ctx context.Context, arg InsertFeedPostParams) 
 
 const insertPost = `-- name: InsertPost :one
 INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
-                   link_hosts, linked_urls, image_count, url_count, sci_score, tags, created_at, is_public)
+                   link_hosts, linked_urls, image_count, url_count, sci_score, tags, created_at, bumped_at, is_public)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
-        $11, $12, $13, $14, $15, $16, $17, false)
+        $11, $12, $13, $14, $15, $16, $17, $17, false)
 ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
 RETURNING id
 `
@@ -112,7 +112,7 @@ func (q *Queries) UpsertAnchor(ctx context.Context, arg UpsertAnchorParams) (int
 }
 
 const userPosts = `-- name: UserPosts :many
-SELECT id, author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, host, link_hosts, linked_urls, image_count, url_count, sci_score, tags, is_public, protected_owner_ids, private_feed_ids, created_at, deleted_at, anchor_kind, author_handle, author_name, author_vip FROM post_cards p
+SELECT id, author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, host, link_hosts, linked_urls, image_count, url_count, sci_score, tags, is_public, protected_owner_ids, private_feed_ids, created_at, deleted_at, anchor_kind, like_count, comment_count, bumped_at, author_handle, author_name, author_vip FROM post_cards p
  WHERE p.author_id = $1
    AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
@@ -172,6 +172,9 @@ func (q *Queries) UserPosts(ctx context.Context, arg UserPostsParams) ([]PostCar
 			&i.CreatedAt,
 			&i.DeletedAt,
 			&i.AnchorKind,
+			&i.LikeCount,
+			&i.CommentCount,
+			&i.BumpedAt,
 			&i.AuthorHandle,
 			&i.AuthorName,
 			&i.AuthorVip,

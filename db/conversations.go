@@ -1,0 +1,297 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"tributary"
+	"tributary/db/internal/dbq"
+)
+
+// errNoPost is the one answer for a post that does not exist, is deleted, or is not the
+// viewer's to read: it reveals nothing.
+var errNoPost = tributary.Errorf(tributary.ENotFound, "No such post.")
+
+// errNoComment is errNoPost's twin for comments.
+var errNoComment = tributary.Errorf(tributary.ENotFound, "No such comment.")
+
+// Post returns a post as the viewer may read it.
+func (s *Store) Post(ctx context.Context, v tributary.Viewer, id int64) (tributary.Post, error) {
+	r, err := s.q.ReadablePost(ctx, dbq.ReadablePostParams{ID: id, ViewerID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return tributary.Post{}, errNoPost
+	} else if err != nil {
+		return tributary.Post{}, fmt.Errorf("db: post: %w", err)
+	}
+	return postOf(r)
+}
+
+// ItemPosts returns every share of an item (anchor) that the viewer may read, oldest first;
+// none when the item does not exist or the viewer may read none of it.
+func (s *Store) ItemPosts(ctx context.Context, v tributary.Viewer, anchorID int64) ([]tributary.Post, error) {
+	rows, err := s.q.ReadablePostsOfAnchor(ctx, dbq.ReadablePostsOfAnchorParams{AnchorID: anchorID, ViewerID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	posts, _, err := cards(rows, 0, err)
+	return posts, err
+}
+
+// PostsByID returns the posts the viewer may read among ids, in the order of ids.
+func (s *Store) PostsByID(ctx context.Context, v tributary.Viewer, ids []int64) ([]tributary.Post, error) {
+	rows, err := s.q.ReadablePostsByID(ctx, dbq.ReadablePostsByIDParams{Ids: nonNilIDs(ids), ViewerID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	got, _, err := cards(rows, 0, err)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]tributary.Post, len(got))
+	for _, p := range got {
+		byID[p.ID] = p
+	}
+	out := make([]tributary.Post, 0, len(got))
+	for _, id := range ids {
+		if p, ok := byID[id]; ok {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// Like records that the viewer likes a post they may read; liking twice is a no-op.
+func (s *Store) Like(ctx context.Context, v tributary.Viewer, postID int64, at time.Time) error {
+	r, err := s.q.Like(ctx, dbq.LikeParams{PostID: postID, UserID: v.ID, At: at,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	if err != nil {
+		return fmt.Errorf("db: like: %w", err)
+	}
+	if r.Readable == 0 {
+		return errNoPost
+	}
+	return nil
+}
+
+// Unlike takes the viewer's like of a post back; unliking what was not liked is a no-op.
+func (s *Store) Unlike(ctx context.Context, v tributary.Viewer, postID int64) error {
+	r, err := s.q.Unlike(ctx, dbq.UnlikeParams{PostID: postID, UserID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	if err != nil {
+		return fmt.Errorf("db: unlike: %w", err)
+	}
+	if r.Readable == 0 {
+		return errNoPost
+	}
+	return nil
+}
+
+// AddComment stores the viewer's comment on a post they may read and bumps the post when
+// the rule says so, in one transaction. The body must be clean (tributary.CleanComment).
+func (s *Store) AddComment(ctx context.Context, v tributary.Viewer, postID int64, body string, now time.Time, rule tributary.BumpRule) (c tributary.Comment, bumped bool, err error) {
+	err = s.inTx(ctx, func(q *dbq.Queries) error {
+		r, err := q.InsertComment(ctx, dbq.InsertCommentParams{PostID: postID, AuthorID: v.ID, Body: body, At: now,
+			Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errNoPost
+		} else if err != nil {
+			return fmt.Errorf("db: comment: %w", err)
+		}
+		c = tributary.Comment{ID: r.ID, PostID: postID, Body: body, CreatedAt: r.CreatedAt}
+		counted, err := q.CommentCounted(ctx, dbq.CommentCountedParams{PostID: postID, Since: now.Add(-rule.Window)})
+		if err != nil {
+			return fmt.Errorf("db: count comment: %w", err)
+		}
+		if bumped = rule.Bumps(counted.CreatedAt, now, int(counted.Recent)); bumped {
+			if err := q.BumpPost(ctx, dbq.BumpPostParams{PostID: postID, At: now}); err != nil {
+				return fmt.Errorf("db: bump: %w", err)
+			}
+		}
+		return nil
+	})
+	return c, bumped, err
+}
+
+// commentAction finds a comment the viewer acts on: 404 when it does not exist or its post
+// is not theirs to read, 403 when allowed says they may not.
+func (s *Store) commentAction(ctx context.Context, v tributary.Viewer, id int64, allowed func(dbq.CommentForActionRow) bool, what string) (dbq.CommentForActionRow, error) {
+	c, err := s.q.CommentForAction(ctx, dbq.CommentForActionParams{ID: id, ViewerID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !c.Readable) {
+		return c, errNoComment
+	} else if err != nil {
+		return c, fmt.Errorf("db: comment: %w", err)
+	}
+	if !allowed(c) {
+		return c, tributary.Errorf(tributary.EForbidden, "Only %s can %s this comment.", map[string]string{
+			"edit": "its author", "delete": "its author or the post's author"}[what], what)
+	}
+	return c, nil
+}
+
+// EditComment changes the text of the viewer's own comment; it returns the comment's post.
+func (s *Store) EditComment(ctx context.Context, v tributary.Viewer, id int64, body string, now time.Time) (int64, error) {
+	c, err := s.commentAction(ctx, v, id, func(c dbq.CommentForActionRow) bool { return c.AuthorID == v.ID }, "edit")
+	if err != nil {
+		return 0, err
+	}
+	if err := s.q.EditComment(ctx, dbq.EditCommentParams{ID: id, Body: body, At: &now}); err != nil {
+		return 0, fmt.Errorf("db: edit comment: %w", err)
+	}
+	return c.PostID, nil
+}
+
+// DeleteComment deletes a comment by its author or by the author of its post; it returns
+// the comment's post.
+func (s *Store) DeleteComment(ctx context.Context, v tributary.Viewer, id int64) (int64, error) {
+	c, err := s.commentAction(ctx, v, id, func(c dbq.CommentForActionRow) bool {
+		return c.AuthorID == v.ID || c.PostAuthorID == v.ID
+	}, "delete")
+	if err != nil {
+		return 0, err
+	}
+	if err := s.q.DeleteComment(ctx, id); err != nil {
+		return 0, fmt.Errorf("db: delete comment: %w", err)
+	}
+	return c.PostID, nil
+}
+
+// Threads returns the comments of some posts that the viewer sees, oldest first per post.
+// The posts must be ones the viewer may read.
+func (s *Store) Threads(ctx context.Context, v tributary.Viewer, postIDs []int64) (map[int64][]tributary.Comment, error) {
+	rows, err := s.q.Thread(ctx, dbq.ThreadParams{PostIds: nonNilIDs(postIDs), Blocked: nonNilIDs(v.Blocked)})
+	if err != nil {
+		return nil, fmt.Errorf("db: thread: %w", err)
+	}
+	out := make(map[int64][]tributary.Comment, len(postIDs))
+	for _, r := range rows {
+		out[r.PostID] = append(out[r.PostID], tributary.Comment{ID: r.ID, PostID: r.PostID, Body: r.Body,
+			CreatedAt: r.CreatedAt, EditedAt: r.EditedAt,
+			Author: tributary.UserRef{ID: r.AuthorID, Handle: r.AuthorHandle, Name: r.AuthorName, VIP: r.AuthorVip}})
+	}
+	return out, nil
+}
+
+// Likers returns up to limit people who liked a post, as the viewer sees them, newest first.
+func (s *Store) Likers(ctx context.Context, v tributary.Viewer, postID int64, limit int) ([]tributary.UserRef, error) {
+	rows, err := s.q.Likers(ctx, dbq.LikersParams{PostID: postID, Blocked: nonNilIDs(v.Blocked), Lim: int32(limit)})
+	if err != nil {
+		return nil, fmt.Errorf("db: likers: %w", err)
+	}
+	out := make([]tributary.UserRef, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, tributary.UserRef{ID: r.ID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip})
+	}
+	return out, nil
+}
+
+// PostTalk returns what the cards of some posts show of their conversations, as the viewer
+// sees them. The posts must be ones the viewer may read.
+func (s *Store) PostTalk(ctx context.Context, v tributary.Viewer, ids []int64) (map[int64]tributary.Talk, error) {
+	out := make(map[int64]tributary.Talk, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.reads(ctx).PostTalk(ctx, dbq.PostTalkParams{Ids: ids, ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked)})
+	if err != nil {
+		return nil, fmt.Errorf("db: post talk: %w", err)
+	}
+	for _, r := range rows {
+		likers, err := likersOf(r.Likers)
+		if err != nil {
+			return nil, err
+		}
+		t := tributary.Talk{Likes: int(r.Likes), Comments: int(r.Comments), Liked: r.Liked, Likers: likers}
+		if r.Liked {
+			t.LikedPost = r.ID
+		}
+		out[r.ID] = t
+	}
+	return out, nil
+}
+
+// AnchorTalk returns what item cards show of the conversations on the shares of some items
+// that the viewer may read: the counts summed over them.
+func (s *Store) AnchorTalk(ctx context.Context, v tributary.Viewer, anchorIDs []int64) (map[int64]tributary.Talk, error) {
+	out := make(map[int64]tributary.Talk, len(anchorIDs))
+	if len(anchorIDs) == 0 {
+		return out, nil
+	}
+	rows, err := s.reads(ctx).AnchorTalk(ctx, dbq.AnchorTalkParams{AnchorIds: anchorIDs, ViewerID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	if err != nil {
+		return nil, fmt.Errorf("db: item talk: %w", err)
+	}
+	for _, r := range rows {
+		likers, err := likersOf(r.Likers)
+		if err != nil {
+			return nil, err
+		}
+		out[r.AnchorID] = tributary.Talk{Likes: int(r.Likes), Comments: int(r.Comments), Liked: r.LikedPost != 0,
+			LikedPost: r.LikedPost, Likers: likers}
+	}
+	return out, nil
+}
+
+// likersOf decodes [[id, handle, name], ...].
+func likersOf(b []byte) ([]tributary.UserRef, error) {
+	var raw [][3]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("db: likers: %w", err)
+	}
+	out := make([]tributary.UserRef, 0, len(raw))
+	for _, r := range raw {
+		var u tributary.UserRef
+		if err := errors.Join(json.Unmarshal(r[0], &u.ID), json.Unmarshal(r[1], &u.Handle), json.Unmarshal(r[2], &u.Name)); err != nil {
+			return nil, fmt.Errorf("db: likers: %w", err)
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// ChronoQuery asks for the posts of a chronological feed that arrived in (From, To], newest
+// arrival first after (PosAt, PosID): one user's posts (Author), a group's (Feed) or the
+// viewer's directs (Directs), as the viewer may read them.
+type ChronoQuery struct {
+	Author  int64
+	Feed    int64
+	Directs bool
+	Viewer  tributary.Viewer
+	From    time.Time
+	To      time.Time
+	PosAt   time.Time
+	PosID   int64
+	Skip    []int64
+	Limit   int
+}
+
+// PostArrival is a post and when it arrived (was made, or bumped).
+type PostArrival struct {
+	PostID int64
+	At     time.Time
+}
+
+// ChronoArrived lists a chronological feed's arrivals (see ChronoQuery).
+func (s *Store) ChronoArrived(ctx context.Context, q ChronoQuery) ([]PostArrival, error) {
+	from, posAt, posID := q.From, q.PosAt, q.PosID
+	if from.IsZero() {
+		from = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	if posID == 0 {
+		posAt, posID = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 1<<63-1
+	}
+	rows, err := s.reads(ctx).ChronoArrivals(ctx, dbq.ChronoArrivalsParams{AuthorID: q.Author, FeedID: q.Feed, Directs: q.Directs,
+		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
+		Skip: nonNilIDs(q.Skip), FromAt: from, ToAt: q.To, PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
+	if err != nil {
+		return nil, fmt.Errorf("db: chronological feed: %w", err)
+	}
+	out := make([]PostArrival, len(rows))
+	for i, r := range rows {
+		out[i] = PostArrival{PostID: r.ID, At: r.Arrival}
+	}
+	return out, nil
+}

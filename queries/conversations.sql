@@ -1,0 +1,199 @@
+-- name: ReadablePost :one
+-- A post as a viewer may read it: none when it does not exist, is deleted or is not theirs
+-- to read (one answer for all three).
+SELECT * FROM post_cards p
+ WHERE p.id = @id AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);
+
+-- name: ReadablePostsOfAnchor :many
+-- Every share of an item that a viewer may read, oldest first: the item page.
+SELECT * FROM post_cards p
+ WHERE p.anchor_id = @anchor_id AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+ ORDER BY p.created_at, p.id
+ LIMIT 200;
+
+-- name: ReadablePostsByID :many
+-- Some posts as a viewer may read them (the rest left out), in no order.
+SELECT * FROM post_cards p
+ WHERE p.id = ANY(@ids::bigint[]) AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);
+
+-- name: Like :one
+-- A like by a viewer of a post they may read; a second like is a no-op. readable is 0 when
+-- the post is not theirs to read (nothing is stored then).
+WITH p AS (
+    SELECT po.id FROM posts po
+     WHERE po.id = @post_id AND po.deleted_at IS NULL
+       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, @user_id::bigint, @blocked::bigint[], @private_feeds::bigint[])),
+ins AS (
+    INSERT INTO likes (post_id, user_id, created_at) SELECT p.id, @user_id::bigint, @at FROM p
+    ON CONFLICT DO NOTHING
+    RETURNING post_id),
+upd AS (
+    UPDATE posts SET like_count = like_count + 1 WHERE posts.id IN (SELECT ins.post_id FROM ins) RETURNING posts.id)
+SELECT (SELECT count(*) FROM p)::int AS readable, (SELECT count(*) FROM upd)::int AS added;
+
+-- name: Unlike :one
+-- Takes a like back; unliking what was not liked is a no-op.
+WITH p AS (
+    SELECT po.id FROM posts po
+     WHERE po.id = @post_id AND po.deleted_at IS NULL
+       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, @user_id::bigint, @blocked::bigint[], @private_feeds::bigint[])),
+del AS (
+    DELETE FROM likes l USING p WHERE l.post_id = p.id AND l.user_id = @user_id::bigint
+    RETURNING l.post_id),
+upd AS (
+    UPDATE posts SET like_count = like_count - 1 WHERE posts.id IN (SELECT del.post_id FROM del) RETURNING posts.id)
+SELECT (SELECT count(*) FROM p)::int AS readable, (SELECT count(*) FROM upd)::int AS removed;
+
+-- name: InsertComment :one
+-- A comment on a post the author may read; no row when the post is not theirs to read.
+INSERT INTO comments (post_id, author_id, body, created_at)
+SELECT p.id, @author_id::bigint, @body, @at FROM posts p
+ WHERE p.id = @post_id AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @author_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+RETURNING comments.id, comments.created_at;
+
+-- name: CommentCounted :one
+-- Counts a new comment on its post, and says what the bump rule needs: when the post was
+-- made and how many comments it got since the window began (the new one included).
+UPDATE posts SET comment_count = comment_count + 1 WHERE posts.id = @post_id
+RETURNING posts.created_at,
+          (SELECT count(*) FROM comments c WHERE c.post_id = @post_id AND c.created_at > @since)::int AS recent;
+
+-- name: BumpPost :exec
+-- Bumps a post (seed 003): a new ord from the one global sequence in every feed holding it,
+-- and a new arrival. The arrival it had is logged first (once), so fenceposts committed
+-- before the bump still list the post where it was.
+WITH prev AS (
+    INSERT INTO post_bumps (post_id, at, ord)
+    SELECT po.id, po.bumped_at, coalesce((SELECT max(fp.ord) FROM feed_posts fp WHERE fp.post_id = po.id), 0)
+      FROM posts po WHERE po.id = @post_id
+    ON CONFLICT DO NOTHING),
+o AS (SELECT nextval('feed_posts_ord_seq') AS ord),
+moved AS (
+    UPDATE feed_posts fp SET ord = o.ord FROM o WHERE fp.post_id = @post_id),
+logged AS (
+    INSERT INTO post_bumps (post_id, at, ord) SELECT @post_id, @at, o.ord FROM o)
+UPDATE posts SET bumped_at = @at WHERE posts.id = @post_id;
+
+-- name: CommentForAction :one
+-- A comment, its post's author, and whether the viewer may read the post: what deciding an
+-- edit or a deletion needs.
+SELECT c.id, c.post_id, c.author_id, p.author_id AS post_author_id,
+       (p.deleted_at IS NULL AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids,
+                                          @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]))::boolean AS readable
+  FROM comments c JOIN posts p ON p.id = c.post_id
+ WHERE c.id = @id;
+
+-- name: EditComment :exec
+UPDATE comments SET body = @body, edited_at = @at WHERE id = @id;
+
+-- name: DeleteComment :exec
+WITH del AS (DELETE FROM comments c WHERE c.id = @id RETURNING c.post_id)
+UPDATE posts SET comment_count = comment_count - 1 WHERE posts.id IN (SELECT del.post_id FROM del);
+
+-- name: Thread :many
+-- The comments of some posts that a viewer sees (none by someone in a ban with them), in
+-- order.
+SELECT c.id, c.post_id, c.body, c.created_at, c.edited_at,
+       u.id AS author_id, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
+  FROM comments c JOIN users u ON u.id = c.author_id
+ WHERE c.post_id = ANY(@post_ids::bigint[])
+   AND NOT c.author_id = ANY(@blocked::bigint[])
+ ORDER BY c.post_id, c.created_at, c.id;
+
+-- name: Likers :many
+-- Who liked a post, as a viewer sees them, newest first.
+SELECT u.id, u.handle, u.display_name, u.vip
+  FROM likes l JOIN users u ON u.id = l.user_id
+ WHERE l.post_id = @post_id AND NOT l.user_id = ANY(@blocked::bigint[])
+ ORDER BY l.created_at DESC, u.id
+ LIMIT @lim;
+
+-- name: PostTalk :many
+-- What cards show of the conversation of some posts, as a viewer sees it: likes and comments
+-- (leaving out those by people in a ban with the viewer), whether the viewer liked it, and
+-- the newest few likers. The posts are ones the viewer may read.
+WITH v AS (SELECT @viewer_id::bigint AS viewer_id, @blocked::bigint[] AS blocked)
+SELECT p.id,
+       (p.like_count - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(v.blocked)))::int AS likes,
+       (p.comment_count - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(v.blocked)))::int AS comments,
+       EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = v.viewer_id) AS liked,
+       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY(v.blocked) AND l.user_id <> v.viewer_id
+                          ORDER BY l.created_at DESC LIMIT 3) k
+                   JOIN users u ON u.id = k.user_id), '[]')::json AS likers
+  FROM posts p, v
+ WHERE p.id = ANY(@ids::bigint[]);
+
+-- name: AnchorTalk :many
+-- PostTalk summed over each item's shares that the viewer may read: the counts of an item
+-- card. liked_post is the share the viewer liked (0: none).
+WITH v AS (SELECT @viewer_id::bigint AS viewer_id, @blocked::bigint[] AS blocked, @private_feeds::bigint[] AS private_feeds),
+shares AS (
+    SELECT p.id, p.anchor_id, p.like_count, p.comment_count
+      FROM posts p, v
+     WHERE p.anchor_id = ANY(@anchor_ids::bigint[]) AND p.deleted_at IS NULL
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)),
+talk AS (
+    SELECT s.anchor_id,
+           sum(s.like_count - (SELECT count(*) FROM likes l WHERE l.post_id = s.id AND l.user_id = ANY(v.blocked)))::int AS likes,
+           sum(s.comment_count - (SELECT count(*) FROM comments c WHERE c.post_id = s.id AND c.author_id = ANY(v.blocked)))::int AS comments,
+           coalesce(min(s.id) FILTER (WHERE v.viewer_id > 0 AND EXISTS (
+               SELECT 1 FROM likes l WHERE l.post_id = s.id AND l.user_id = v.viewer_id)), 0)::bigint AS liked_post,
+           array_agg(s.id) FILTER (WHERE s.like_count > 0) AS liked_shares
+      FROM shares s, v
+     GROUP BY s.anchor_id)
+SELECT t.anchor_id, t.likes, t.comments, t.liked_post,
+       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
+                   FROM (SELECT l.user_id, max(l.created_at) AS created_at FROM likes l
+                          WHERE l.post_id = ANY(t.liked_shares) AND NOT l.user_id = ANY(v.blocked) AND l.user_id <> v.viewer_id
+                          GROUP BY l.user_id ORDER BY 2 DESC LIMIT 3) k
+                   JOIN users u ON u.id = k.user_id), '[]')::json AS likers
+  FROM talk t, v;
+
+-- name: ChronoArrivals :many
+-- A chronological feed's posts that arrived in (from, to], as the viewer may read them,
+-- newest arrival first after a position: a user's posts (author_id), a group's (feed_id) or
+-- the viewer's directs (directs). A post arrives when it is made and again when a comment
+-- bumps it; it is listed at its last arrival up to `to`, so a bump after `to` leaves the
+-- interval as it was. The scope not asked for is folded away when planned (each run is
+-- planned with its arguments).
+WITH v AS (SELECT @author_id::bigint AS author_id, @feed_id::bigint AS feed_id, @directs::boolean AS directs,
+                  @viewer_id::bigint AS viewer_id, @blocked::bigint[] AS blocked,
+                  @private_feeds::bigint[] AS private_feeds, @skip::bigint[] AS skip,
+                  @from_at::timestamptz AS from_at, @to_at::timestamptz AS to_at,
+                  @pos_at::timestamptz AS pos_at, @pos_id::bigint AS pos_id),
+scope AS NOT MATERIALIZED (
+    SELECT p.id, p.bumped_at, p.created_at
+      FROM posts p, v
+     WHERE (v.author_id = 0 OR p.author_id = v.author_id)
+       AND (v.feed_id = 0 OR p.id IN (SELECT fp.post_id FROM feed_posts fp WHERE fp.feed_id = v.feed_id))
+       AND (NOT v.directs OR p.id IN (SELECT fp.post_id FROM feed_posts fp
+                                        JOIN feeds f ON f.id = fp.feed_id AND f.kind = 'directs'
+                                        JOIN feed_readers r ON r.feed_id = f.id
+                                       WHERE r.user_id = v.viewer_id))
+       AND p.deleted_at IS NULL
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
+       AND NOT p.id = ANY(v.skip)
+       AND p.created_at <= v.to_at),
+stayed AS (
+    SELECT s.id, s.bumped_at AS arrival FROM scope s, v
+     WHERE s.bumped_at > v.from_at AND s.bumped_at <= v.to_at
+       AND (s.bumped_at, s.id) < (v.pos_at, v.pos_id)
+     ORDER BY s.bumped_at DESC, s.id DESC
+     LIMIT @lim::int),
+moved AS (
+    SELECT s.id, b.at AS arrival
+      FROM scope s, v,
+           LATERAL (SELECT b.at FROM post_bumps b WHERE b.post_id = s.id AND b.at <= v.to_at
+                     ORDER BY b.at DESC LIMIT 1) b
+     WHERE s.bumped_at > v.to_at
+       AND b.at > v.from_at AND (b.at, s.id) < (v.pos_at, v.pos_id))
+SELECT x.id, x.arrival::timestamptz AS arrival
+  FROM (SELECT stayed.id, stayed.arrival FROM stayed UNION ALL SELECT moved.id, moved.arrival FROM moved) x
+ ORDER BY x.arrival DESC, x.id DESC
+ LIMIT @lim::int;
