@@ -189,6 +189,10 @@ func restore(ctx context.Context, pool *pgxpool.Pool, d DatasetInfo) error {
 		arg int64
 	}{
 		{"DELETE FROM events WHERE id > $1", d.MaxEvent},
+		// The bench talks only about its own posts (foreign keys are not enforced here).
+		{"DELETE FROM likes WHERE post_id > $1", d.MaxPost},
+		{"DELETE FROM comments WHERE post_id > $1", d.MaxPost},
+		{"DELETE FROM post_bumps WHERE post_id > $1", d.MaxPost},
 		{"DELETE FROM feed_posts WHERE post_id > $1", d.MaxPost},
 		{"DELETE FROM posts WHERE id > $1", d.MaxPost},
 		{"DELETE FROM feed_snapshot WHERE anchor_id > $1", d.MaxAnchor},

@@ -55,6 +55,7 @@ func (w *world) scenarios(conc, tconc int) []scenario {
 		out = append(out, w.live(c, conc))
 	}
 	out = append(out, w.ingest(conc))
+	out = append(out, w.talkScenarios(conc)...)
 	return out
 }
 

@@ -131,6 +131,12 @@ func (s *Store) commentAction(ctx context.Context, v tributary.Viewer, id int64,
 	return c, nil
 }
 
+// OwnComment returns the viewer's own comment, to edit.
+func (s *Store) OwnComment(ctx context.Context, v tributary.Viewer, id int64) (tributary.Comment, error) {
+	c, err := s.commentAction(ctx, v, id, func(c dbq.CommentForActionRow) bool { return c.AuthorID == v.ID }, "edit")
+	return tributary.Comment{ID: c.ID, PostID: c.PostID, Body: c.Body}, err
+}
+
 // EditComment changes the text of the viewer's own comment; it returns the comment's post.
 func (s *Store) EditComment(ctx context.Context, v tributary.Viewer, id int64, body string, now time.Time) (int64, error) {
 	c, err := s.commentAction(ctx, v, id, func(c dbq.CommentForActionRow) bool { return c.AuthorID == v.ID }, "edit")

@@ -11,8 +11,6 @@ type Profile struct {
 	User       tributary.User
 	Stats      UserStats
 	Visibility string // public, protected or private
-	Posts      []tributary.Post
-	Next       PostCursor
 	// The viewer's relation to the user (zero for anonymous viewers and for oneself).
 	FollowState string // "", "active" or "pending"
 	Banned      bool   // the viewer banned the user
@@ -20,19 +18,12 @@ type Profile struct {
 }
 
 // Profile loads a user page as the viewer may see it.
-func (s *Store) Profile(ctx context.Context, handle string, viewerID int64, after PostCursor, limit int) (Profile, error) {
+func (s *Store) Profile(ctx context.Context, handle string, viewerID int64) (Profile, error) {
 	u, err := s.UserByHandle(ctx, handle)
 	if err != nil {
 		return Profile{}, err
 	}
-	v, err := s.ViewerAccess(ctx, viewerID)
-	if err != nil {
-		return Profile{}, err
-	}
 	p := Profile{User: u}
-	if p.Posts, p.Next, err = s.UserPosts(ctx, u.ID, v, after, limit); err != nil {
-		return p, err
-	}
 	if p.Stats, err = s.Stats(ctx, u.ID); err != nil {
 		return p, err
 	}
@@ -84,24 +75,15 @@ type GroupPage struct {
 	Members []Member
 	Role    string
 	State   string
-	Posts   []tributary.Post
-	Next    PostCursor
 }
 
 // GroupPage loads a group page as the viewer may see it.
-func (s *Store) GroupPage(ctx context.Context, name string, viewerID int64, after PostCursor, limit int) (GroupPage, error) {
+func (s *Store) GroupPage(ctx context.Context, name string, viewerID int64) (GroupPage, error) {
 	g, err := s.GroupByName(ctx, name)
 	if err != nil {
 		return GroupPage{}, err
 	}
 	gp := GroupPage{Group: g}
-	v, err := s.ViewerAccess(ctx, viewerID)
-	if err != nil {
-		return gp, err
-	}
-	if gp.Posts, gp.Next, err = s.FeedPosts(ctx, g.ID, v, after, limit); err != nil {
-		return gp, err
-	}
 	if viewerID != 0 {
 		if gp.Role, gp.State, err = s.Membership(ctx, g.ID, viewerID); err != nil {
 			return gp, err

@@ -220,7 +220,7 @@ func (s *Service) page(ctx context.Context, viewer *tributary.User, q tributary.
 	}
 	t := r.timeline(p, time.Time{})
 	t.Refreshed = refreshed
-	return t, nil
+	return t, s.itemTalk(ctx, r.src.v.access, t.Items)
 }
 
 // timeline renders a page's items, keeping only those from fenceposts after newerThan.
@@ -283,7 +283,8 @@ func (s *Service) NewItems(ctx context.Context, viewer *tributary.User, q tribut
 	if err != nil {
 		return tributary.Timeline{}, err
 	}
-	return r.timeline(p, after), nil
+	t := r.timeline(p, after)
+	return t, s.itemTalk(ctx, r.src.v.access, t.Items)
 }
 
 // path says where this request's items come from: the snapshot when it is fresh and no

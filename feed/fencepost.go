@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"time"
 )
 
@@ -195,7 +196,11 @@ func (f Fence) fill(ctx context.Context, k FenceKey, fp Fencepost, c Cursor, lim
 			if i == len(run.IDs) {
 				return Page{}, fmt.Errorf("feed: Keep returned %d, which it was not given (or out of order)", id)
 			}
-			page.add(id, run.In[i])
+			// An item that arrived again (re-shared, bumped) is in a newer fencepost and still
+			// in the older one it first came in: one page shows it once, where it is newest.
+			if !slices.Contains(page.IDs, id) {
+				page.add(id, run.In[i])
+			}
 			i++
 		}
 		if end {

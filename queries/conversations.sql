@@ -81,7 +81,7 @@ UPDATE posts SET bumped_at = @at WHERE posts.id = @post_id;
 -- name: CommentForAction :one
 -- A comment, its post's author, and whether the viewer may read the post: what deciding an
 -- edit or a deletion needs.
-SELECT c.id, c.post_id, c.author_id, p.author_id AS post_author_id,
+SELECT c.id, c.post_id, c.author_id, c.body, p.author_id AS post_author_id,
        (p.deleted_at IS NULL AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids,
                                           @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]))::boolean AS readable
   FROM comments c JOIN posts p ON p.id = c.post_id

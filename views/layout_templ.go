@@ -57,7 +57,7 @@ func Layout(p Page) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\"><meta name=\"theme-color\" content=\"#1f5fbf\" media=\"(prefers-color-scheme: light)\"><meta name=\"theme-color\" content=\"#171d24\" media=\"(prefers-color-scheme: dark)\"><meta name=\"color-scheme\" content=\"light dark\"><!-- No eval and no injected styles: the Content-Security-Policy allows neither. --><meta name=\"htmx-config\" content='{\"allowEval\":false,\"includeIndicatorStyles\":false}'>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\"><meta name=\"theme-color\" content=\"#1f5fbf\" media=\"(prefers-color-scheme: light)\"><meta name=\"theme-color\" content=\"#171d24\" media=\"(prefers-color-scheme: dark)\"><meta name=\"color-scheme\" content=\"light dark\"><!-- No eval and no injected styles: the Content-Security-Policy allows neither. --><meta name=\"htmx-config\" content='{\"allowEval\":false,\"includeIndicatorStyles\":false,\"responseHandling\":[{\"code\":\"204\",\"swap\":false},{\"code\":\"[23]..\",\"swap\":true},{\"code\":\"400\",\"swap\":true},{\"code\":\"[45]..\",\"swap\":false,\"error\":true},{\"code\":\"...\",\"swap\":false}]}'>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

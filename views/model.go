@@ -57,11 +57,66 @@ func (f Form) Get(key string) string {
 	return f.Values.Get(key)
 }
 
-// PostList is a page of post cards with a link to the older ones.
+// PostList is a page of a chronological feed.
 type PostList struct {
-	Posts    []tributary.Post
-	OlderURL string // "" at the end
-	Empty    string // what to say when there are no posts
+	Posts      []tributary.Post
+	NextCursor string // "" at the end
+	Fencepost  string
+	Base       string // the feed's URL without cursor: "/u/ada?"
+	Empty      string // what to say when there are no posts
+	LoggedIn   bool
+	Fragment   bool // the next page alone, for htmx
+}
+
+// talk is a post card's conversation line; no-JS forms come back to the feed.
+func (l PostList) talk(p tributary.Post) *Talk {
+	return &Talk{View: "post", PostID: p.ID, Talk: p.Talk, Return: l.Base, LoggedIn: l.LoggedIn}
+}
+
+// ItemTalk is an item card's conversation line: likes and comments act on the share the
+// viewer liked, or on the item's representative share.
+func ItemTalk(it tributary.Item, loggedIn bool, back string) *Talk {
+	if it.RepPostID == 0 {
+		return nil
+	}
+	post := it.RepPostID
+	if it.Talk.LikedPost != 0 {
+		post = it.Talk.LikedPost
+	}
+	return &Talk{View: "item", PostID: post, AnchorID: it.ID, Talk: it.Talk, Return: back, LoggedIn: loggedIn}
+}
+
+// countText says "1 comment", "3 likes", "No comments".
+func countText(n int, noun string) string {
+	switch n {
+	case 0:
+		return "No " + noun + "s"
+	case 1:
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// likerSep is what follows the i-th name of "Liked by you, Ada, Alan and 3 others".
+func likerSep(i int, t tributary.Talk) string {
+	named := boolInt(t.Liked) + len(t.Likers)
+	others := t.OtherLikers()
+	switch {
+	case i == named-1 && others > 0:
+		return " and "
+	case i == named-1:
+		return ""
+	case i == named-2 && others == 0:
+		return " and "
+	}
+	return ", "
 }
 
 // Profile is a user page.

@@ -84,6 +84,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeJSON(w, status, body)
 		return
 	}
+	if isHTMX(r) && status == http.StatusBadRequest { // htmx swaps 400s in place (see the layout's htmx-config)
+		s.render(w, r, status, views.InlineError(msg))
+		return
+	}
 	p := views.Page{Title: views.StatusTitle(status), User: currentUser(r.Context()), Now: s.now()}
 	if status >= 500 {
 		p.RequestID = requestID(r.Context())

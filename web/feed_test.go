@@ -84,7 +84,7 @@ func TestUserPagePaginates(t *testing.T) {
 		c.post("/share", url.Values{"url": {"https://example.com/post/" + string(rune('a'+i))}})
 	}
 	first := c.get("/u/ada").body
-	m := regexp.MustCompile(`href="(/u/ada\?before=[^"]+)"`).FindStringSubmatch(first)
+	m := regexp.MustCompile(`href="(/u/ada\?cursor=[^"]+)"`).FindStringSubmatch(first)
 	if len(cards(first)) != 20 || m == nil {
 		t.Fatalf("first page: %d cards, older link %v; want 20 and a link", len(cards(first)), m)
 	}
@@ -99,8 +99,8 @@ func TestUserPagePaginates(t *testing.T) {
 		}
 		seen[id] = true
 	}
-	if r := c.get("/u/ada?before=garbage"); r.status != http.StatusBadRequest {
-		t.Fatalf("malformed before: status %d, want 400", r.status)
+	if r := c.get("/u/ada?cursor=garbage"); r.status != http.StatusBadRequest || !strings.Contains(r.body, "Back to the top") {
+		t.Fatalf("malformed cursor: status %d, want 400 with a way back", r.status)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"tributary"
 	"tributary/db"
+	"tributary/feed"
 	"tributary/views"
 )
 
@@ -39,22 +40,20 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) groupPage(w http.ResponseWriter, r *http.Request) {
-	after, err := parsePostCursor(r.URL.Query().Get("before"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
 	var viewerID int64
 	if u := currentUser(r.Context()); u != nil {
 		viewerID = u.ID
 	}
-	gp, err := s.store.GroupPage(r.Context(), r.PathValue("name"), viewerID, after, db.PageSize)
+	gp, err := s.store.GroupPage(r.Context(), r.PathValue("name"), viewerID)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	v := views.GroupView{Group: gp.Group, Members: gp.Members, Role: gp.Role, State: gp.State,
-		Posts: views.PostList{Posts: gp.Posts, OlderURL: olderURL("/g/"+gp.Group.Name, gp.Next), Empty: "No posts to show."}}
+	l, done := s.chronoList(w, r, feed.Chrono{Feed: gp.Group.ID}, "/g/"+gp.Group.Name, "No posts to show.", false)
+	if done {
+		return
+	}
+	v := views.GroupView{Group: gp.Group, Members: gp.Members, Role: gp.Role, State: gp.State, Posts: l}
 	pg := s.page(r, gp.Group.Title)
 	pg.Preview, pg.URL = true, absoluteURL(r, "/g/"+gp.Group.Name)
 	pg.Description = fmt.Sprintf("%s, a %s group on Tributary: papers, models, repositories and posts its members shared.",

@@ -19,12 +19,13 @@ type limit struct {
 }
 
 // The limits. Log-in is limited per client address and per handle (whether or not the handle
-// exists: the answer is the same); sign-up per address; shares per user.
+// exists: the answer is the same); sign-up per address; shares and comments per user.
 var (
 	loginPerAddress  = limit{"login-addr", 30, 5 * time.Minute}
 	loginPerHandle   = limit{"login-handle", 10, 5 * time.Minute}
 	signupPerAddress = limit{"signup-addr", 10, time.Hour}
 	sharesPerUser    = limit{"share-user", 60, 10 * time.Minute}
+	commentsPerUser  = limit{"comment-user", 120, 10 * time.Minute}
 )
 
 // limited counts a hit of subject against l and, past the limit, answers 429 with

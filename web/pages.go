@@ -1,15 +1,14 @@
 package web
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"tributary"
 	"tributary/db"
+	"tributary/feed"
 	"tributary/views"
 )
 
@@ -24,27 +23,68 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) userPage(w http.ResponseWriter, r *http.Request) {
-	after, err := parsePostCursor(r.URL.Query().Get("before"))
+	u, err := s.store.UserByHandle(r.Context(), r.PathValue("handle"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	viewer := currentUser(r.Context())
+	l, done := s.chronoList(w, r, feed.Chrono{Author: u.ID}, "/u/"+u.Handle, "No posts to show.", viewer != nil && viewer.ID == u.ID)
+	if done {
+		return
+	}
 	var viewerID int64
 	if viewer != nil {
 		viewerID = viewer.ID
 	}
-	p, err := s.store.Profile(r.Context(), r.PathValue("handle"), viewerID, after, db.PageSize)
+	p, err := s.store.Profile(r.Context(), u.Handle, viewerID)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	pr := views.Profile{Profile: p, IsSelf: viewerID == p.User.ID, LoggedIn: viewer != nil,
-		Posts: views.PostList{Posts: p.Posts, OlderURL: olderURL("/u/"+p.User.Handle, p.Next), Empty: "No posts to show."}}
+	pr := views.Profile{Profile: p, IsSelf: viewerID == p.User.ID, LoggedIn: viewer != nil, Posts: l}
 	pg := s.page(r, p.User.DisplayName+" (@"+p.User.Handle+")")
 	pg.Preview, pg.URL = true, absoluteURL(r, "/u/"+p.User.Handle)
 	pg.Description = fmt.Sprintf("%s (@%s) on Tributary: papers, models, repositories and posts they shared.", p.User.DisplayName, p.User.Handle)
 	s.render(w, r, http.StatusOK, views.UserPage(pg, pr))
+}
+
+// chronoList reads a page of a chronological feed (path is its page). The next page of an
+// htmx scroll, a bad cursor or an error are answered here (done); a whole page's list is
+// returned for the caller to frame.
+func (s *Server) chronoList(w http.ResponseWriter, r *http.Request, c feed.Chrono, path, empty string, own bool) (views.PostList, bool) {
+	cursor := r.URL.Query().Get("cursor")
+	viewer := currentUser(r.Context())
+	page, err := s.feed.Chrono(r.Context(), viewer, c, cursor, db.PageSize)
+	if err != nil {
+		s.failChrono(w, r, path, err)
+		return views.PostList{}, true
+	}
+	l := views.PostList{Posts: page.Posts, NextCursor: page.NextCursor, Fencepost: page.Fencepost, Base: path,
+		Empty: empty, LoggedIn: viewer != nil, Fragment: isHTMX(r) && cursor != ""}
+	switch {
+	case l.Fragment && page.Refreshed:
+		s.render(w, r, http.StatusOK, views.RefreshedNotice(path))
+		return l, true
+	case l.Fragment:
+		s.render(w, r, http.StatusOK, views.PostListView(l, s.now(), own))
+		return l, true
+	}
+	return l, false
+}
+
+// failChrono answers a bad cursor of a chronological feed with "refreshed" and a way back.
+func (s *Server) failChrono(w http.ResponseWriter, r *http.Request, path string, err error) {
+	if tributary.ErrorField(err) != "cursor" {
+		s.fail(w, r, err)
+		return
+	}
+	if isHTMX(r) {
+		w.Header().Set("HX-Redirect", path)
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	s.render(w, r, http.StatusBadRequest, views.RefreshedPage(s.page(r, "Feed refreshed"), path))
 }
 
 func (s *Server) shareForm(w http.ResponseWriter, r *http.Request) {
@@ -92,30 +132,4 @@ func (s *Server) share(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.Redirect(w, r, "/u/"+u.Handle, http.StatusSeeOther)
 	}
-}
-
-// Chronological pages continue from "before=<unix nanos>_<post id>".
-func olderURL(path string, c db.PostCursor) string {
-	if c.ID == 0 {
-		return ""
-	}
-	return path + "?before=" + strconv.FormatInt(c.At.UnixNano(), 10) + "_" + strconv.FormatInt(c.ID, 10)
-}
-
-var errBadBefore = tributary.Errorf(tributary.EInvalid, "Parameter 'before' is malformed.")
-
-func parsePostCursor(s string) (db.PostCursor, error) {
-	if s == "" {
-		return db.PostCursor{}, nil
-	}
-	at, id, ok := strings.Cut(s, "_")
-	if !ok {
-		return db.PostCursor{}, errBadBefore
-	}
-	ns, err1 := strconv.ParseInt(at, 10, 64)
-	pid, err2 := strconv.ParseInt(id, 10, 64)
-	if err := errors.Join(err1, err2); err != nil || pid <= 0 {
-		return db.PostCursor{}, errBadBefore
-	}
-	return db.PostCursor{At: time.Unix(0, ns), ID: pid}, nil
 }

@@ -39,6 +39,7 @@ type Server struct {
 	decoyOnce   sync.Once
 	decoy       string
 	metrics     *Metrics
+	bump        tributary.BumpRule
 }
 
 // Config configures a Server.
@@ -47,13 +48,14 @@ type Config struct {
 	Feed         *feed.Service // defaults to a service with the default configuration
 	Bus          *site.Bus     // the site's event path, when instances share the database
 	Log          *slog.Logger
-	Now          func() time.Time // defaults to time.Now
-	HashCost     int              // defaults to bcrypt.DefaultCost
-	SecureCookie bool             // set the session cookie's Secure flag (behind HTTPS)
-	PollSeconds  int              // how often open feeds ask for new items (default 15; <0: never)
-	EventsPerMin int              // card_seen events accepted per user per minute (default 600)
-	DwellFlushMs int              // how often pages report dwell (0: the script's default)
-	RateScale    float64          // multiplies every rate limit (0: 1; load tests raise it)
+	Now          func() time.Time   // defaults to time.Now
+	HashCost     int                // defaults to bcrypt.DefaultCost
+	SecureCookie bool               // set the session cookie's Secure flag (behind HTTPS)
+	PollSeconds  int                // how often open feeds ask for new items (default 15; <0: never)
+	EventsPerMin int                // card_seen events accepted per user per minute (default 600)
+	DwellFlushMs int                // how often pages report dwell (0: the script's default)
+	RateScale    float64            // multiplies every rate limit (0: 1; load tests raise it)
+	Bump         tributary.BumpRule // when a comment bumps its post (zero: tributary.DefaultBumpRule)
 }
 
 // NewServer builds a Server with sessions stored in PostgreSQL.
@@ -79,6 +81,10 @@ func NewServer(cfg Config) *Server {
 	}
 	s.limiter = newEventLimiter(cfg.EventsPerMin, s.now)
 	s.rateScale = cfg.RateScale
+	s.bump = cfg.Bump
+	if s.bump == (tributary.BumpRule{}) {
+		s.bump = tributary.DefaultBumpRule
+	}
 	if s.rateScale <= 0 {
 		s.rateScale = 1
 	}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"tributary"
-	"tributary/db"
+	"tributary/feed"
 	"tributary/views"
 )
 
@@ -130,16 +130,9 @@ func (s *Server) deletePost(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) directs(w http.ResponseWriter, r *http.Request) {
-	after, err := parsePostCursor(r.URL.Query().Get("before"))
-	if err != nil {
-		s.fail(w, r, err)
+	l, done := s.chronoList(w, r, feed.Chrono{Directs: true}, "/directs", "No directs yet.", false)
+	if done {
 		return
 	}
-	posts, next, err := s.store.DirectPosts(r.Context(), currentUser(r.Context()).ID, after, db.PageSize)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	l := views.PostList{Posts: posts, OlderURL: olderURL("/directs", next), Empty: "No directs yet."}
 	s.render(w, r, http.StatusOK, views.DirectsPage(s.page(r, "Directs"), l))
 }

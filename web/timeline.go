@@ -101,7 +101,7 @@ func (s *Server) feedView(r *http.Request, q tributary.FeedQuery, t tributary.Ti
 		fv.Intro = "Papers, models, repositories and posts that trusted members shared. Sign up to follow people and get your own feed."
 		fv.Empty = "Nothing has been shared yet."
 	} else {
-		fv.Heading, fv.ShowChip = "Your feed", true
+		fv.Heading, fv.ShowChip, fv.LoggedIn = "Your feed", true, true
 		fv.Empty = "Your feed is empty. Share a link, or follow people from their pages."
 	}
 	return fv

@@ -233,7 +233,7 @@ func (q *Queries) CommentCounted(ctx context.Context, arg CommentCountedParams) 
 }
 
 const commentForAction = `-- name: CommentForAction :one
-SELECT c.id, c.post_id, c.author_id, p.author_id AS post_author_id,
+SELECT c.id, c.post_id, c.author_id, c.body, p.author_id AS post_author_id,
        (p.deleted_at IS NULL AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids,
                                           $1::bigint, $2::bigint[], $3::bigint[]))::boolean AS readable
   FROM comments c JOIN posts p ON p.id = c.post_id
@@ -251,6 +251,7 @@ type CommentForActionRow struct {
 	ID           int64
 	PostID       int64
 	AuthorID     int64
+	Body         string
 	PostAuthorID int64
 	Readable     bool
 }
@@ -269,6 +270,7 @@ func (q *Queries) CommentForAction(ctx context.Context, arg CommentForActionPara
 		&i.ID,
 		&i.PostID,
 		&i.AuthorID,
+		&i.Body,
 		&i.PostAuthorID,
 		&i.Readable,
 	)

@@ -1,0 +1,189 @@
+package feed
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"tributary"
+	"tributary/db"
+)
+
+// Chronological feeds (a user's posts, a group, the viewer's directs) list posts by their
+// last arrival: when each was made, or bumped by a comment (seed 003). They scroll over
+// fenceposts like the ranked feed: a fencepost's head is its newest arrivals and its tail
+// the rest in arrival order, and a post bumped after a fencepost still lists where it was
+// in that fencepost, so a bump never shows a reader a post twice in one fencepost or makes
+// them lose one; it comes in the next fencepost, at the top.
+
+// Chrono names one chronological feed.
+type Chrono struct {
+	Author  int64 // a user's posts
+	Feed    int64 // a group's posts
+	Directs bool  // the viewer's directs
+}
+
+// template names the feed's fence.
+func (c Chrono) template() string {
+	switch {
+	case c.Author != 0:
+		return "chrono:u:" + strconv.FormatInt(c.Author, 10)
+	case c.Feed != 0:
+		return "chrono:f:" + strconv.FormatInt(c.Feed, 10)
+	}
+	return "chrono:directs"
+}
+
+// ChronoPage is one page of a chronological feed.
+type ChronoPage struct {
+	Posts      []tributary.Post
+	In         []time.Time // the fencepost each post comes from
+	NextCursor string
+	Fencepost  string
+	// Refreshed says the cursor pointed into fence state that is gone: this is a fresh first page.
+	Refreshed bool
+}
+
+// Chrono returns a page of a chronological feed as the viewer (nil: anonymous) may read it:
+// the first page without a cursor, the page at the cursor otherwise. Each post carries what
+// the viewer sees of its conversation.
+func (s *Service) Chrono(ctx context.Context, viewer *tributary.User, c Chrono, cursor string, limit int) (ChronoPage, error) {
+	now := s.now()
+	key := FenceKey{Template: c.template()}
+	access := tributary.Anonymous
+	if viewer != nil {
+		key.Viewer = viewer.ID
+		var err error
+		if access, err = s.store.ViewerAccess(ctx, viewer.ID); err != nil {
+			return ChronoPage{}, err
+		}
+	}
+	codec, err := s.keys.get(ctx)
+	if err != nil {
+		return ChronoPage{}, err
+	}
+	var cur Cursor
+	if cursor != "" {
+		if cur, err = s.keys.decode(ctx, cursor, key, now); err != nil {
+			return ChronoPage{}, err
+		}
+	}
+	src := &chronoSource{store: s.store, feed: c, access: access, posts: map[int64]tributary.Post{}}
+	fence := Fence{Store: newFenceStore(s.store, now, nil), Source: src, HeadSize: s.cfg.HeadSize}
+	var p Page
+	refreshed := false
+	if cursor == "" {
+		p, err = fence.First(ctx, key, now, limit)
+	} else {
+		p, err = fence.Next(ctx, key, cur, limit)
+		if errors.Is(err, ErrReset) {
+			p, err = fence.First(ctx, key, now, limit)
+			refreshed = true
+		}
+	}
+	if err != nil {
+		return ChronoPage{}, err
+	}
+	out := ChronoPage{Posts: make([]tributary.Post, 0, len(p.IDs)), In: p.In, Refreshed: refreshed}
+	for _, id := range p.IDs {
+		out.Posts = append(out.Posts, src.posts[id])
+	}
+	if err := s.postTalk(ctx, access, out.Posts); err != nil {
+		return ChronoPage{}, err
+	}
+	if p.Next != nil {
+		out.NextCursor = codec.encode(key, *p.Next, now)
+	}
+	if !p.Fencepost.IsZero() {
+		out.Fencepost = FormatFencepost(p.Fencepost)
+	}
+	return out, nil
+}
+
+// postTalk fills in what the viewer sees of each post's conversation.
+func (s *Service) postTalk(ctx context.Context, access tributary.Viewer, posts []tributary.Post) error {
+	ids := make([]int64, len(posts))
+	for i, p := range posts {
+		ids[i] = p.ID
+	}
+	talk, err := s.store.PostTalk(ctx, access, ids)
+	if err != nil {
+		return err
+	}
+	for i := range posts {
+		posts[i].Talk = talk[posts[i].ID]
+	}
+	return nil
+}
+
+// itemTalk fills in what the viewer sees of the conversations on each item's shares.
+func (s *Service) itemTalk(ctx context.Context, access tributary.Viewer, items []tributary.Item) error {
+	ids := make([]int64, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	talk, err := s.store.AnchorTalk(ctx, access, ids)
+	if err != nil {
+		return err
+	}
+	for i := range items {
+		items[i].Talk = talk[items[i].ID]
+	}
+	return nil
+}
+
+// chronoSource is one request's view of a chronological feed.
+type chronoSource struct {
+	store  *db.Store
+	feed   Chrono
+	access tributary.Viewer
+	posts  map[int64]tributary.Post // read by Keep, to render
+}
+
+func (c *chronoSource) query(from, to time.Time, pos Pos, skip []int64, limit int) db.ChronoQuery {
+	return db.ChronoQuery{Author: c.feed.Author, Feed: c.feed.Feed, Directs: c.feed.Directs, Viewer: c.access,
+		From: from, To: to, PosAt: pos.Arrival, PosID: pos.ID, Skip: skip, Limit: limit}
+}
+
+// Ranked: a chronological fencepost's head is its newest arrivals.
+func (c *chronoSource) Ranked(ctx context.Context, after, upTo time.Time, limit int) ([]int64, bool, error) {
+	arrived, err := c.store.ChronoArrived(ctx, c.query(after, upTo, Pos{}, nil, limit+1))
+	if err != nil {
+		return nil, false, err
+	}
+	ids := make([]int64, 0, min(len(arrived), limit))
+	for _, a := range arrived[:min(len(arrived), limit)] {
+		ids = append(ids, a.PostID)
+	}
+	return ids, len(arrived) <= limit, nil
+}
+
+func (c *chronoSource) Tail(ctx context.Context, from, to time.Time, pos Pos, skip []int64, limit int) ([]Entry, error) {
+	arrived, err := c.store.ChronoArrived(ctx, c.query(from, to, pos, skip, limit))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, len(arrived))
+	for i, a := range arrived {
+		out[i] = Entry{ID: a.PostID, Arrival: a.At}
+	}
+	return out, nil
+}
+
+// Keep reads the posts as the viewer may read them now: deleted and no longer readable ones
+// are dropped.
+func (c *chronoSource) Keep(ctx context.Context, ids []int64) ([]int64, error) {
+	posts, err := c.store.PostsByID(ctx, c.access, ids)
+	if err != nil {
+		return nil, err
+	}
+	kept := make([]int64, 0, len(posts))
+	for _, p := range posts {
+		c.posts[p.ID] = p
+		kept = append(kept, p.ID)
+	}
+	return kept, nil
+}
+
+func (c *chronoSource) Hidden(int64) bool { return false }

@@ -1,0 +1,383 @@
+package web
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"tributary"
+	"tributary/views"
+)
+
+// Conversations: post and item pages, likes and comments. Every action answers htmx with the
+// block it changed (tier 0: the card's conversation line, or the post page's conversation)
+// and a plain form post with a redirect back to where the reader was.
+
+// pathID reads a positive id from the path.
+func pathID(r *http.Request, what string) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, tributary.Errorf(tributary.EInvalid, "%s id must be a positive number, got %q.", what, r.PathValue("id"))
+	}
+	return id, nil
+}
+
+// viewerAccess is what the access rules know of the request's viewer.
+func (s *Server) viewerAccess(r *http.Request) (tributary.Viewer, error) {
+	if u := currentUser(r.Context()); u != nil {
+		return s.store.ViewerAccess(r.Context(), u.ID)
+	}
+	return tributary.Anonymous, nil
+}
+
+// localPath keeps a return address on this site: a path, never "//host" or a scheme.
+func localPath(s, fallback string) string {
+	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/\\") || len(s) > 2000 {
+		return fallback
+	}
+	return s
+}
+
+func (s *Server) postPage(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "Post")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	c, err := s.conversation(r, id, views.Talk{})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.renderPostPage(w, r, http.StatusOK, c)
+}
+
+func (s *Server) renderPostPage(w http.ResponseWriter, r *http.Request, status int, c views.Conversation) {
+	pg := s.page(r, c.Post.Title)
+	pg.Description = "“" + views.Excerpt(c.Post.Title, 120) + "”, shared by " + c.Post.Author.Name + " on Tributary, and its discussion."
+	s.render(w, r, status, views.PostPage(pg, c))
+}
+
+// conversation reads a post the viewer may read with its likers and thread; t carries a
+// refused comment's text and message to show again.
+func (s *Server) conversation(r *http.Request, postID int64, t views.Talk) (views.Conversation, error) {
+	v, err := s.viewerAccess(r)
+	if err != nil {
+		return views.Conversation{}, err
+	}
+	p, err := s.store.Post(r.Context(), v, postID)
+	if err != nil {
+		return views.Conversation{}, err
+	}
+	convs, err := s.conversations(r, v, []tributary.Post{p})
+	if err != nil {
+		return views.Conversation{}, err
+	}
+	c := convs[0]
+	c.Talk.Body, c.Talk.Error = t.Body, t.Error
+	return c, nil
+}
+
+// conversations reads the likers and threads of posts the viewer may read.
+func (s *Server) conversations(r *http.Request, v tributary.Viewer, posts []tributary.Post) ([]views.Conversation, error) {
+	ids := make([]int64, len(posts))
+	for i, p := range posts {
+		ids[i] = p.ID
+	}
+	talk, err := s.store.PostTalk(r.Context(), v, ids)
+	if err != nil {
+		return nil, err
+	}
+	threads, err := s.store.Threads(r.Context(), v, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]views.Conversation, len(posts))
+	for i, p := range posts {
+		p.Talk = talk[p.ID]
+		likers, err := s.store.Likers(r.Context(), v, p.ID, 50)
+		if err != nil {
+			return nil, err
+		}
+		back := "/p/" + strconv.FormatInt(p.ID, 10)
+		out[i] = views.Conversation{Post: p, Likers: likers, Comments: threads[p.ID], ViewerID: v.ID,
+			Talk: views.Talk{View: "page", PostID: p.ID, Talk: p.Talk, Return: back, LoggedIn: v.ID != 0}}
+	}
+	return out, nil
+}
+
+// itemDiscussions is how many shares an item page shows with their discussions; the
+// others are listed by who shared them.
+const itemDiscussions = 20
+
+func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "Item")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v, err := s.viewerAccess(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	posts, err := s.store.ItemPosts(r.Context(), v, id)
+	if err == nil && len(posts) == 0 {
+		err = tributary.Errorf(tributary.ENotFound, "No such item.")
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ids := make([]int64, len(posts))
+	for i, p := range posts {
+		ids[i] = p.ID
+	}
+	talk, err := s.store.PostTalk(r.Context(), v, ids)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	// The shares people talk about come first, the most discussed first, with the viewer's own
+	// and the first share (where a new discussion starts) among them; the rest are listed.
+	for i := range posts {
+		posts[i].Talk = talk[posts[i].ID]
+	}
+	first := posts[0].ID
+	weight := func(p tributary.Post) int {
+		w := 3*p.Talk.Comments + p.Talk.Likes
+		if p.Author.ID == v.ID || p.ID == first {
+			w += 1 << 20
+		}
+		return w
+	}
+	slices.SortStableFunc(posts, func(a, b tributary.Post) int { return weight(b) - weight(a) })
+	n := 0
+	for n < len(posts) && n < itemDiscussions && weight(posts[n]) > 0 {
+		n++
+	}
+	talked, quiet := posts[:n], posts[n:]
+	threads, err := s.store.Threads(r.Context(), v, ids[:0:0])
+	if len(talked) > 0 {
+		tids := make([]int64, len(talked))
+		for i, p := range talked {
+			tids[i] = p.ID
+		}
+		threads, err = s.store.Threads(r.Context(), v, tids)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	back := "/i/" + strconv.FormatInt(id, 10)
+	convs := make([]views.Conversation, len(talked))
+	for i, p := range talked {
+		convs[i] = views.Conversation{Post: p, Likers: p.Talk.Likers, Comments: threads[p.ID], ViewerID: v.ID,
+			Talk: views.Talk{View: "page", PostID: p.ID, Talk: p.Talk, Return: back, LoggedIn: v.ID != 0}}
+	}
+	pg := s.page(r, posts[0].Title)
+	pg.Description = "Every share of “" + views.Excerpt(posts[0].Title, 120) + "” on Tributary, with their discussions."
+	s.render(w, r, http.StatusOK, views.ItemPage(pg, views.Item{Title: posts[0].Title, URL: posts[0].AnchorURL,
+		Shares: len(posts), Discussions: convs, Quiet: quiet}))
+}
+
+func (s *Server) like(w http.ResponseWriter, r *http.Request)   { s.onPost(w, r, likePost) }
+func (s *Server) unlike(w http.ResponseWriter, r *http.Request) { s.onPost(w, r, unlikePost) }
+
+func likePost(s *Server, r *http.Request, v tributary.Viewer, id int64) (*tributary.Comment, error) {
+	return nil, s.store.Like(r.Context(), v, id, s.now())
+}
+
+func unlikePost(s *Server, r *http.Request, v tributary.Viewer, id int64) (*tributary.Comment, error) {
+	return nil, s.store.Unlike(r.Context(), v, id)
+}
+
+func addComment(s *Server, r *http.Request, v tributary.Viewer, id int64) (*tributary.Comment, error) {
+	body, err := tributary.CleanComment(r.PostFormValue("body"))
+	if err != nil {
+		return nil, err
+	}
+	c, _, err := s.store.AddComment(r.Context(), v, id, body, s.now(), s.bump)
+	return &c, err
+}
+
+func (s *Server) comment(w http.ResponseWriter, r *http.Request) {
+	if s.limited(w, r, commentsPerUser, strconv.FormatInt(currentUser(r.Context()).ID, 10)) {
+		return
+	}
+	s.onPost(w, r, addComment)
+}
+
+// onPost runs the viewer's action on the post in the path, then answers with the block the
+// form came from (htmx) or goes back where the reader was. A refused comment comes back
+// with its text and the reason, as 400.
+func (s *Server) onPost(w http.ResponseWriter, r *http.Request, act func(*Server, *http.Request, tributary.Viewer, int64) (*tributary.Comment, error)) {
+	id, err := pathID(r, "Post")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v, err := s.viewerAccess(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	added, err := act(s, r, v, id)
+	status := http.StatusOK
+	t := views.Talk{View: r.PostFormValue("view"), PostID: id, LoggedIn: true,
+		Return: localPath(r.PostFormValue("return"), "/p/"+strconv.FormatInt(id, 10))}
+	if tributary.ErrorCode(err) == tributary.EInvalid && tributary.ErrorField(err) == "body" {
+		status, t.Body, t.Error, added = http.StatusBadRequest, r.PostFormValue("body"), tributary.ErrorMessage(err), nil
+		if !isHTMX(r) {
+			c, err := s.conversation(r, id, t)
+			if err != nil {
+				s.fail(w, r, err)
+				return
+			}
+			s.renderPostPage(w, r, status, c)
+			return
+		}
+	} else if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !isHTMX(r) {
+		back := t.Return
+		if added != nil && t.View == "page" {
+			back += "#c" + strconv.FormatInt(added.ID, 10)
+		}
+		http.Redirect(w, r, back, http.StatusSeeOther)
+		return
+	}
+	t.Added = added
+	s.renderTalk(w, r, status, v, t)
+}
+
+// renderTalk answers htmx with the block a conversation form came from, as it is now.
+func (s *Server) renderTalk(w http.ResponseWriter, r *http.Request, status int, v tributary.Viewer, t views.Talk) {
+	switch t.View {
+	case "item":
+		anchor, err := strconv.ParseInt(r.PostFormValue("item"), 10, 64)
+		if err != nil || anchor <= 0 {
+			s.fail(w, r, tributary.Errorf(tributary.EInvalid, "Parameter 'item' must be an item id."))
+			return
+		}
+		talk, err := s.store.AnchorTalk(r.Context(), v, []int64{anchor})
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		t.AnchorID, t.Talk = anchor, talk[anchor]
+		if t.Talk.LikedPost != 0 {
+			t.PostID = t.Talk.LikedPost
+		}
+		s.render(w, r, status, views.CardTalk(t))
+	case "post":
+		talk, err := s.store.PostTalk(r.Context(), v, []int64{t.PostID})
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		t.Talk = talk[t.PostID]
+		s.render(w, r, status, views.CardTalk(t))
+	default:
+		c, err := s.conversation(r, t.PostID, t)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		s.render(w, r, status, views.ConversationView(c, s.now()))
+	}
+}
+
+// commentOf reads a comment the viewer may act on, for its edit form.
+func (s *Server) editCommentForm(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "Comment")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v, err := s.viewerAccess(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	cm, err := s.store.OwnComment(r.Context(), v, id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if isHTMX(r) {
+		s.render(w, r, http.StatusOK, views.CommentEditor(cm, "/p/"+strconv.FormatInt(cm.PostID, 10), ""))
+		return
+	}
+	s.render(w, r, http.StatusOK, views.EditCommentPage(s.page(r, "Edit your comment"), cm, ""))
+}
+
+func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
+	s.onComment(w, r, func(v tributary.Viewer, id int64) (int64, error) {
+		body, err := tributary.CleanComment(r.PostFormValue("body"))
+		if err != nil {
+			return 0, err
+		}
+		return s.store.EditComment(r.Context(), v, id, body, s.now())
+	})
+}
+
+func (s *Server) deleteComment(w http.ResponseWriter, r *http.Request) {
+	s.onComment(w, r, func(v tributary.Viewer, id int64) (int64, error) {
+		return s.store.DeleteComment(r.Context(), v, id)
+	})
+}
+
+// onComment runs an action on the comment in the path, then answers with the post's
+// conversation (htmx) or goes back to the post's page.
+func (s *Server) onComment(w http.ResponseWriter, r *http.Request, act func(v tributary.Viewer, id int64) (int64, error)) {
+	id, err := pathID(r, "Comment")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v, err := s.viewerAccess(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	postID, err := act(v, id)
+	if tributary.ErrorField(err) == "body" {
+		cm, err2 := s.store.OwnComment(r.Context(), v, id)
+		if err2 != nil {
+			s.fail(w, r, err2)
+			return
+		}
+		cm.Body = r.PostFormValue("body")
+		if isHTMX(r) {
+			w.Header().Set("HX-Retarget", "#c"+strconv.FormatInt(id, 10))
+			s.render(w, r, http.StatusBadRequest, views.CommentEditor(cm, "/p/"+strconv.FormatInt(cm.PostID, 10), tributary.ErrorMessage(err)))
+			return
+		}
+		s.render(w, r, http.StatusBadRequest, views.EditCommentPage(s.page(r, "Edit your comment"), cm, tributary.ErrorMessage(err)))
+		return
+	} else if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	back := "/p/" + strconv.FormatInt(postID, 10)
+	if !isHTMX(r) {
+		http.Redirect(w, r, back, http.StatusSeeOther)
+		return
+	}
+	s.renderTalk(w, r, http.StatusOK, v, views.Talk{View: "page", PostID: postID, Return: back, LoggedIn: true})
+}
+
+// tagPage is where #tag links lead: the feed filtered by the tag (until tags have feeds of
+// their own).
+func (s *Server) tagPage(w http.ResponseWriter, r *http.Request) {
+	tags, err := tributary.NormalizeTags([]string{r.PathValue("tag")})
+	if err != nil || len(tags) != 1 {
+		s.fail(w, r, tributary.Errorf(tributary.EInvalid, "%q is not a tag.", r.PathValue("tag")))
+		return
+	}
+	http.Redirect(w, r, "/?tag="+tags[0], http.StatusFound)
+}

@@ -1,0 +1,272 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// shareAs shares url as the client and returns the new post's id and anchor.
+func (c *client) shareAs(link string) (post, anchor int64) {
+	c.a.t.Helper()
+	c.a.now = c.a.now.Add(time.Second)
+	if r := c.post("/share", url.Values{"url": {link}}); r.status != http.StatusSeeOther {
+		c.a.t.Fatalf("share %s: status %d: %s", link, r.status, r.body)
+	}
+	if err := c.a.store.Pool.QueryRow(c.a.t.Context(), "SELECT id, anchor_id FROM posts ORDER BY id DESC LIMIT 1").Scan(&post, &anchor); err != nil {
+		c.a.t.Fatal(err)
+	}
+	return post, anchor
+}
+
+// counts reads a post's stored like and comment counts and rows.
+func (a *app) counts(post int64) (likes, comments int) {
+	a.t.Helper()
+	var l, c, lr, cr int
+	err := a.store.Pool.QueryRow(a.t.Context(), `SELECT like_count, comment_count,
+		(SELECT count(*) FROM likes WHERE post_id = $1), (SELECT count(*) FROM comments WHERE post_id = $1)
+		FROM posts WHERE id = $1`, post).Scan(&l, &c, &lr, &cr)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if l != lr || c != cr {
+		a.t.Fatalf("post %d: counts %d likes %d comments, rows %d and %d", post, l, c, lr, cr)
+	}
+	return l, c
+}
+
+var htmx = http.Header{"Hx-Request": {"true"}}
+
+func attr(body, name string) string {
+	m := regexp.MustCompile(name + `="([^"]*)"`).FindStringSubmatch(body)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+func TestLikeAndCommentFromACard(t *testing.T) {
+	a := newApp(t)
+	ada, bob := a.client(), a.client()
+	ada.signup("ada")
+	bob.signup("bob")
+	post, anchor := ada.shareAs("https://arxiv.org/abs/2401.00001")
+	p := "/p/" + itoa(post)
+
+	// Without JavaScript: the form posts and comes back where the reader was.
+	r := bob.post(p+"/like", url.Values{"view": {"post"}, "return": {"/u/ada"}})
+	if r.status != http.StatusSeeOther || r.location != "/u/ada" {
+		t.Fatalf("like: status %d to %q, want 303 back to /u/ada", r.status, r.location)
+	}
+	if r := bob.post(p+"/like", url.Values{"return": {"/u/ada"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("a repeated like: status %d, want a no-op", r.status)
+	}
+	if l, _ := a.counts(post); l != 1 {
+		t.Fatalf("%d likes after liking twice, want 1", l)
+	}
+	page := bob.get("/u/ada").body
+	if attr(page, "data-likes") != "1" || !strings.Contains(page, `data-testid="unlike"`) {
+		t.Fatalf("the card does not show bob's like")
+	}
+	if r := bob.post(p+"/like", url.Values{"return": {"https://evil.example/"}}); r.location != p {
+		t.Fatalf("an off-site return address was followed: %q", r.location)
+	}
+
+	// With htmx: the answer is the card's conversation line, as it is now.
+	r = bob.do("POST", p+"/comments", url.Values{"view": {"post"}, "return": {"/u/ada"}, "body": {"Great read, @ada! #ml"}}, htmx)
+	if r.status != http.StatusOK || strings.Contains(r.body, "<html") || attr(r.body, "data-comments") != "1" || !strings.Contains(r.body, `data-testid="added"`) {
+		t.Fatalf("htmx comment: status %d, body %.300s", r.status, r.body)
+	}
+	r = ada.do("POST", p+"/like", url.Values{"view": {"item"}, "item": {itoa(anchor)}, "return": {"/"}}, htmx)
+	if r.status != http.StatusOK || attr(r.body, "id") != "talk-i"+itoa(anchor) || attr(r.body, "data-likes") != "2" {
+		t.Fatalf("htmx like from an item card: status %d, body %.300s", r.status, r.body)
+	}
+	if !strings.Contains(r.body, "Liked by") || !strings.Contains(r.body, ">bob</a>") {
+		t.Fatalf("the likers are not named: %.500s", r.body)
+	}
+	r = bob.do("POST", p+"/unlike", url.Values{"view": {"post"}, "return": {"/u/ada"}}, htmx)
+	if attr(r.body, "data-likes") != "1" || !strings.Contains(r.body, `data-testid="like"`) {
+		t.Fatalf("htmx unlike: %.300s", r.body)
+	}
+
+	// The post page: the thread with its links, the likers; the JSON API's counts.
+	page = bob.get(p).body
+	if !strings.Contains(page, `href="/u/ada">@ada</a>`) || !strings.Contains(page, `href="/t/ml">#ml</a>`) {
+		t.Fatalf("the comment's mention and tag are not links")
+	}
+	api := ada.get("/api/timeline?limit=10").body
+	if !strings.Contains(api, `"talk":{"like_count":1,"comment_count":1,"liked":true`) {
+		t.Fatalf("the JSON item does not carry the talk: %.600s", api)
+	}
+	item := bob.get("/i/" + itoa(anchor))
+	if item.status != http.StatusOK || !strings.Contains(item.body, "Great read") {
+		t.Fatalf("item page: status %d", item.status)
+	}
+}
+
+func TestConversationBadInput(t *testing.T) {
+	a := newApp(t)
+	ada, bob, carol := a.client(), a.client(), a.client()
+	ada.signup("ada")
+	bob.signup("bob")
+	carol.signup("carol")
+	post, _ := ada.shareAs("https://example.com/open")
+	p := "/p/" + itoa(post)
+
+	for _, c := range []struct {
+		body, msg string
+	}{{"   ", "Write something to comment."}, {strings.Repeat("x", 3001), "at most 3000 characters"}} {
+		r := bob.post(p+"/comments", url.Values{"body": {c.body}, "view": {"page"}})
+		if r.status != http.StatusBadRequest || !strings.Contains(r.body, c.msg) {
+			t.Errorf("comment %.10q: status %d, want 400 saying %q", c.body, r.status, c.msg)
+		}
+		r = bob.do("POST", p+"/comments", url.Values{"body": {c.body}, "view": {"post"}}, htmx)
+		if r.status != http.StatusBadRequest || !strings.Contains(r.body, c.msg) || strings.Contains(r.body, "<html") {
+			t.Errorf("htmx comment %.10q: status %d, want a 400 fragment saying %q", c.body, r.status, c.msg)
+		}
+	}
+	if _, n := a.counts(post); n != 0 {
+		t.Fatalf("%d comments stored from bad input", n)
+	}
+
+	// Private posts and missing posts get the same answer, and nothing is stored.
+	carol.post("/settings/visibility", url.Values{"visibility": {"private"}})
+	hidden, _ := carol.shareAs("https://example.com/secret")
+	missing := hidden + 1000
+	var answers []string
+	for _, id := range []int64{hidden, missing} {
+		for _, try := range []struct{ method, path string }{
+			{"GET", "/p/" + itoa(id)}, {"POST", "/p/" + itoa(id) + "/like"}, {"POST", "/p/" + itoa(id) + "/unlike"}, {"POST", "/p/" + itoa(id) + "/comments"},
+		} {
+			r := bob.do(try.method, try.path, url.Values{"body": {"hello"}}, nil)
+			if r.status != http.StatusNotFound || !strings.Contains(r.body, "No such post.") {
+				t.Errorf("%s %s: status %d, want 404 No such post.", try.method, try.path, r.status)
+			}
+			answers = append(answers, r.body)
+		}
+	}
+	if answers[0] != answers[4] {
+		t.Error("an unreadable post and a missing one are answered differently")
+	}
+	if l, c := a.counts(hidden); l != 0 || c != 0 {
+		t.Fatalf("stored %d likes and %d comments on an unreadable post", l, c)
+	}
+	if r := bob.get("/i/999999"); r.status != http.StatusNotFound {
+		t.Errorf("missing item: status %d, want 404", r.status)
+	}
+	for _, path := range []string{"/p/abc", "/p/-1", "/p/99999999999999999999", "/i/x1"} {
+		if r := bob.get(path); r.status != http.StatusBadRequest || !strings.Contains(r.body, "must be a positive number") {
+			t.Errorf("GET %s: status %d, want 400 with a message", path, r.status)
+		}
+	}
+	if r := a.client().post(p+"/like", nil); r.status != http.StatusUnauthorized && r.status != http.StatusSeeOther {
+		t.Errorf("anonymous like: status %d", r.status)
+	}
+
+	// Editing or deleting someone else's comment is forbidden; the post's author may delete.
+	bob.post(p+"/comments", url.Values{"body": {"first"}})
+	var cid int64
+	a.store.Pool.QueryRow(t.Context(), "SELECT max(id) FROM comments").Scan(&cid)
+	cp := "/comments/" + itoa(cid)
+	if r := carol.post(cp+"/edit", url.Values{"body": {"mine now"}}); r.status != http.StatusForbidden {
+		t.Errorf("carol edits bob's comment: status %d, want 403", r.status)
+	}
+	if r := carol.post(cp+"/delete", nil); r.status != http.StatusForbidden {
+		t.Errorf("carol deletes bob's comment: status %d, want 403", r.status)
+	}
+	if r := ada.post(cp+"/edit", url.Values{"body": {"rewritten"}}); r.status != http.StatusForbidden {
+		t.Errorf("the post's author edits bob's comment: status %d, want 403", r.status)
+	}
+	if r := bob.post(cp+"/edit", url.Values{"body": {""}}); r.status != http.StatusBadRequest || !strings.Contains(r.body, "Write something") {
+		t.Errorf("an empty edit: status %d, want 400", r.status)
+	}
+	if r := bob.post(cp+"/edit", url.Values{"body": {"first, edited"}}); r.status != http.StatusSeeOther {
+		t.Errorf("bob edits his comment: status %d", r.status)
+	}
+	if page := carol.get(p).body; !strings.Contains(page, "first, edited") || !strings.Contains(page, "(edited)") || strings.Contains(page, `data-testid="delete-comment"`) {
+		t.Errorf("the edit does not show, or carol is offered to delete bob's comment")
+	}
+	if r := ada.post(cp+"/delete", nil); r.status != http.StatusSeeOther {
+		t.Errorf("the post's author deletes a comment: status %d", r.status)
+	}
+	if _, n := a.counts(post); n != 0 {
+		t.Errorf("%d comments left after deleting the only one", n)
+	}
+	if r := bob.post(cp+"/delete", nil); r.status != http.StatusNotFound {
+		t.Errorf("deleting a deleted comment: status %d, want 404", r.status)
+	}
+}
+
+func TestBansHideCommentsBothWays(t *testing.T) {
+	a := newApp(t)
+	ada, bob, carol := a.client(), a.client(), a.client()
+	ada.signup("ada")
+	bob.signup("bob")
+	carol.signup("carol")
+	post, _ := ada.shareAs("https://example.com/talk")
+	p := "/p/" + itoa(post)
+	bob.post(p+"/comments", url.Values{"body": {"bob was here"}})
+	carol.post(p+"/comments", url.Values{"body": {"carol was here"}})
+	bob.post(p+"/like", nil)
+	carol.post("/u/bob/ban", nil)
+	for _, c := range []struct {
+		who          *client
+		sees, hidden string
+	}{{carol, "carol was here", "bob was here"}, {bob, "bob was here", "carol was here"}, {ada, "carol was here", ""}} {
+		page := c.who.get(p).body
+		if !strings.Contains(page, c.sees) || (c.hidden != "" && strings.Contains(page, c.hidden)) {
+			t.Errorf("sees %q: %v, sees %q: %v", c.sees, strings.Contains(page, c.sees), c.hidden, strings.Contains(page, c.hidden))
+		}
+	}
+	if page := carol.get("/u/ada").body; attr(page, "data-comments") != "1" || attr(page, "data-likes") != "0" {
+		t.Errorf("carol's counts include bob: comments %s likes %s", attr(page, "data-comments"), attr(page, "data-likes"))
+	}
+	if page := ada.get("/u/ada").body; attr(page, "data-comments") != "2" || attr(page, "data-likes") != "1" {
+		t.Errorf("ada's counts: comments %s likes %s, want 2 and 1", attr(page, "data-comments"), attr(page, "data-likes"))
+	}
+}
+
+// A comment bumps its post on the chronological pages by seed 003's rule.
+func TestCommentsBumpPosts(t *testing.T) {
+	a := newApp(t)
+	ada, bob := a.client(), a.client()
+	ada.signup("ada")
+	bob.signup("bob")
+	old, _ := ada.shareAs("https://example.com/old")
+	a.now = a.now.Add(3 * 24 * time.Hour)
+	mid, _ := ada.shareAs("https://example.com/mid")
+	fresh, _ := ada.shareAs("https://example.com/fresh")
+	order := func() []string {
+		var ids []string
+		for _, m := range regexp.MustCompile(`data-post-id="(\d+)"`).FindAllStringSubmatch(bob.get("/u/ada").body, -1) {
+			ids = append(ids, m[1])
+		}
+		return ids
+	}
+	want := func(label string, ids ...int64) {
+		t.Helper()
+		var w []string
+		for _, id := range ids {
+			w = append(w, itoa(id))
+		}
+		if got := order(); strings.Join(got, ",") != strings.Join(w, ",") {
+			t.Fatalf("%s: order %v, want %v", label, got, w)
+		}
+	}
+	want("before", fresh, mid, old)
+	comment := func(id int64) {
+		a.now = a.now.Add(time.Minute)
+		bob.post("/p/"+itoa(id)+"/comments", url.Values{"body": {"+1"}})
+	}
+	comment(mid) // younger than a day: bumps
+	want("a comment on a young post", mid, fresh, old)
+	bob.post("/p/"+itoa(old)+"/like", nil) // a like never bumps
+	comment(old)
+	comment(old) // three days old, two comments today: stays
+	want("two comments on an old post", mid, fresh, old)
+	comment(old) // the third comment in a day bumps
+	want("the third comment", old, mid, fresh)
+}
