@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"tributary"
 	"tributary/db"
 	"tributary/feed"
 	"tributary/jobs"
@@ -34,7 +35,10 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	dwellFlush := fs.Int("dwell-flush-ms", envInt(e, "TRIBUTARY_DWELL_FLUSH_MS", 0), "how often pages report card dwell, in ms (0: 5000)")
 	replicaURL := fs.String("replica-url", e.getenv("DATABASE_REPLICA_URL"), "a streaming read replica of the database for feed reads (env DATABASE_REPLICA_URL)")
 	pprofAddr := fs.String("pprof-addr", e.getenv("TRIBUTARY_PPROF_ADDR"), "serve Go's pprof profiles on this address, apart from the site (off when empty; env TRIBUTARY_PPROF_ADDR)")
-	rateScale := fs.Float64("rate-limit-scale", 1, "multiply every rate limit (log-in, sign-up, shares) by this; for load tests")
+	rateScale := fs.Float64("rate-limit-scale", 1, "multiply every rate limit (log-in, sign-up, shares, comments) by this; for load tests")
+	bumpAge := fs.Duration("bump-age", envDuration(e, "TRIBUTARY_BUMP_AGE", tributary.DefaultBumpRule.MaxAge), "a comment bumps a post younger than this (env TRIBUTARY_BUMP_AGE)")
+	bumpWindow := fs.Duration("bump-window", envDuration(e, "TRIBUTARY_BUMP_WINDOW", tributary.DefaultBumpRule.Window), "... or a post that got more than bump-comments comments in this window (env TRIBUTARY_BUMP_WINDOW)")
+	bumpComments := fs.Int("bump-comments", envInt(e, "TRIBUTARY_BUMP_COMMENTS", tributary.DefaultBumpRule.Comments), "see bump-window (env TRIBUTARY_BUMP_COMMENTS)")
 	cursorKey := fs.String("cursor-key", e.getenv("TRIBUTARY_CURSOR_KEY"), "sign cursors with this secret (at least 32 characters) instead of the site's keys in the database (env TRIBUTARY_CURSOR_KEY)")
 	secure := fs.Bool("secure-cookie", e.getenv("TRIBUTARY_SECURE_COOKIE") == "1", "mark the session cookie Secure (serve behind HTTPS; env TRIBUTARY_SECURE_COOKIE=1)")
 	if err := fs.Parse(args); err != nil {
@@ -76,7 +80,8 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	bus := site.New(store, log)
 	feeds.Attach(bus)
 	srv := web.NewServer(web.Config{Store: store, Feed: feeds, Bus: bus, Log: log, SecureCookie: *secure,
-		PollSeconds: *poll, DwellFlushMs: *dwellFlush, RateScale: *rateScale})
+		PollSeconds: *poll, DwellFlushMs: *dwellFlush, RateScale: *rateScale,
+		Bump: tributary.BumpRule{MaxAge: *bumpAge, Window: *bumpWindow, Comments: *bumpComments}})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
