@@ -7,6 +7,7 @@ import (
 
 	"tributary"
 	"tributary/db"
+	"tributary/feed"
 )
 
 // Named cases of the access rules (DESIGN.md, seed 003); the oracle covers random worlds.
@@ -50,7 +51,9 @@ func TestSeedF1F2Example(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.refresh()
-	posts, _, err := w.store.FeedPosts(w.ctx, f1.ID, mustAccess(t, w, "v"), db.PostCursor{}, 10)
+	v := w.users["v"]
+	page, err := w.service(nil).Chrono(w.ctx, &v, feed.Chrono{Feed: f1.ID}, "", 10)
+	posts := page.Posts
 	if err != nil || len(posts) != 1 {
 		t.Fatalf("V, a reader of private F1 banned from protected F2, sees %d posts in F1 (%v), want 1", len(posts), err)
 	}

@@ -25,6 +25,8 @@ type model struct {
 	members    map[int64]map[int64]string // group -> user -> active|pending
 	posts      []modelPost
 	vips       map[int64]bool
+	likes      map[[2]int64]time.Time // post, user -> when liked
+	comments   []modelComment         // live ones, in the order made
 }
 
 type modelPost struct {
@@ -34,6 +36,14 @@ type modelPost struct {
 	direct             []int64 // recipients
 	deleted            bool
 	at                 time.Time
+}
+
+// modelComment is a comment as the model knows it.
+type modelComment struct {
+	id, post, author int64
+	body             string
+	at               time.Time
+	edited           bool
 }
 
 func (m *model) banned(a, b int64) bool { return m.bans[[2]int64{a, b}] || m.bans[[2]int64{b, a}] }
@@ -68,6 +78,15 @@ func (m *model) readable(viewer int64, p modelPost) bool {
 		return true
 	}
 	return false
+}
+
+func (m *model) post(id int64) modelPost {
+	for _, p := range m.posts {
+		if p.id == id {
+			return p
+		}
+	}
+	panic("no post")
 }
 
 func (m *model) group(id int64) db.Group {
@@ -125,7 +144,7 @@ var accesses = []string{"public", "protected", "private"}
 // build makes a random world through the store's real write paths and mirrors it in a model.
 func build(t *testing.T, ctx context.Context, store *db.Store, r *rand.Rand, now time.Time) *model {
 	m := &model{visibility: map[int64]string{}, follows: map[[2]int64]string{}, bans: map[[2]int64]bool{},
-		members: map[int64]map[int64]string{}, vips: map[int64]bool{}}
+		members: map[int64]map[int64]string{}, vips: map[int64]bool{}, likes: map[[2]int64]time.Time{}}
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -177,7 +196,8 @@ func build(t *testing.T, ctx context.Context, store *db.Store, r *rand.Rand, now
 		u := pick()
 		url := urls[r.IntN(len(urls))] + fmt.Sprint(r.IntN(3))
 		d := db.Destination{OwnFeed: r.IntN(5) != 0}
-		mp := modelPost{author: u.ID, own: d.OwnFeed, at: now.Add(-time.Duration(i+1) * time.Hour)}
+		// Two hours apart: the older half is past the age under which a comment bumps.
+		mp := modelPost{author: u.ID, own: d.OwnFeed, at: now.Add(-time.Duration(i+1) * 2 * time.Hour)}
 		for _, g := range m.groups {
 			if m.members[g.ID][u.ID] == "active" && r.IntN(2) == 0 {
 				d.Groups = append(d.Groups, g.ID)

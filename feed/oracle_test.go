@@ -16,8 +16,8 @@ import (
 
 // The access oracle: random small worlds (users with public/protected/private posts,
 // follows and approvals, bans, groups of every access with members, posts to several feeds,
-// directs) × every viewer and anonymous × every read path must show exactly what a brute
-// force reading of DESIGN.md's rules allows.
+// directs, likes and comments) × every viewer and anonymous × every read path must show
+// exactly what a brute force reading of DESIGN.md's rules allows.
 
 func walkAll(t *testing.T, ctx context.Context, s *feed.Service, v *tributary.User, cursor string) []tributary.Item {
 	t.Helper()
@@ -41,8 +41,8 @@ func TestAccessOracle(t *testing.T) {
 	store := dbtest.Store(t)
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	cases := 0
-	worlds := 90
+	cases := tally{}
+	worlds := 50
 	if testing.Short() {
 		worlds = 8
 	}
@@ -52,6 +52,7 @@ func TestAccessOracle(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := build(t, ctx, store, r, now)
+		converse(t, ctx, store, r, m, now, fmt.Sprintf("world %d", w), cases)
 		// Every other world, arrivals read every logged-in viewer's followed set from follows.
 		store.ArrivalsByFollows = db.DefaultArrivalsByFollows
 		if w%2 == 0 {
@@ -95,27 +96,54 @@ func TestAccessOracle(t *testing.T) {
 			}
 			return v.ID
 		}
-		// First pages commit fenceposts before the revocations below.
+		// First pages commit fenceposts before the revocations below: of the ranked feed, and
+		// of one chronological feed per viewer.
 		firsts := map[int64]string{}
+		type chronoFirst struct {
+			c      feed.Chrono
+			cursor string
+		}
+		chronoFirsts := map[int64]chronoFirst{}
 		for _, v := range viewers {
 			tl, err := snap.Timeline(ctx, v, tributary.FeedQuery{Limit: 3, IncludeSeen: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			firsts[id(v)] = tl.NextCursor
+			c := feed.Chrono{Author: m.users[r.IntN(len(m.users))].ID}
+			if r.IntN(2) == 0 {
+				c = feed.Chrono{Feed: m.groups[r.IntN(len(m.groups))].ID}
+			} else if v != nil && r.IntN(3) == 0 {
+				c = feed.Chrono{Directs: true}
+			}
+			p, err := snap.Chrono(ctx, v, c, "", 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chronoFirsts[id(v)] = chronoFirst{c, p.NextCursor}
 		}
 		for range r.IntN(3) {
 			change(t, ctx, store, r, m, now)
 		}
 		snap.AccessChanged()
 
-		for _, v := range viewers {
+		for vi, v := range viewers {
 			vid := id(v)
 			label := fmt.Sprintf("world %d viewer %d", w, vid)
+			access, err := store.ViewerAccess(ctx, vid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := &viewerCase{t: t, ctx: ctx, store: store, m: m, v: v, id: vid, access: access, label: label, now: now, cases: cases}
+			// A chronological fencepost committed before the changes: its pages re-check access.
+			if f := chronoFirsts[vid]; f.cursor != "" {
+				o.chrono(snap, f.c, f.cursor, 3, true)
+			}
 			want := m.feedItems(vid)
 			check := func(path string, items []tributary.Item) {
 				t.Helper()
-				cases++
+				cases["ranked"]++
+				o.itemsTalk(path, items)
 				got := []int64{}
 				for _, it := range items {
 					got = append(got, it.ID)
@@ -152,7 +180,7 @@ func TestAccessOracle(t *testing.T) {
 						heads[i] = append(heads[i], it.ID)
 					}
 				}
-				cases++
+				cases["ranked on the copy"]++
 				if !slices.Equal(heads[0], heads[1]) {
 					t.Errorf("%s: ranked on the copy %v, in PostgreSQL %v", label, heads[0], heads[1])
 				}
@@ -163,7 +191,8 @@ func TestAccessOracle(t *testing.T) {
 			// A fencepost committed before the changes: its pages re-check access.
 			if c := firsts[vid]; c != "" {
 				items := walkAll(t, ctx, snap, v, c)
-				cases++
+				cases["committed fencepost"]++
+				o.itemsTalk("committed fencepost", items)
 				for _, it := range items {
 					if !slices.Contains(want, it.ID) {
 						t.Errorf("%s committed fencepost: item %d shown after access was revoked", label, it.ID)
@@ -175,13 +204,9 @@ func TestAccessOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cases++
+			cases["new notice"]++
 			if n != len(want) {
 				t.Errorf("%s new notice: %d new, want %d", label, n, len(want))
-			}
-			access, err := store.ViewerAccess(ctx, vid)
-			if err != nil {
-				t.Fatal(err)
 			}
 			// Event ingestion accepts exactly the readable items.
 			var allAnchors []int64
@@ -192,61 +217,27 @@ func TestAccessOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cases++
+			cases["events"]++
 			for _, p := range m.posts {
 				anyReadable := slices.ContainsFunc(m.posts, func(q modelPost) bool { return q.anchor == p.anchor && m.readable(vid, q) })
 				if ok[p.anchor] != anyReadable {
 					t.Errorf("%s events: item %d accepted=%v, want %v", label, p.anchor, ok[p.anchor], anyReadable)
 				}
 			}
-			postIDs := func(ps []tributary.Post) []int64 {
-				out := []int64{}
-				for _, p := range ps {
-					out = append(out, p.ID)
-				}
-				slices.Sort(out)
-				return out
+			for _, c := range o.chronoFeeds(vi) {
+				o.chrono(snap, c, "", 3+vi%4, false)
 			}
-			for _, u := range m.users {
-				posts, _, err := store.UserPosts(ctx, u.ID, access, db.PostCursor{}, 100)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cases++
-				if got, want := postIDs(posts), m.postsWhere(vid, func(p modelPost) bool { return p.author == u.ID }); !slices.Equal(got, want) {
-					t.Errorf("%s user page of %d: posts %v, want %v", label, u.ID, got, want)
-				}
-			}
-			for _, g := range m.groups {
-				posts, _, err := store.FeedPosts(ctx, g.ID, access, db.PostCursor{}, 100)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cases++
-				if got, want := postIDs(posts), m.postsWhere(vid, func(p modelPost) bool { return slices.Contains(p.groups, g.ID) }); !slices.Equal(got, want) {
-					t.Errorf("%s group page %d: posts %v, want %v", label, g.ID, got, want)
-				}
-			}
-			if vid != 0 {
-				posts, _, err := store.DirectPosts(ctx, vid, db.PostCursor{}, 100)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cases++
-				want := m.postsWhere(vid, func(p modelPost) bool {
-					return len(p.direct) > 0 && (p.author == vid || slices.Contains(p.direct, vid))
-				})
-				if got := postIDs(posts); !slices.Equal(got, want) {
-					t.Errorf("%s directs: posts %v, want %v", label, got, want)
-				}
-			}
+			o.postPages()
+			o.itemPages()
+			o.talkCounts()
+			o.refusals()
 		}
 		if t.Failed() {
-			t.Fatalf("world %d failed (%d cases checked so far)", w, cases)
+			t.Fatalf("world %d failed (%d cases checked so far)", w, cases.total())
 		}
 	}
-	t.Logf("%d (world, viewer, path) cases checked", cases)
-	if !testing.Short() && cases < 10000 {
-		t.Errorf("only %d cases checked, want at least 10,000", cases)
+	t.Logf("%d (world, viewer, path) cases checked: %s", cases.total(), cases)
+	if !testing.Short() && cases.total() < 25000 {
+		t.Errorf("only %d cases checked, want at least 25,000", cases.total())
 	}
 }
