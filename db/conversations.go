@@ -37,15 +37,14 @@ func (s *Store) Post(ctx context.Context, v tributary.Viewer, id int64) (tributa
 func (s *Store) ItemPosts(ctx context.Context, v tributary.Viewer, anchorID int64) ([]tributary.Post, error) {
 	rows, err := s.q.ReadablePostsOfAnchor(ctx, dbq.ReadablePostsOfAnchorParams{AnchorID: anchorID, ViewerID: v.ID,
 		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
-	posts, _, err := cards(rows, 0, err)
-	return posts, err
+	return cards(rows, err)
 }
 
 // PostsByID returns the posts the viewer may read among ids, in the order of ids.
 func (s *Store) PostsByID(ctx context.Context, v tributary.Viewer, ids []int64) ([]tributary.Post, error) {
 	rows, err := s.q.ReadablePostsByID(ctx, dbq.ReadablePostsByIDParams{Ids: nonNilIDs(ids), ViewerID: v.ID,
 		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
-	got, _, err := cards(rows, 0, err)
+	got, err := cards(rows, err)
 	if err != nil {
 		return nil, err
 	}

@@ -126,9 +126,17 @@ func TestImportCreatedUser(t *testing.T) {
 			t.Errorf("bcrypt accepted password %q for an imported user", pw)
 		}
 	}
-	posts, _, err := s.UserPosts(ctx, u.ID, tributary.Anonymous, db.PostCursor{}, 10)
+	arrived, err := s.ChronoArrived(ctx, db.ChronoQuery{Author: u.ID, To: time.Now().AddDate(10, 0, 0), Limit: 10})
 	if err != nil {
-		t.Fatalf("UserPosts: %v", err)
+		t.Fatalf("ChronoArrived: %v", err)
+	}
+	var ids []int64
+	for _, a := range arrived {
+		ids = append(ids, a.PostID)
+	}
+	posts, err := s.PostsByID(ctx, tributary.Anonymous, ids)
+	if err != nil {
+		t.Fatalf("PostsByID: %v", err)
 	}
 	var got []string
 	for _, p := range posts {

@@ -120,7 +120,7 @@ WITH v AS (SELECT @viewer_id::bigint AS viewer_id, @blocked::bigint[] AS blocked
 SELECT p.id,
        (p.like_count - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(v.blocked)))::int AS likes,
        (p.comment_count - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(v.blocked)))::int AS comments,
-       EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = v.viewer_id) AS liked,
+       (p.like_count > 0 AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = v.viewer_id))::boolean AS liked,
        coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
                    FROM (SELECT l.user_id, l.created_at FROM likes l
                           WHERE l.post_id = p.id AND NOT l.user_id = ANY(v.blocked) AND l.user_id <> v.viewer_id
@@ -142,7 +142,7 @@ talk AS (
     SELECT s.anchor_id,
            sum(s.like_count - (SELECT count(*) FROM likes l WHERE l.post_id = s.id AND l.user_id = ANY(v.blocked)))::int AS likes,
            sum(s.comment_count - (SELECT count(*) FROM comments c WHERE c.post_id = s.id AND c.author_id = ANY(v.blocked)))::int AS comments,
-           coalesce(min(s.id) FILTER (WHERE v.viewer_id > 0 AND EXISTS (
+           coalesce(min(s.id) FILTER (WHERE v.viewer_id > 0 AND s.like_count > 0 AND EXISTS (
                SELECT 1 FROM likes l WHERE l.post_id = s.id AND l.user_id = v.viewer_id)), 0)::bigint AS liked_post,
            array_agg(s.id) FILTER (WHERE s.like_count > 0) AS liked_shares
       FROM shares s, v

@@ -38,25 +38,3 @@ SELECT * FROM feeds WHERE kind = 'group' ORDER BY name LIMIT 200;
 
 -- name: CreateDirectsFeed :one
 INSERT INTO feeds (kind, owner_id, access) VALUES ('directs', @owner_id, 'private') RETURNING id;
-
--- name: FeedPosts :many
--- A base feed (a group), newest first, as the viewer may read it.
-SELECT p.* FROM post_cards p
- WHERE p.id IN (SELECT fp.post_id FROM feed_posts fp WHERE fp.feed_id = @feed_id)
-   AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
-   AND (p.created_at, p.id) < (@before_at::timestamptz, @before_id::bigint)
- ORDER BY p.created_at DESC, p.id DESC
- LIMIT @lim;
-
--- name: DirectPosts :many
--- Directs the viewer sent or received, newest first.
-SELECT p.* FROM post_cards p
- WHERE p.id IN (SELECT fp.post_id FROM feed_posts fp
-                  JOIN feeds f ON f.id = fp.feed_id
-                  JOIN feed_readers r ON r.feed_id = f.id
-                 WHERE f.kind = 'directs' AND r.user_id = @viewer_id)
-   AND p.deleted_at IS NULL
-   AND (p.created_at, p.id) < (@before_at::timestamptz, @before_id::bigint)
- ORDER BY p.created_at DESC, p.id DESC
- LIMIT @lim;

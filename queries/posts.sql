@@ -19,13 +19,3 @@ RETURNING id;
 -- name: InsertFeedPost :exec
 INSERT INTO feed_posts (feed_id, post_id, time_ord) VALUES (@feed_id, @post_id, @time_ord)
 ON CONFLICT DO NOTHING;
-
--- name: UserPosts :many
--- A user page, newest first, as the viewer may read it; keyset pagination on (created_at, id).
-SELECT * FROM post_cards p
- WHERE p.author_id = @author_id
-   AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
-   AND (p.created_at, p.id) < (@before_at::timestamptz, @before_id::bigint)
- ORDER BY p.created_at DESC, p.id DESC
- LIMIT @lim;
