@@ -35,7 +35,7 @@ var (
 )
 
 // datasetFormat changes when the bench's own bookkeeping changes: a new value reseeds.
-const datasetFormat = "1"
+const datasetFormat = "2"
 
 // DatasetInfo describes the seeded database; it is stored in bench_dataset so that the next
 // run reuses the data instead of seeding again.

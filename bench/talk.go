@@ -93,7 +93,7 @@ func (w *world) talkScenarios(conc int) []scenario {
 	}
 	likeSeq, commentSeq := new(atomic.Int64), new(atomic.Int64)
 	like := scenario{Name: "like", Group: "conversations", Kind: "http", Concurrency: conc,
-		Note: fmt.Sprintf("POST /p/{id}/like from a card (htmx): a new like by one of %d users on one of %d fresh posts, answered with the card's conversation line", len(w.events), talkPosts),
+		Note:  fmt.Sprintf("POST /p/{id}/like from a card (htmx): a new like by one of %d users on one of %d fresh posts, answered with the card's conversation line", len(w.events), talkPosts),
 		setup: setup,
 		worker: func(int) step {
 			return func(ctx context.Context) (latency, error) {
@@ -107,7 +107,7 @@ func (w *world) talkScenarios(conc int) []scenario {
 			}
 		}}
 	comment := scenario{Name: "comment_bump", Group: "conversations", Kind: "http", Concurrency: conc,
-		Note: fmt.Sprintf("POST /p/{id}/comments from a card (htmx) on one of %d posts younger than a day: each comment bumps its post (a new ord in every feed holding it) in the same transaction", talkPosts),
+		Note:  fmt.Sprintf("POST /p/{id}/comments from a card (htmx) on one of %d posts younger than a day: each comment bumps its post (a new ord in every feed holding it) in the same transaction", talkPosts),
 		setup: setup,
 		worker: func(int) step {
 			return func(ctx context.Context) (latency, error) {

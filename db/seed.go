@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,16 +18,18 @@ const SeedWindow = 180 * 24 * time.Hour
 
 // SeedConfig says what Seed generates. The same config gives byte-identical data.
 type SeedConfig struct {
-	Users  int   // members, at least 10; the first ones are the demo logins
-	Posts  int   // shares
-	Events int   // card_seen events; 0 means 12 per post
-	Seed   int64 // picks one of many equally plausible worlds
+	Users    int   // members, at least 10; the first ones are the demo logins
+	Posts    int   // shares
+	Events   int   // card_seen events; 0 means 12 per post
+	Likes    int   // likes; 0 means 5 per post (fewer when the world has too few users)
+	Comments int   // comments; 0 means 1 per post
+	Seed     int64 // picks one of many equally plausible worlds
 	// End is the end of the seeded period (posts cover the SeedWindow before it); the zero
 	// value means the start of the current UTC day.
 	End time.Time
 	// Progress, when set, is told how each stage advances ("plan", "users", "anchors",
-	// "follows", "posts", "feed_posts", "events"; some run at the same time): done runs
-	// from 0 to total. Calls never overlap, but may come from any goroutine.
+	// "follows", "posts", "feed_posts", "events", "comments", "likes"; some run at the same
+	// time): done runs from 0 to total. Calls never overlap, but may come from any goroutine.
 	Progress func(stage string, done, total int)
 	// DemoPasswordHash is stored as every seeded user's password hash, so the demo logins
 	// and every other seeded handle log in with the same password.
@@ -43,6 +46,7 @@ type DemoLogin struct {
 // SeedResult counts what Seed wrote.
 type SeedResult struct {
 	Users, Follows, Posts, Anchors, Events int
+	Likes, Comments                        int
 	Logins                                 []DemoLogin
 	Note                                   string
 }
@@ -52,19 +56,26 @@ var ErrSeedNotEmpty = errors.New("db: seed: the database already has users or an
 
 // Seed fills an empty database with a deterministic world: users and their posts feeds,
 // power-law follows, posts of papers, models, repositories, blogs and tweets (each derived
-// by tributary.Prepare, as the app would), their anchors and feed entries, and card_seen
-// events. Ids are allocated here and the sequences advanced past them, so the app can
-// insert afterwards. It fails with ErrSeedNotEmpty unless the database is empty, and
-// writes nothing when it fails (see loadSeed for the one exception).
+// by tributary.Prepare, as the app would), their anchors and feed entries, card_seen
+// events, and likes and comments with the bumps the comments made. Ids are allocated here
+// and the sequences advanced past them, so the app can insert afterwards. It fails with
+// ErrSeedNotEmpty unless the database is empty, and writes nothing when it fails (see
+// loadSeed for the one exception).
 func (s *Store) Seed(ctx context.Context, cfg SeedConfig) (SeedResult, error) {
 	switch {
 	case cfg.Users < 10:
 		return SeedResult{}, fmt.Errorf("db: seed: need at least 10 users, got %d", cfg.Users)
-	case cfg.Posts < 0 || cfg.Events < 0:
-		return SeedResult{}, fmt.Errorf("db: seed: posts and events must not be negative")
+	case cfg.Posts < 0 || cfg.Events < 0 || cfg.Likes < 0 || cfg.Comments < 0:
+		return SeedResult{}, fmt.Errorf("db: seed: posts, events, likes and comments must not be negative")
 	}
 	if cfg.Events == 0 {
 		cfg.Events = 12 * cfg.Posts
+	}
+	if cfg.Likes == 0 {
+		cfg.Likes = 5 * cfg.Posts
+	}
+	if cfg.Comments == 0 {
+		cfg.Comments = cfg.Posts
 	}
 	if cfg.End.IsZero() {
 		cfg.End = time.Now().UTC().Truncate(24 * time.Hour)
@@ -80,15 +91,19 @@ func (s *Store) Seed(ctx context.Context, cfg SeedConfig) (SeedResult, error) {
 		progress(stage, done, total)
 	}
 	w := newSeedWorld(cfg)
-	cfg.Progress("plan", 0, 4)
+	cfg.Progress("plan", 0, 5)
 	w.genUsers()
-	cfg.Progress("plan", 1, 4)
+	cfg.Progress("plan", 1, 5)
 	w.genFollows()
-	cfg.Progress("plan", 2, 4)
+	cfg.Progress("plan", 2, 5)
 	w.genResources()
-	cfg.Progress("plan", 3, 4)
+	cfg.Progress("plan", 3, 5)
 	w.genShares()
-	cfg.Progress("plan", 4, 4)
+	cfg.Progress("plan", 4, 5)
+	if err := w.genTalk(ctx); err != nil {
+		return SeedResult{}, err
+	}
+	cfg.Progress("plan", 5, 5)
 	res, err := s.loadSeed(ctx, w)
 	if err != nil {
 		return SeedResult{}, err
@@ -107,9 +122,9 @@ func (s *Store) Seed(ctx context.Context, cfg SeedConfig) (SeedResult, error) {
 
 // loadSeed writes the world in one transaction. When per-row foreign-key checks can be
 // skipped (seedSkipTriggers) and the pool has a second connection, the events (most of
-// the rows) and the feed entries go through a second transaction at the same time,
-// committed right after the first: PostgreSQL spends most of a load maintaining indexes,
-// one core per connection.
+// the rows), the feed entries, comments and likes go through a second transaction at the
+// same time, committed right after the first: PostgreSQL spends most of a load maintaining
+// indexes, one core per connection.
 func (s *Store) loadSeed(ctx context.Context, w *seedWorld) (SeedResult, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil) // stops the generators when a step fails
@@ -134,21 +149,24 @@ func (s *Store) loadSeed(ctx context.Context, w *seedWorld) (SeedResult, error) 
 	if busy {
 		return SeedResult{}, ErrSeedNotEmpty
 	}
-	bulk, err := seedSkipTriggers(ctx, tx)
+	bulk, firing, err := seedSkipTriggers(ctx, tx)
 	if err != nil {
 		return fail(err)
 	}
+	w.firing = firing
 
-	// The side transaction needs the anchor ids, which the main one needs only later.
+	// The side transaction needs the anchor ids, which the main one needs only later. Its
+	// rows refer to rows it cannot see, so its tables must be written with triggers off.
 	anchorsReady := make(chan struct{})
 	var side pgx.Tx
 	var sideDone chan error
-	if bulk && s.Pool.Config().MaxConns >= 2 {
+	sideTables := []string{"events", "feed_posts", "comments", "post_bumps", "likes"}
+	if bulk && s.Pool.Config().MaxConns >= 2 && !slices.ContainsFunc(sideTables, func(t string) bool { return firing[t] }) {
 		if side, err = s.Pool.Begin(ctx); err != nil {
 			return fail(fmt.Errorf("db: seed: begin: %w", err))
 		}
 		defer side.Rollback(context.WithoutCancel(ctx))
-		if ok, err := seedSkipTriggers(ctx, side); err != nil || !ok {
+		if ok, _, err := seedSkipTriggers(ctx, side); err != nil || !ok {
 			return fail(cmp.Or(err, errors.New("db: seed: the second connection may not skip triggers")))
 		}
 		sideDone = make(chan error, 1)
@@ -162,7 +180,13 @@ func (s *Store) loadSeed(ctx context.Context, w *seedWorld) (SeedResult, error) 
 				err = w.copyFeedPosts(ctx, side)
 			}
 			if err == nil {
-				err = w.checkReferences(ctx, side, "events", "feed_posts")
+				err = w.copyComments(ctx, side)
+			}
+			if err == nil {
+				err = w.copyLikes(ctx, side)
+			}
+			if err == nil {
+				err = w.checkReferences(ctx, side, sideTables...)
 			}
 			if err != nil {
 				cancel(err)
@@ -196,8 +220,8 @@ func (s *Store) loadSeed(ctx context.Context, w *seedWorld) (SeedResult, error) 
 	steps := []func(context.Context, pgx.Tx) error{w.copyPosts}
 	checks := []string{"feeds", "follows", "posts"}
 	if side == nil {
-		steps = append(steps, w.copyFeedPosts, w.copyEvents)
-		checks = append(checks, "feed_posts", "events")
+		steps = append(steps, w.copyFeedPosts, w.copyEvents, w.copyComments, w.copyLikes)
+		checks = append(checks, sideTables...)
 	}
 	for _, step := range steps {
 		if err := step(ctx, tx); err != nil {
@@ -216,8 +240,9 @@ func (s *Store) loadSeed(ctx context.Context, w *seedWorld) (SeedResult, error) 
 			return fail(err)
 		}
 	}
-	res := SeedResult{Users: len(w.users), Follows: len(w.outDst), Posts: len(w.shares), Anchors: len(w.anchors), Events: w.events}
-	if err := seedSetSequences(ctx, tx, res); err != nil {
+	res := SeedResult{Users: len(w.users), Follows: len(w.outDst), Posts: len(w.shares), Anchors: len(w.anchors), Events: w.events,
+		Likes: len(w.likes), Comments: len(w.comments)}
+	if err := seedSetSequences(ctx, tx, res, w.ords); err != nil {
 		return fail(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -225,7 +250,7 @@ func (s *Store) loadSeed(ctx context.Context, w *seedWorld) (SeedResult, error) 
 	}
 	if side != nil {
 		if err := side.Commit(ctx); err != nil {
-			return fail(fmt.Errorf("db: seed: commit events (all else is committed; seed a fresh database instead): %w", err))
+			return fail(fmt.Errorf("db: seed: commit events, feed entries, comments and likes (all else is committed; seed a fresh database instead): %w", err))
 		}
 	}
 	return res, nil
@@ -252,6 +277,14 @@ type seedWorld struct {
 	anchors    []seedAnchor // in order of first share
 	postAnchor []int32      // anchor id of post i+1
 	events     int
+
+	talk     []seedPostTalk // post i+1's counts, bumped_at and ord
+	likes    []seedLike     // by post, then user
+	comments []seedComment  // in time order: comment i+1 is comments[i]
+	bumps    []seedBump     // by post, then time
+	ords     int64          // the feed_posts ords given out: one per post, one per bump
+
+	firing map[string]bool // tables written with their triggers on (seedSkipTriggers)
 }
 
 func newSeedWorld(cfg SeedConfig) *seedWorld {

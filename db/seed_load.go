@@ -15,14 +15,14 @@ import (
 // all CPUs while PostgreSQL ingests the previous ones.
 
 // seedTables are the tables Seed writes.
-var seedTables = []string{"users", "feeds", "follows", "anchors", "posts", "feed_posts", "events"}
+var seedTables = []string{"users", "feeds", "follows", "anchors", "posts", "feed_posts", "events", "likes", "comments", "post_bumps"}
 
 func seedTime(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
 func (w *seedWorld) copyUsers(ctx context.Context, tx pgx.Tx) error {
 	n := len(w.users)
 	w.cfg.Progress("users", 0, n)
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{"users"},
+	_, err := w.copyFrom(ctx, tx, "users",
 		[]string{"id", "handle", "display_name", "password_hash", "vip", "notability", "created_at"},
 		pgx.CopyFromSlice(n, func(i int) ([]any, error) {
 			u := &w.users[i]
@@ -32,7 +32,7 @@ func (w *seedWorld) copyUsers(ctx context.Context, tx pgx.Tx) error {
 		return fmt.Errorf("db: seed: copy users: %w", err)
 	}
 	// Every user's public posts feed has the user's id.
-	_, err = tx.CopyFrom(ctx, pgx.Identifier{"feeds"},
+	_, err = w.copyFrom(ctx, tx, "feeds",
 		[]string{"id", "kind", "owner_id", "name", "access", "created_at"},
 		pgx.CopyFromSlice(n, func(i int) ([]any, error) {
 			return []any{int64(i + 1), "posts", int64(i + 1), "", "public", seedTime(w.users[i].created)}, nil
@@ -48,7 +48,7 @@ func (w *seedWorld) copyFollows(ctx context.Context, tx pgx.Tx) error {
 	total := len(w.outDst)
 	w.cfg.Progress("follows", 0, total)
 	follower := 0
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{"follows"},
+	_, err := w.copyFrom(ctx, tx, "follows",
 		[]string{"follower_id", "followed_id", "state", "created_at"},
 		pgx.CopyFromSlice(total, func(e int) ([]any, error) {
 			for int(w.outOff[follower+1]) <= e {
@@ -135,7 +135,7 @@ func (w *seedWorld) planAnchors(ctx context.Context) error {
 
 // copyPosts writes the anchors, then the posts, prepared again on all CPUs.
 func (w *seedWorld) copyPosts(ctx context.Context, tx pgx.Tx) error {
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{"anchors"}, []string{"id", "url", "kind"},
+	_, err := w.copyFrom(ctx, tx, "anchors", []string{"id", "url", "kind"},
 		pgx.CopyFromSlice(len(w.anchors), func(i int) ([]any, error) {
 			return []any{int64(i + 1), w.anchors[i].url, string(w.anchors[i].kind)}, nil
 		}))
@@ -145,7 +145,7 @@ func (w *seedWorld) copyPosts(ctx context.Context, tx pgx.Tx) error {
 	total := len(w.shares)
 	w.cfg.Progress("posts", 0, total)
 	id := 0
-	src := newSeedSource(ctx, seedOrdered(ctx, (total+seedPostChunk-1)/seedPostChunk, w.preparePosts), 19,
+	src := newSeedSource(ctx, seedOrdered(ctx, (total+seedPostChunk-1)/seedPostChunk, w.preparePosts), 21,
 		func(r *seedPostRow, vals []any) error {
 			id++
 			p, anchor := &r.p, w.postAnchor[id-1]
@@ -155,14 +155,17 @@ func (w *seedWorld) copyPosts(ctx context.Context, tx pgx.Tx) error {
 			if p.AnchorURL != w.anchors[anchor-1].url { // Prepare is deterministic; this is a seeder bug
 				return fmt.Errorf("db: seed: post %d anchors to %s, planned %s", id, p.AnchorURL, w.anchors[anchor-1].url)
 			}
+			talk := &w.talk[id-1]
 			copy(vals, []any{int64(id), p.AuthorID, int64(anchor), p.NewPost.URL, p.Title, p.Body,
 				p.CanonicalURL, p.AnchorURL, string(p.Kind), string(p.AnchorKind), p.Host, p.LinkHosts, r.links,
-				int32(p.ImageCount), int32(p.URLCount), int16(p.SciScore), p.Tags, p.CreatedAt, p.CreatedAt})
+				int32(p.ImageCount), int32(p.URLCount), int16(p.SciScore), p.Tags, p.CreatedAt,
+				talk.likes, talk.comments, seedTime(talk.bumped)})
 			return nil
 		}, func(done int) { w.cfg.Progress("posts", done, total) })
-	n, err := tx.CopyFrom(ctx, pgx.Identifier{"posts"},
+	n, err := w.copyFrom(ctx, tx, "posts",
 		[]string{"id", "author_id", "anchor_id", "url", "title", "body", "canonical_url", "anchor_url", "kind", "anchor_kind",
-			"host", "link_hosts", "linked_urls", "image_count", "url_count", "sci_score", "tags", "created_at", "bumped_at"}, src)
+			"host", "link_hosts", "linked_urls", "image_count", "url_count", "sci_score", "tags", "created_at",
+			"like_count", "comment_count", "bumped_at"}, src)
 	if err == nil && int(n) != total {
 		err = fmt.Errorf("wrote %d of %d posts", n, total)
 	}
@@ -173,17 +176,18 @@ func (w *seedWorld) copyPosts(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
-// copyFeedPosts puts every post in its author's posts feed; ord follows created_at.
+// copyFeedPosts puts every post in its author's posts feed; ord follows created_at, except
+// that a bumped post has the ord of its last bump.
 func (w *seedWorld) copyFeedPosts(ctx context.Context, tx pgx.Tx) error {
 	total := len(w.shares)
 	w.cfg.Progress("feed_posts", 0, total)
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{"feed_posts"}, []string{"feed_id", "post_id", "ord", "time_ord"},
+	_, err := w.copyFrom(ctx, tx, "feed_posts", []string{"feed_id", "post_id", "ord", "time_ord"},
 		pgx.CopyFromSlice(total, func(i int) ([]any, error) {
 			if i%(1<<16) == 0 {
 				w.cfg.Progress("feed_posts", i, total)
 			}
 			s := &w.shares[i]
-			return []any{int64(s.author) + 1, int64(i + 1), int64(i + 1), seedTime(s.t)}, nil
+			return []any{int64(s.author) + 1, int64(i + 1), w.talk[i].ord, seedTime(s.t)}, nil
 		}))
 	if err != nil {
 		return fmt.Errorf("db: seed: copy feed posts: %w", err)
@@ -215,7 +219,7 @@ func (w *seedWorld) copyEvents(ctx context.Context, tx pgx.Tx) error {
 			id, int64(e.viewer)+1, int16(seedCardSeen), int64(e.anchor), e.dwell, seedTime(e.t)
 		return nil
 	}, func(done int) { w.cfg.Progress("events", done, total) })
-	n, err := tx.CopyFrom(ctx, pgx.Identifier{"events"},
+	n, err := w.copyFrom(ctx, tx, "events",
 		[]string{"id", "viewer_id", "type", "anchor_id", "dwell_ms", "created_at"}, src)
 	if err == nil && int(n) != total {
 		err = fmt.Errorf("wrote %d of %d events", n, total)
@@ -229,24 +233,53 @@ func (w *seedWorld) copyEvents(ctx context.Context, tx pgx.Tx) error {
 }
 
 // seedSkipTriggers stops PostgreSQL from checking foreign keys row by row in this
-// transaction, when the role may (a superuser, as in the private cluster) and the seeded
-// tables have no triggers of their own that must fire. One-by-one checks of ~10M generated
-// references would take most of the load time; checkReferences checks them in bulk
-// instead. Other roles load the same data, more slowly.
-func seedSkipTriggers(ctx context.Context, tx pgx.Tx) (bool, error) {
-	var ok bool
-	err := tx.QueryRow(ctx, `SELECT current_setting('is_superuser') = 'on' AND NOT EXISTS (
-		SELECT 1 FROM pg_trigger WHERE NOT tgisinternal AND tgrelid = ANY ($1::text[]::regclass[]))`, seedTables).Scan(&ok)
-	if err != nil {
-		return false, fmt.Errorf("db: seed: check triggers: %w", err)
+// transaction, when the role may (a superuser, as in the private cluster). One-by-one
+// checks of ~15M generated references would take most of the load time; checkReferences
+// checks them in bulk instead. Other roles load the same data, more slowly. It also returns
+// the seeded tables with triggers of their own that fire on insert (follows: the followed
+// set's version), which copyFrom writes with all triggers on, as any other writer would.
+func seedSkipTriggers(ctx context.Context, tx pgx.Tx) (bool, map[string]bool, error) {
+	var super bool
+	if err := tx.QueryRow(ctx, "SELECT current_setting('is_superuser') = 'on'").Scan(&super); err != nil {
+		return false, nil, fmt.Errorf("db: seed: check role: %w", err)
 	}
-	if !ok {
-		return false, nil
+	if !super {
+		return false, nil, nil
+	}
+	rows, err := tx.Query(ctx, `SELECT DISTINCT tgrelid::regclass::text FROM pg_trigger
+		WHERE NOT tgisinternal AND tgtype & 4 <> 0 -- TRIGGER_TYPE_INSERT
+		  AND tgrelid = ANY ($1::text[]::regclass[])`, seedTables)
+	if err != nil {
+		return false, nil, fmt.Errorf("db: seed: check triggers: %w", err)
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return false, nil, fmt.Errorf("db: seed: check triggers: %w", err)
+	}
+	firing := map[string]bool{}
+	for _, t := range tables {
+		firing[t] = true
 	}
 	if _, err := tx.Exec(ctx, "SET LOCAL session_replication_role = replica"); err != nil {
-		return false, fmt.Errorf("db: seed: skip triggers: %w", err)
+		return false, nil, fmt.Errorf("db: seed: skip triggers: %w", err)
 	}
-	return true, nil
+	return true, firing, nil
+}
+
+// copyFrom copies rows into table, with its triggers on when they must fire (firing).
+func (w *seedWorld) copyFrom(ctx context.Context, tx pgx.Tx, table string, columns []string, src pgx.CopyFromSource) (int64, error) {
+	if !w.firing[table] {
+		return tx.CopyFrom(ctx, pgx.Identifier{table}, columns, src)
+	}
+	if _, err := tx.Exec(ctx, "SET LOCAL session_replication_role = origin"); err != nil {
+		return 0, err
+	}
+	n, err := tx.CopyFrom(ctx, pgx.Identifier{table}, columns, src)
+	if err != nil {
+		return n, err
+	}
+	_, err = tx.Exec(ctx, "SET LOCAL session_replication_role = replica")
+	return n, err
 }
 
 // checkReferences does the foreign-key checks that seedSkipTriggers skipped. The
@@ -263,6 +296,9 @@ func (w *seedWorld) checkReferences(ctx context.Context, tx pgx.Tx, tables ...st
 		"posts":      {"author_id NOT BETWEEN 1 AND $1 OR anchor_id NOT BETWEEN 1 AND $2", []any{users, anchors}},
 		"feed_posts": {"feed_id NOT BETWEEN 1 AND $1 OR post_id NOT BETWEEN 1 AND $2", []any{users, posts}},
 		"events":     {"viewer_id NOT BETWEEN 1 AND $1 OR anchor_id NOT BETWEEN 1 AND $2", []any{users, anchors}},
+		"likes":      {"user_id NOT BETWEEN 1 AND $1 OR post_id NOT BETWEEN 1 AND $2", []any{users, posts}},
+		"comments":   {"author_id NOT BETWEEN 1 AND $1 OR post_id NOT BETWEEN 1 AND $2", []any{users, posts}},
+		"post_bumps": {"post_id NOT BETWEEN 1 AND $1", []any{posts}},
 	}
 	for _, table := range tables {
 		c := checks[table]
@@ -278,18 +314,20 @@ func (w *seedWorld) checkReferences(ctx context.Context, tx pgx.Tx, tables ...st
 	return nil
 }
 
-// seedSetSequences moves every id sequence past the ids Seed allocated.
-func seedSetSequences(ctx context.Context, tx pgx.Tx, res SeedResult) error {
+// seedSetSequences moves every id sequence past the ids Seed allocated, and the ord
+// sequence past the ords it gave out.
+func seedSetSequences(ctx context.Context, tx pgx.Tx, res SeedResult, ords int64) error {
 	seqs := []struct {
 		seq string
-		n   int
+		n   int64
 	}{
-		{"pg_get_serial_sequence('users', 'id')", res.Users},
-		{"pg_get_serial_sequence('feeds', 'id')", res.Users},
-		{"pg_get_serial_sequence('anchors', 'id')", res.Anchors},
-		{"pg_get_serial_sequence('posts', 'id')", res.Posts},
-		{"pg_get_serial_sequence('events', 'id')", res.Events},
-		{"'feed_posts_ord_seq'", res.Posts},
+		{"pg_get_serial_sequence('users', 'id')", int64(res.Users)},
+		{"pg_get_serial_sequence('feeds', 'id')", int64(res.Users)},
+		{"pg_get_serial_sequence('anchors', 'id')", int64(res.Anchors)},
+		{"pg_get_serial_sequence('posts', 'id')", int64(res.Posts)},
+		{"pg_get_serial_sequence('events', 'id')", int64(res.Events)},
+		{"pg_get_serial_sequence('comments', 'id')", int64(res.Comments)},
+		{"'feed_posts_ord_seq'", ords},
 	}
 	for _, s := range seqs {
 		// An empty table leaves its sequence at 1, not yet called.

@@ -21,6 +21,9 @@ const (
 	seedStageShares
 	seedStagePosts
 	seedStageEvents
+	seedStageTalk
+	seedStageLikes
+	seedStageComments
 )
 
 func seedRNG(seed int64, stage seedStage, i int) *rand.Rand {

@@ -39,6 +39,7 @@ func seeded(t *testing.T, cfg db.SeedConfig) (*db.Store, db.SeedResult) {
 var seedTables = []struct{ name, order string }{
 	{"users", "id"}, {"feeds", "id"}, {"follows", "follower_id, followed_id"}, {"anchors", "id"},
 	{"posts", "id"}, {"feed_posts", "feed_id, post_id"}, {"events", "id"},
+	{"likes", "post_id, user_id"}, {"comments", "id"}, {"post_bumps", "post_id, at, ord"},
 }
 
 // seedFingerprints hashes every seeded table and the id sequences.
@@ -58,7 +59,8 @@ func seedFingerprints(t *testing.T, s *db.Store) map[string]string {
 	err := s.Pool.QueryRow(ctx, `SELECT string_agg(last_value || '/' || is_called, ' ' ORDER BY 1) FROM (
 		SELECT last_value, is_called FROM users_id_seq UNION ALL SELECT last_value, is_called FROM feeds_id_seq
 		UNION ALL SELECT last_value, is_called FROM anchors_id_seq UNION ALL SELECT last_value, is_called FROM posts_id_seq
-		UNION ALL SELECT last_value, is_called FROM events_id_seq UNION ALL SELECT last_value, is_called FROM feed_posts_ord_seq) q`).Scan(&seqs)
+		UNION ALL SELECT last_value, is_called FROM events_id_seq UNION ALL SELECT last_value, is_called FROM feed_posts_ord_seq
+		UNION ALL SELECT last_value, is_called FROM comments_id_seq) q`).Scan(&seqs)
 	if err != nil {
 		t.Fatalf("fingerprint sequences: %v", err)
 	}
@@ -146,7 +148,10 @@ func TestSeedWorld(t *testing.T) {
 		{"posts after the end", "SELECT count(*) FROM posts WHERE created_at >= $1", 0, 0, []any{seedEnd}},
 		{"recent half / older half", "SELECT count(*) FILTER (WHERE created_at >= $1::timestamptz - interval '90 days')::float / count(*) FILTER (WHERE created_at < $1::timestamptz - interval '90 days') FROM posts", 1.2, 4, []any{seedEnd}},
 		{"afternoon / night posts", "SELECT count(*) FILTER (WHERE extract(hour FROM created_at AT TIME ZONE 'UTC') BETWEEN 13 AND 18)::float / count(*) FILTER (WHERE extract(hour FROM created_at AT TIME ZONE 'UTC') BETWEEN 2 AND 7) FROM posts", 2, 6, nil},
-		{"feed entries out of created_at order", "SELECT count(*) FROM (SELECT ord, lag(ord) OVER (ORDER BY p.created_at, p.id) prev FROM feed_posts fp JOIN posts p ON p.id = fp.post_id) q WHERE ord <= prev", 0, 0, nil},
+		// A post's first arrival is its creation; a bumped post's is logged in post_bumps.
+		{"creations out of ord order", `SELECT count(*) FROM (SELECT a.first, lag(a.first) OVER (ORDER BY p.created_at, p.id) prev
+			FROM posts p JOIN feed_posts fp ON fp.post_id = p.id,
+			LATERAL (SELECT coalesce(min(b.ord), fp.ord) first FROM post_bumps b WHERE b.post_id = p.id) a) q WHERE first <= prev`, 0, 0, nil},
 		{"posts outside their author's feed", "SELECT count(*) FROM posts p WHERE NOT EXISTS (SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = p.author_id AND fp.time_ord = p.created_at)", 0, 0, nil},
 		{"median following", "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY n) FROM (SELECT count(f.*) n FROM users u LEFT JOIN follows f ON f.follower_id = u.id GROUP BY u.id) q", 10, 40, nil},
 		{"max following / median", "SELECT max(n) / percentile_cont(0.5) WITHIN GROUP (ORDER BY n) FROM (SELECT count(*) n FROM follows GROUP BY follower_id) q", 5, 100, nil},
@@ -258,8 +263,23 @@ func TestSeedWorld(t *testing.T) {
 		if want := float64(res.Anchors + 1); got != want {
 			t.Errorf("new anchor id: got %v, want %v", got, want)
 		}
-		if got, want := seedInt(t, s, "SELECT ord FROM feed_posts WHERE post_id = $1", id), float64(res.Posts+1); got != want {
+		ords := seedInt(t, s, "SELECT max(ord) FROM (SELECT ord FROM feed_posts WHERE post_id <> $1 UNION ALL SELECT ord FROM post_bumps) q", id)
+		if got, want := seedInt(t, s, "SELECT ord FROM feed_posts WHERE post_id = $1", id), ords+1; got != want {
 			t.Errorf("new feed entry ord: got %v, want %v", got, want)
+		}
+		// A comment on the newest seeded post bumps it (it is less than a day old): the bump
+		// takes the next ord, and the post's creation or last bump stays logged.
+		last := int64(res.Posts)
+		before := seedInt(t, s, "SELECT count(*) FROM post_bumps WHERE post_id = $1", last)
+		c, bumped, err := s.AddComment(ctx, tributary.Viewer{ID: 2}, last, "Late to this, but great.", seedEnd, tributary.DefaultBumpRule)
+		if err != nil || !bumped || c.ID != int64(res.Comments)+1 {
+			t.Fatalf("AddComment: got id %d, bumped %v (%v); want id %d, bumped", c.ID, bumped, err, res.Comments+1)
+		}
+		if got, want := seedInt(t, s, "SELECT ord FROM feed_posts WHERE post_id = $1", last), ords+2; got != want {
+			t.Errorf("bumped feed entry ord: got %v, want %v", got, want)
+		}
+		if got, want := seedInt(t, s, "SELECT count(*) FROM post_bumps WHERE post_id = $1", last), max(before, 1)+1; got != want {
+			t.Errorf("post_bumps rows of the bumped post: got %v, want %v", got, want)
 		}
 		ev := seedInt(t, s, "INSERT INTO events (viewer_id, type, anchor_id, dwell_ms) VALUES (1, 7, 1, 900) RETURNING id")
 		if want := float64(res.Events + 1); ev != want {
@@ -277,7 +297,8 @@ func TestSeedWorld(t *testing.T) {
 
 func TestSeedRejectsBadConfig(t *testing.T) {
 	s := dbtest.Store(t)
-	for _, cfg := range []db.SeedConfig{{Users: 3, Posts: 10}, {Users: 50, Posts: -1}, {Users: 50, Posts: 10, Events: -5}} {
+	for _, cfg := range []db.SeedConfig{{Users: 3, Posts: 10}, {Users: 50, Posts: -1}, {Users: 50, Posts: 10, Events: -5},
+		{Users: 50, Posts: 10, Likes: -1}, {Users: 50, Posts: 10, Comments: -1}} {
 		if _, err := s.Seed(context.Background(), cfg); err == nil {
 			t.Errorf("Seed(%+v): got no error, want one", cfg)
 		}
@@ -335,19 +356,24 @@ func TestSeedAsOrdinaryRole(t *testing.T) {
 
 func TestSeedTiny(t *testing.T) {
 	for _, c := range []struct {
-		name                  string
-		cfg                   db.SeedConfig
-		posts, events, logins int
+		name                                   string
+		cfg                                    db.SeedConfig
+		posts, events, likes, comments, logins int
 	}{
-		{"no posts", db.SeedConfig{Users: 10, End: seedEnd}, 0, 0, 4},
-		{"a few posts", db.SeedConfig{Users: 10, Posts: 50, Events: 7, End: seedEnd}, 50, 7, 4},
+		{"no posts", db.SeedConfig{Users: 10, End: seedEnd}, 0, 0, 0, 0, 4},
+		{"a few posts", db.SeedConfig{Users: 10, Posts: 50, Events: 7, Likes: 30, Comments: 12, End: seedEnd}, 50, 7, 30, 12, 4},
+		// 5 likes per post by default, but 10 users give a post at most 4 likers.
+		{"more likes than likers", db.SeedConfig{Users: 10, Posts: 50, End: seedEnd}, 50, 600, 200, 50, 4},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, res := seeded(t, c.cfg)
-			got := []int{res.Users, res.Posts, res.Events, len(res.Logins)}
-			want := []int{10, c.posts, c.events, c.logins}
+			got := []int{res.Users, res.Posts, res.Events, res.Likes, res.Comments, len(res.Logins)}
+			want := []int{10, c.posts, c.events, c.likes, c.comments, c.logins}
 			if !slices.Equal(got, want) {
-				t.Errorf("users, posts, events, logins: got %v, want %v", got, want)
+				t.Errorf("users, posts, events, likes, comments, logins: got %v, want %v", got, want)
+			}
+			if got := seedInt(t, s, "SELECT count(*) FROM likes"); int(got) != c.likes {
+				t.Errorf("likes: got %v rows, want %d", got, c.likes)
 			}
 			u, err := s.CreateUser(context.Background(), db.NewUser{Handle: "later", DisplayName: "Later", CreatedAt: seedEnd})
 			if err != nil || u.ID != 11 {

@@ -137,3 +137,56 @@ var seedComments = []string{
 
 // seedTags are generic tags added to some posts besides their topic's.
 var seedTags = []string{"paper", "opensource", "datasets", "benchmarks", "tutorial", "reading-list", "scaling", "reasoning", "generative", "quantization", "compilers", "chemistry"}
+
+// seedTalkLines are comments on a share: reactions, questions and takes.
+var seedTalkLines = []string{
+	"Great find, thanks for sharing.", "This is wild.", "Saving this for the weekend.", "Did not expect that result.",
+	"Adding it to the reading list.", "Same experience here.", "The figures alone are worth a look.", "Is the code out yet?",
+	"Does anyone know the compute budget?", "The baselines look undertuned to me.", "Really clean write-up.",
+	"I'd love to see the failure cases.", "Tried it yesterday, works as advertised.", "Not sure the gains hold at scale.",
+	"This deserves more attention.", "The appendix answers most of my questions.", "How does this compare to last year's approach?",
+	"Anyone replicated this yet?", "Feels incremental, but useful.", "The dataset is the real contribution here.",
+	"Been waiting for someone to try this.", "Weights are on the Hub already, nice.", "Wish they had released the eval harness.",
+	"Read it twice, still not sure about section 3.", "Nice to see an honest limitations section.", "Bookmarked.",
+	"The error bars are doing a lot of work here.", "Simple idea, well executed.", "Who has the GPUs to try this?",
+	"This changes how I think about the problem.",
+}
+
+// seedTalkTaskLines take a task ("Summarization").
+var seedTalkTaskLines = []string{
+	"Has anyone tried this for %s?", "Finally some progress on %s.", "Would this transfer to %s?", "Big if true for %s.",
+	"%s keeps getting more interesting.", "We hit the same wall in %s last year.", "Best %s paper I've read this month.",
+}
+
+// seedTalkNounLines take a lower-cased noun, plural or not ("reward models", "attention").
+var seedTalkNounLines = []string{
+	"Another reminder not to underestimate %s.", "Curious how much of the gain comes from the %s.",
+	"Would like to see an ablation without the %s.", "Strong case for rethinking %s.", "Everyone is suddenly into %s.",
+}
+
+// seedTalkReplies answer an earlier commenter, after their @handle.
+var seedTalkReplies = []string{
+	"agreed, the baselines are weak.", "good point, I missed that.", "I tried it last week and it works.", "see section 3, they cover it.",
+	"not sure, table 2 says otherwise.", "yes! Same here.", "thanks, that clears it up.", "fair, but the compute budget matters.",
+	"do you have a link?", "it's in the appendix.", "the code is linked from the paper.", "I think that's the point of the paper.",
+	"exactly my reaction.", "which setup did you use?",
+}
+
+// seedTalkToAuthor address a post's author, after their @handle.
+var seedTalkToAuthor = []string{
+	"thanks for posting!", "where did you find this?", "did you try it yet?", "great pick.", "have you seen the follow-up?",
+	"any thoughts on the eval?",
+}
+
+// seedTalkAuthorReplies are a post's author answering in their own thread, after an @handle.
+var seedTalkAuthorReplies = []string{
+	"glad it's useful!", "not yet, planning to this week.", "saw it on the arXiv listing.", "fair criticism.",
+	"good question, I'll ask the authors.", "yes, the repo has a Colab.", "thanks! More on this soon.",
+}
+
+// seedTalkAuthorNotes are a post's author adding to their own share.
+var seedTalkAuthorNotes = []string{
+	"Some context: I reviewed an earlier version of this.", "Sharing mostly for the related work.",
+	"Update: the authors posted a fix for the eval.", "Posting this because the ablations surprised me.",
+	"To be clear, I haven't run it myself.",
+}
