@@ -58,6 +58,8 @@ func cmdSeed(ctx context.Context, e *env, args []string) error {
 	users := fs.Int("users", 3000, "number of users (at least 10)")
 	posts := fs.Int("posts", 20000, "number of posts")
 	events := fs.Int("events", 0, "number of card_seen events (0: 12 per post)")
+	likes := fs.Int("likes", 0, "number of likes (0: 5 per post)")
+	comments := fs.Int("comments", 0, "number of comments (0: 1 per post)")
 	seed := fs.Int64("seed", 1, "random seed")
 	endFlag := fs.String("end", "", "end of the seeded period, RFC 3339 or YYYY-MM-DD (default: start of the current UTC day)")
 	if err := fs.Parse(args); err != nil {
@@ -84,15 +86,15 @@ func cmdSeed(ctx context.Context, e *env, args []string) error {
 	started := time.Now()
 	p := newSeedProgress(e.stderr)
 	res, err := db.NewStore(pool).Seed(ctx, db.SeedConfig{
-		Users: *users, Posts: *posts, Events: *events, Seed: *seed, End: end,
+		Users: *users, Posts: *posts, Events: *events, Likes: *likes, Comments: *comments, Seed: *seed, End: end,
 		Progress: p.report, DemoPasswordHash: string(hash), DemoPassword: seedDemoPassword,
 	})
 	p.stop()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Seeded in %.1fs (data up to %s): %d users, %d follows, %d posts, %d anchors, %d events.\n",
-		time.Since(started).Seconds(), end.Format(time.RFC3339), res.Users, res.Follows, res.Posts, res.Anchors, res.Events)
+	fmt.Fprintf(e.stdout, "Seeded in %.1fs (data up to %s): %d users, %d follows, %d posts, %d anchors, %d events, %d likes, %d comments.\n",
+		time.Since(started).Seconds(), end.Format(time.RFC3339), res.Users, res.Follows, res.Posts, res.Anchors, res.Events, res.Likes, res.Comments)
 	fmt.Fprintf(e.stdout, "Demo logins (password %q):\n", seedDemoPassword)
 	for _, l := range res.Logins {
 		fmt.Fprintf(e.stdout, "  %-6s %s\n", l.Handle, l.Note)
