@@ -180,6 +180,7 @@ func (s *Store) Threads(ctx context.Context, v tributary.Viewer, postIDs []int64
 }
 
 // Likers returns up to limit people who liked a post, as the viewer sees them, newest first.
+// The post must be one the viewer may read.
 func (s *Store) Likers(ctx context.Context, v tributary.Viewer, postID int64, limit int) ([]tributary.UserRef, error) {
 	rows, err := s.q.Likers(ctx, dbq.LikersParams{PostID: postID, Blocked: nonNilIDs(v.Blocked), Lim: int32(limit)})
 	if err != nil {

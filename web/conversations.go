@@ -291,7 +291,8 @@ func (s *Server) renderTalk(w http.ResponseWriter, r *http.Request, status int, 
 	}
 }
 
-// commentOf reads a comment the viewer may act on, for its edit form.
+// editCommentForm shows the viewer's own comment in an editor: in place of it (htmx) or on a
+// page of its own.
 func (s *Server) editCommentForm(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r, "Comment")
 	if err != nil {
