@@ -206,6 +206,10 @@ func restore(ctx context.Context, pool *pgxpool.Pool, d DatasetInfo) error {
 	if _, err := tx.Exec(ctx, "TRUNCATE fences, fenceposts, sessions"); err != nil {
 		return fmt.Errorf("bench: restore dataset: %w", err)
 	}
+	// The items' talk counts, as the deletions above (with triggers off) left them: again.
+	if err := db.RecountItemTalk(ctx, tx); err != nil {
+		return fmt.Errorf("bench: restore dataset: %w", err)
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("bench: restore dataset: %w", err)
 	}

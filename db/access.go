@@ -19,16 +19,11 @@ func (s *Store) ViewerAccess(ctx context.Context, viewerID int64) (tributary.Vie
 	if viewerID == 0 {
 		return v, nil
 	}
-	blocked, err := s.q.ViewerBlocked(ctx, viewerID)
+	r, err := s.q.ViewerAccessOf(ctx, viewerID)
 	if err != nil {
-		return v, fmt.Errorf("db: viewer bans: %w", err)
+		return v, fmt.Errorf("db: viewer access: %w", err)
 	}
-	slices.Sort(blocked)
-	feeds, err := s.q.ViewerPrivateFeeds(ctx, viewerID)
-	if err != nil {
-		return v, fmt.Errorf("db: viewer private feeds: %w", err)
-	}
-	v.Blocked, v.PrivateFeeds = blocked, feeds
+	v.Blocked, v.PrivateFeeds = r.Blocked, r.PrivateFeeds
 	return v, nil
 }
 

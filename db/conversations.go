@@ -90,20 +90,16 @@ func (s *Store) Unlike(ctx context.Context, v tributary.Viewer, postID int64) er
 // AddComment stores the viewer's comment on a post they may read and bumps the post when
 // the rule says so, in one transaction. The body must be clean (tributary.CleanComment).
 func (s *Store) AddComment(ctx context.Context, v tributary.Viewer, postID int64, body string, now time.Time, rule tributary.BumpRule) (c tributary.Comment, bumped bool, err error) {
-	err = s.inTx(ctx, func(q *dbq.Queries) error {
+	err = s.inGenericTx(ctx, func(_ pgx.Tx, q *dbq.Queries) error {
 		r, err := q.InsertComment(ctx, dbq.InsertCommentParams{PostID: postID, AuthorID: v.ID, Body: body, At: now,
-			Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+			Since: now.Add(-rule.Window), Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 		if errors.Is(err, pgx.ErrNoRows) {
 			return errNoPost
 		} else if err != nil {
 			return fmt.Errorf("db: comment: %w", err)
 		}
 		c = tributary.Comment{ID: r.ID, PostID: postID, Body: body, CreatedAt: r.CreatedAt}
-		counted, err := q.CommentCounted(ctx, dbq.CommentCountedParams{PostID: postID, Since: now.Add(-rule.Window)})
-		if err != nil {
-			return fmt.Errorf("db: count comment: %w", err)
-		}
-		if bumped = rule.Bumps(counted.CreatedAt, now, int(counted.Recent)); bumped {
+		if bumped = rule.Bumps(r.PostCreatedAt, now, int(r.Recent)); bumped {
 			if err := q.BumpPost(ctx, dbq.BumpPostParams{PostID: postID, At: now}); err != nil {
 				return fmt.Errorf("db: bump: %w", err)
 			}
@@ -300,4 +296,18 @@ func (s *Store) ChronoArrived(ctx context.Context, q ChronoQuery) ([]PostArrival
 		out[i] = PostArrival{PostID: r.ID, At: r.Arrival}
 	}
 	return out, nil
+}
+
+// RecountItemTalk counts the likes and comments of every item's public shares again from the
+// posts, in tx: after posts were written in bulk with their counts, or deleted with triggers
+// off (the seeder, the bench's restore).
+func RecountItemTalk(ctx context.Context, tx pgx.Tx) error {
+	q := dbq.New(tx)
+	if err := q.ClearAnchorTalk(ctx); err != nil {
+		return fmt.Errorf("db: recount item talk: %w", err)
+	}
+	if err := q.CountAnchorTalk(ctx); err != nil {
+		return fmt.Errorf("db: recount item talk: %w", err)
+	}
+	return nil
 }

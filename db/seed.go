@@ -217,7 +217,7 @@ func (s *Store) loadSeed(ctx context.Context, w *seedWorld) (SeedResult, error) 
 	case <-ctx.Done():
 		return fail(ctx.Err())
 	}
-	steps := []func(context.Context, pgx.Tx) error{w.copyPosts}
+	steps := []func(context.Context, pgx.Tx) error{w.copyPosts, w.countAnchorTalk}
 	checks := []string{"feeds", "follows", "posts"}
 	if side == nil {
 		steps = append(steps, w.copyFeedPosts, w.copyEvents, w.copyComments, w.copyLikes)

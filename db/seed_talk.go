@@ -316,13 +316,13 @@ func (w *seedWorld) postComments(i int, out []seedComment, readers seedPicker, b
 func (w *seedWorld) copyLikes(ctx context.Context, tx pgx.Tx) error {
 	total := len(w.likes)
 	w.cfg.Progress("likes", 0, total)
-	_, err := w.copyFrom(ctx, tx, "likes", []string{"post_id", "user_id", "created_at"},
+	_, err := w.copyFrom(ctx, tx, "likes", []string{"post_id", "user_id", "anchor_id", "created_at"},
 		pgx.CopyFromSlice(total, func(i int) ([]any, error) {
 			if i%(1<<16) == 0 {
 				w.cfg.Progress("likes", i, total)
 			}
 			l := &w.likes[i]
-			return []any{int64(l.post) + 1, int64(l.user) + 1, seedTime(l.t)}, nil
+			return []any{int64(l.post) + 1, int64(l.user) + 1, int64(w.postAnchor[l.post]), seedTime(l.t)}, nil
 		}))
 	if err != nil {
 		return fmt.Errorf("db: seed: copy likes: %w", err)
@@ -335,13 +335,13 @@ func (w *seedWorld) copyLikes(ctx context.Context, tx pgx.Tx) error {
 func (w *seedWorld) copyComments(ctx context.Context, tx pgx.Tx) error {
 	total := len(w.comments)
 	w.cfg.Progress("comments", 0, total)
-	_, err := w.copyFrom(ctx, tx, "comments", []string{"id", "post_id", "author_id", "body", "created_at"},
+	_, err := w.copyFrom(ctx, tx, "comments", []string{"id", "post_id", "author_id", "anchor_id", "body", "created_at"},
 		pgx.CopyFromSlice(total, func(i int) ([]any, error) {
 			if i%(1<<16) == 0 {
 				w.cfg.Progress("comments", i, total)
 			}
 			c := &w.comments[i]
-			return []any{int64(i + 1), int64(c.post) + 1, int64(c.author) + 1, c.body, seedTime(c.t)}, nil
+			return []any{int64(i + 1), int64(c.post) + 1, int64(c.author) + 1, int64(w.postAnchor[c.post]), c.body, seedTime(c.t)}, nil
 		}))
 	if err != nil {
 		return fmt.Errorf("db: seed: copy comments: %w", err)
@@ -357,3 +357,7 @@ func (w *seedWorld) copyComments(ctx context.Context, tx pgx.Tx) error {
 	w.cfg.Progress("comments", total, total)
 	return nil
 }
+
+// countAnchorTalk counts the likes and comments of each item's public shares (the posts
+// carry their counts; no trigger counts them under COPY).
+func (w *seedWorld) countAnchorTalk(ctx context.Context, tx pgx.Tx) error { return RecountItemTalk(ctx, tx) }

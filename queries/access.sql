@@ -19,14 +19,12 @@ UPDATE posts p
  WHERE p.id = agg.post_id
 RETURNING p.anchor_id;
 
--- name: ViewerBlocked :many
--- Users in a ban with the viewer, either way.
-SELECT banned_id AS id FROM bans WHERE user_id = @viewer_id::bigint
-UNION
-SELECT user_id FROM bans WHERE banned_id = @viewer_id::bigint;
-
--- name: ViewerPrivateFeeds :many
-SELECT feed_id FROM feed_readers WHERE user_id = @viewer_id ORDER BY feed_id;
+-- name: ViewerAccessOf :one
+-- What the access rules need of a viewer, in one round trip: the users in a ban with them,
+-- either way, and the private feeds they read.
+SELECT ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = @viewer_id::bigint
+             UNION SELECT b.user_id FROM bans b WHERE b.banned_id = @viewer_id::bigint ORDER BY 1)::bigint[] AS blocked,
+       ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = @viewer_id::bigint ORDER BY 1)::bigint[] AS private_feeds;
 
 -- name: SetFeedAccess :exec
 UPDATE feeds SET access = @access WHERE id = @id;

@@ -23,11 +23,11 @@ SELECT * FROM post_cards p
 -- A like by a viewer of a post they may read; a second like is a no-op. readable is 0 when
 -- the post is not theirs to read (nothing is stored then).
 WITH p AS (
-    SELECT po.id FROM posts po
+    SELECT po.id, po.anchor_id FROM posts po
      WHERE po.id = @post_id AND po.deleted_at IS NULL
        AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, @user_id::bigint, @blocked::bigint[], @private_feeds::bigint[])),
 ins AS (
-    INSERT INTO likes (post_id, user_id, created_at) SELECT p.id, @user_id::bigint, @at FROM p
+    INSERT INTO likes (post_id, user_id, anchor_id, created_at) SELECT p.id, @user_id::bigint, p.anchor_id, @at FROM p
     ON CONFLICT DO NOTHING
     RETURNING post_id),
 upd AS (
@@ -48,19 +48,22 @@ upd AS (
 SELECT (SELECT count(*) FROM p)::int AS readable, (SELECT count(*) FROM upd)::int AS removed;
 
 -- name: InsertComment :one
--- A comment on a post the author may read; no row when the post is not theirs to read.
-INSERT INTO comments (post_id, author_id, body, created_at)
-SELECT p.id, @author_id::bigint, @body, @at FROM posts p
- WHERE p.id = @post_id AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @author_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
-RETURNING comments.id, comments.created_at;
-
--- name: CommentCounted :one
--- Counts a new comment on its post, and says what the bump rule needs: when the post was
--- made and how many comments it got since the window began (the new one included).
-UPDATE posts SET comment_count = comment_count + 1 WHERE posts.id = @post_id
-RETURNING posts.created_at,
-          (SELECT count(*) FROM comments c WHERE c.post_id = @post_id AND c.created_at > @since)::int AS recent;
+-- A comment on a post the author may read, counted on the post; no row when the post is not
+-- theirs to read. It returns what the bump rule needs: when the post was made and how many
+-- comments it got since the window began, the new one included (the statement does not see
+-- its own insert, hence the + 1).
+WITH c AS (
+    INSERT INTO comments (post_id, author_id, anchor_id, body, created_at)
+    SELECT p.id, @author_id::bigint, p.anchor_id, @body, @at FROM posts p
+     WHERE p.id = @post_id AND p.deleted_at IS NULL
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @author_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+    RETURNING comments.id, comments.created_at, comments.post_id),
+counted AS (
+    UPDATE posts SET comment_count = comment_count + 1 WHERE posts.id IN (SELECT c.post_id FROM c)
+    RETURNING posts.created_at)
+SELECT c.id, c.created_at, counted.created_at AS post_created_at,
+       (SELECT count(*) FROM comments x WHERE x.post_id = @post_id AND x.created_at > @since)::int + 1 AS recent
+  FROM c, counted;
 
 -- name: BumpPost :exec
 -- Bumps a post (seed 003): a new ord from the one global sequence in every feed holding it,
@@ -131,29 +134,68 @@ SELECT p.id,
 
 -- name: AnchorTalk :many
 -- PostTalk summed over each item's shares that the viewer may read: the counts of an item
--- card. liked_post is the share the viewer liked (0: none).
-WITH v AS (SELECT @viewer_id::bigint AS viewer_id, @blocked::bigint[] AS blocked, @private_feeds::bigint[] AS private_feeds),
-shares AS (
-    SELECT p.id, p.anchor_id, p.like_count, p.comment_count
-      FROM posts p, v
-     WHERE p.anchor_id = ANY(@anchor_ids::bigint[]) AND p.deleted_at IS NULL
-       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)),
-talk AS (
-    SELECT s.anchor_id,
-           sum(s.like_count - (SELECT count(*) FROM likes l WHERE l.post_id = s.id AND l.user_id = ANY(v.blocked)))::int AS likes,
-           sum(s.comment_count - (SELECT count(*) FROM comments c WHERE c.post_id = s.id AND c.author_id = ANY(v.blocked)))::int AS comments,
-           coalesce(min(s.id) FILTER (WHERE v.viewer_id > 0 AND s.like_count > 0 AND EXISTS (
-               SELECT 1 FROM likes l WHERE l.post_id = s.id AND l.user_id = v.viewer_id)), 0)::bigint AS liked_post,
-           array_agg(s.id) FILTER (WHERE s.like_count > 0) AS liked_shares
-      FROM shares s, v
-     GROUP BY s.anchor_id)
-SELECT t.anchor_id, t.likes, t.comments, t.liked_post,
-       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
-                   FROM (SELECT l.user_id, max(l.created_at) AS created_at FROM likes l
-                          WHERE l.post_id = ANY(t.liked_shares) AND NOT l.user_id = ANY(v.blocked) AND l.user_id <> v.viewer_id
-                          GROUP BY l.user_id ORDER BY 2 DESC LIMIT 3) k
-                   JOIN users u ON u.id = k.user_id), '[]')::json AS likers
-  FROM talk t, v;
+-- card. Each item costs a few index probes whatever its number of shares: the counts of its
+-- public shares are kept in anchor_talk; the viewer's readable shares that are not public
+-- (few) are added, the likes and comments of people in a ban with the viewer on readable
+-- shares taken away, and the viewer's like and the newest likers found by the item's id on
+-- likes. liked_post is the share the viewer liked (0: none).
+WITH v AS (SELECT @viewer_id::bigint AS viewer_id, @blocked::bigint[] AS blocked,
+                  @private_feeds::bigint[] AS private_feeds, @anchor_ids::bigint[] AS anchors),
+a AS (SELECT DISTINCT unnest(v.anchors) AS anchor_id FROM v)
+SELECT a.anchor_id::bigint AS anchor_id,
+       (coalesce(t.likes, 0) + coalesce(x.likes, 0) - bl.n)::int AS likes,
+       (coalesce(t.comments, 0) + coalesce(x.comments, 0) - bc.n)::int AS comments,
+       coalesce(lk.post_id, 0)::bigint AS liked_post,
+       coalesce(lr.likers, '[]')::json AS likers
+  FROM a CROSS JOIN v
+  LEFT JOIN anchor_talk t ON t.anchor_id = a.anchor_id
+  LEFT JOIN LATERAL (
+        SELECT sum(p.like_count) AS likes, sum(p.comment_count) AS comments
+          FROM posts p
+         WHERE v.viewer_id > 0 AND p.anchor_id = a.anchor_id AND NOT p.is_public AND p.deleted_at IS NULL
+           AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)) x ON true
+  CROSS JOIN LATERAL (
+        SELECT count(*) AS n
+          FROM likes l JOIN posts p ON p.id = l.post_id
+         WHERE l.user_id = ANY(v.blocked) AND l.anchor_id = a.anchor_id AND p.deleted_at IS NULL
+           AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)) bl
+  CROSS JOIN LATERAL (
+        SELECT count(*) AS n
+          FROM comments c JOIN posts p ON p.id = c.post_id
+         WHERE c.author_id = ANY(v.blocked) AND c.anchor_id = a.anchor_id AND p.deleted_at IS NULL
+           AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)) bc
+  LEFT JOIN LATERAL (
+        SELECT min(l.post_id) AS post_id
+          FROM likes l JOIN posts p ON p.id = l.post_id
+         WHERE v.viewer_id > 0 AND l.user_id = v.viewer_id AND l.anchor_id = a.anchor_id AND p.deleted_at IS NULL
+           AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)) lk ON true
+  LEFT JOIN LATERAL (
+        SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.at DESC) AS likers
+          FROM (SELECT r.user_id, max(r.created_at) AS at
+                  FROM (SELECT l.user_id, l.created_at
+                          FROM likes l JOIN posts p ON p.id = l.post_id
+                         WHERE l.anchor_id = a.anchor_id AND l.user_id <> v.viewer_id AND NOT l.user_id = ANY(v.blocked)
+                           AND p.deleted_at IS NULL
+                           AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
+                         ORDER BY l.created_at DESC
+                         LIMIT 12) r
+                 GROUP BY r.user_id
+                 ORDER BY 2 DESC
+                 LIMIT 3) k
+          JOIN users u ON u.id = k.user_id) lr ON true;
+
+-- name: ClearAnchorTalk :exec
+-- The counts of every item's public shares, made again from the posts (the seeder, the
+-- bench's restore): first emptied ...
+TRUNCATE anchor_talk;
+
+-- name: CountAnchorTalk :exec
+-- ... then counted.
+INSERT INTO anchor_talk (anchor_id, likes, comments)
+SELECT p.anchor_id, sum(p.like_count), sum(p.comment_count)
+  FROM posts p
+ WHERE p.is_public AND p.deleted_at IS NULL AND (p.like_count > 0 OR p.comment_count > 0)
+ GROUP BY p.anchor_id;
 
 -- name: ChronoArrivals :many
 -- A chronological feed's posts that arrived in (from, to], as the viewer may read them,

@@ -313,53 +313,22 @@ func (q *Queries) Unban(ctx context.Context, arg UnbanParams) error {
 	return err
 }
 
-const viewerBlocked = `-- name: ViewerBlocked :many
-SELECT banned_id AS id FROM bans WHERE user_id = $1::bigint
-UNION
-SELECT user_id FROM bans WHERE banned_id = $1::bigint
+const viewerAccessOf = `-- name: ViewerAccessOf :one
+SELECT ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = $1::bigint
+             UNION SELECT b.user_id FROM bans b WHERE b.banned_id = $1::bigint ORDER BY 1)::bigint[] AS blocked,
+       ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = $1::bigint ORDER BY 1)::bigint[] AS private_feeds
 `
 
-// Users in a ban with the viewer, either way.
-func (q *Queries) ViewerBlocked(ctx context.Context, viewerID int64) ([]int64, error) {
-	rows, err := q.db.Query(ctx, viewerBlocked, viewerID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []int64{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		items = append(items, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+type ViewerAccessOfRow struct {
+	Blocked      []int64
+	PrivateFeeds []int64
 }
 
-const viewerPrivateFeeds = `-- name: ViewerPrivateFeeds :many
-SELECT feed_id FROM feed_readers WHERE user_id = $1 ORDER BY feed_id
-`
-
-func (q *Queries) ViewerPrivateFeeds(ctx context.Context, viewerID int64) ([]int64, error) {
-	rows, err := q.db.Query(ctx, viewerPrivateFeeds, viewerID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []int64{}
-	for rows.Next() {
-		var feed_id int64
-		if err := rows.Scan(&feed_id); err != nil {
-			return nil, err
-		}
-		items = append(items, feed_id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+// What the access rules need of a viewer, in one round trip: the users in a ban with them,
+// either way, and the private feeds they read.
+func (q *Queries) ViewerAccessOf(ctx context.Context, viewerID int64) (ViewerAccessOfRow, error) {
+	row := q.db.QueryRow(ctx, viewerAccessOf, viewerID)
+	var i ViewerAccessOfRow
+	err := row.Scan(&i.Blocked, &i.PrivateFeeds)
+	return i, err
 }

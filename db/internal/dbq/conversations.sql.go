@@ -11,28 +11,50 @@ import (
 )
 
 const anchorTalk = `-- name: AnchorTalk :many
-WITH v AS (SELECT $1::bigint AS viewer_id, $2::bigint[] AS blocked, $3::bigint[] AS private_feeds),
-shares AS (
-    SELECT p.id, p.anchor_id, p.like_count, p.comment_count
-      FROM posts p, v
-     WHERE p.anchor_id = ANY($4::bigint[]) AND p.deleted_at IS NULL
-       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)),
-talk AS (
-    SELECT s.anchor_id,
-           sum(s.like_count - (SELECT count(*) FROM likes l WHERE l.post_id = s.id AND l.user_id = ANY(v.blocked)))::int AS likes,
-           sum(s.comment_count - (SELECT count(*) FROM comments c WHERE c.post_id = s.id AND c.author_id = ANY(v.blocked)))::int AS comments,
-           coalesce(min(s.id) FILTER (WHERE v.viewer_id > 0 AND s.like_count > 0 AND EXISTS (
-               SELECT 1 FROM likes l WHERE l.post_id = s.id AND l.user_id = v.viewer_id)), 0)::bigint AS liked_post,
-           array_agg(s.id) FILTER (WHERE s.like_count > 0) AS liked_shares
-      FROM shares s, v
-     GROUP BY s.anchor_id)
-SELECT t.anchor_id, t.likes, t.comments, t.liked_post,
-       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
-                   FROM (SELECT l.user_id, max(l.created_at) AS created_at FROM likes l
-                          WHERE l.post_id = ANY(t.liked_shares) AND NOT l.user_id = ANY(v.blocked) AND l.user_id <> v.viewer_id
-                          GROUP BY l.user_id ORDER BY 2 DESC LIMIT 3) k
-                   JOIN users u ON u.id = k.user_id), '[]')::json AS likers
-  FROM talk t, v
+WITH v AS (SELECT $1::bigint AS viewer_id, $2::bigint[] AS blocked,
+                  $3::bigint[] AS private_feeds, $4::bigint[] AS anchors),
+a AS (SELECT DISTINCT unnest(v.anchors) AS anchor_id FROM v)
+SELECT a.anchor_id::bigint AS anchor_id,
+       (coalesce(t.likes, 0) + coalesce(x.likes, 0) - bl.n)::int AS likes,
+       (coalesce(t.comments, 0) + coalesce(x.comments, 0) - bc.n)::int AS comments,
+       coalesce(lk.post_id, 0)::bigint AS liked_post,
+       coalesce(lr.likers, '[]')::json AS likers
+  FROM a CROSS JOIN v
+  LEFT JOIN anchor_talk t ON t.anchor_id = a.anchor_id
+  LEFT JOIN LATERAL (
+        SELECT sum(p.like_count) AS likes, sum(p.comment_count) AS comments
+          FROM posts p
+         WHERE v.viewer_id > 0 AND p.anchor_id = a.anchor_id AND NOT p.is_public AND p.deleted_at IS NULL
+           AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)) x ON true
+  CROSS JOIN LATERAL (
+        SELECT count(*) AS n
+          FROM likes l JOIN posts p ON p.id = l.post_id
+         WHERE l.user_id = ANY(v.blocked) AND l.anchor_id = a.anchor_id AND p.deleted_at IS NULL
+           AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)) bl
+  CROSS JOIN LATERAL (
+        SELECT count(*) AS n
+          FROM comments c JOIN posts p ON p.id = c.post_id
+         WHERE c.author_id = ANY(v.blocked) AND c.anchor_id = a.anchor_id AND p.deleted_at IS NULL
+           AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)) bc
+  LEFT JOIN LATERAL (
+        SELECT min(l.post_id) AS post_id
+          FROM likes l JOIN posts p ON p.id = l.post_id
+         WHERE v.viewer_id > 0 AND l.user_id = v.viewer_id AND l.anchor_id = a.anchor_id AND p.deleted_at IS NULL
+           AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)) lk ON true
+  LEFT JOIN LATERAL (
+        SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.at DESC) AS likers
+          FROM (SELECT r.user_id, max(r.created_at) AS at
+                  FROM (SELECT l.user_id, l.created_at
+                          FROM likes l JOIN posts p ON p.id = l.post_id
+                         WHERE l.anchor_id = a.anchor_id AND l.user_id <> v.viewer_id AND NOT l.user_id = ANY(v.blocked)
+                           AND p.deleted_at IS NULL
+                           AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
+                         ORDER BY l.created_at DESC
+                         LIMIT 12) r
+                 GROUP BY r.user_id
+                 ORDER BY 2 DESC
+                 LIMIT 3) k
+          JOIN users u ON u.id = k.user_id) lr ON true
 `
 
 type AnchorTalkParams struct {
@@ -51,7 +73,11 @@ type AnchorTalkRow struct {
 }
 
 // PostTalk summed over each item's shares that the viewer may read: the counts of an item
-// card. liked_post is the share the viewer liked (0: none).
+// card. Each item costs a few index probes whatever its number of shares: the counts of its
+// public shares are kept in anchor_talk; the viewer's readable shares that are not public
+// (few) are added, the likes and comments of people in a ban with the viewer on readable
+// shares taken away, and the viewer's like and the newest likers found by the item's id on
+// likes. liked_post is the share the viewer liked (0: none).
 func (q *Queries) AnchorTalk(ctx context.Context, arg AnchorTalkParams) ([]AnchorTalkRow, error) {
 	rows, err := q.db.Query(ctx, anchorTalk,
 		arg.ViewerID,
@@ -207,29 +233,15 @@ func (q *Queries) ChronoArrivals(ctx context.Context, arg ChronoArrivalsParams) 
 	return items, nil
 }
 
-const commentCounted = `-- name: CommentCounted :one
-UPDATE posts SET comment_count = comment_count + 1 WHERE posts.id = $1
-RETURNING posts.created_at,
-          (SELECT count(*) FROM comments c WHERE c.post_id = $1 AND c.created_at > $2)::int AS recent
+const clearAnchorTalk = `-- name: ClearAnchorTalk :exec
+TRUNCATE anchor_talk
 `
 
-type CommentCountedParams struct {
-	PostID int64
-	Since  time.Time
-}
-
-type CommentCountedRow struct {
-	CreatedAt time.Time
-	Recent    int32
-}
-
-// Counts a new comment on its post, and says what the bump rule needs: when the post was
-// made and how many comments it got since the window began (the new one included).
-func (q *Queries) CommentCounted(ctx context.Context, arg CommentCountedParams) (CommentCountedRow, error) {
-	row := q.db.QueryRow(ctx, commentCounted, arg.PostID, arg.Since)
-	var i CommentCountedRow
-	err := row.Scan(&i.CreatedAt, &i.Recent)
-	return i, err
+// The counts of every item's public shares, made again from the posts (the seeder, the
+// bench's restore): first emptied ...
+func (q *Queries) ClearAnchorTalk(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, clearAnchorTalk)
+	return err
 }
 
 const commentForAction = `-- name: CommentForAction :one
@@ -277,6 +289,20 @@ func (q *Queries) CommentForAction(ctx context.Context, arg CommentForActionPara
 	return i, err
 }
 
+const countAnchorTalk = `-- name: CountAnchorTalk :exec
+INSERT INTO anchor_talk (anchor_id, likes, comments)
+SELECT p.anchor_id, sum(p.like_count), sum(p.comment_count)
+  FROM posts p
+ WHERE p.is_public AND p.deleted_at IS NULL AND (p.like_count > 0 OR p.comment_count > 0)
+ GROUP BY p.anchor_id
+`
+
+// ... then counted.
+func (q *Queries) CountAnchorTalk(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, countAnchorTalk)
+	return err
+}
+
 const deleteComment = `-- name: DeleteComment :exec
 WITH del AS (DELETE FROM comments c WHERE c.id = $1 RETURNING c.post_id)
 UPDATE posts SET comment_count = comment_count - 1 WHERE posts.id IN (SELECT del.post_id FROM del)
@@ -303,49 +329,68 @@ func (q *Queries) EditComment(ctx context.Context, arg EditCommentParams) error 
 }
 
 const insertComment = `-- name: InsertComment :one
-INSERT INTO comments (post_id, author_id, body, created_at)
-SELECT p.id, $1::bigint, $2, $3 FROM posts p
- WHERE p.id = $4 AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, $5::bigint[], $6::bigint[])
-RETURNING comments.id, comments.created_at
+WITH c AS (
+    INSERT INTO comments (post_id, author_id, anchor_id, body, created_at)
+    SELECT p.id, $3::bigint, p.anchor_id, $4, $5 FROM posts p
+     WHERE p.id = $1 AND p.deleted_at IS NULL
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $3::bigint, $6::bigint[], $7::bigint[])
+    RETURNING comments.id, comments.created_at, comments.post_id),
+counted AS (
+    UPDATE posts SET comment_count = comment_count + 1 WHERE posts.id IN (SELECT c.post_id FROM c)
+    RETURNING posts.created_at)
+SELECT c.id, c.created_at, counted.created_at AS post_created_at,
+       (SELECT count(*) FROM comments x WHERE x.post_id = $1 AND x.created_at > $2)::int + 1 AS recent
+  FROM c, counted
 `
 
 type InsertCommentParams struct {
+	PostID       int64
+	Since        time.Time
 	AuthorID     int64
 	Body         string
 	At           time.Time
-	PostID       int64
 	Blocked      []int64
 	PrivateFeeds []int64
 }
 
 type InsertCommentRow struct {
-	ID        int64
-	CreatedAt time.Time
+	ID            int64
+	CreatedAt     time.Time
+	PostCreatedAt time.Time
+	Recent        int32
 }
 
-// A comment on a post the author may read; no row when the post is not theirs to read.
+// A comment on a post the author may read, counted on the post; no row when the post is not
+// theirs to read. It returns what the bump rule needs: when the post was made and how many
+// comments it got since the window began, the new one included (the statement does not see
+// its own insert, hence the + 1).
 func (q *Queries) InsertComment(ctx context.Context, arg InsertCommentParams) (InsertCommentRow, error) {
 	row := q.db.QueryRow(ctx, insertComment,
+		arg.PostID,
+		arg.Since,
 		arg.AuthorID,
 		arg.Body,
 		arg.At,
-		arg.PostID,
 		arg.Blocked,
 		arg.PrivateFeeds,
 	)
 	var i InsertCommentRow
-	err := row.Scan(&i.ID, &i.CreatedAt)
+	err := row.Scan(
+		&i.ID,
+		&i.CreatedAt,
+		&i.PostCreatedAt,
+		&i.Recent,
+	)
 	return i, err
 }
 
 const like = `-- name: Like :one
 WITH p AS (
-    SELECT po.id FROM posts po
+    SELECT po.id, po.anchor_id FROM posts po
      WHERE po.id = $1 AND po.deleted_at IS NULL
        AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])),
 ins AS (
-    INSERT INTO likes (post_id, user_id, created_at) SELECT p.id, $2::bigint, $5 FROM p
+    INSERT INTO likes (post_id, user_id, anchor_id, created_at) SELECT p.id, $2::bigint, p.anchor_id, $5 FROM p
     ON CONFLICT DO NOTHING
     RETURNING post_id),
 upd AS (

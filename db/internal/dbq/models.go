@@ -16,6 +16,12 @@ type Anchor struct {
 	Kind string
 }
 
+type AnchorTalk struct {
+	AnchorID int64
+	Likes    int32
+	Comments int32
+}
+
 type Ban struct {
 	UserID    int64
 	BannedID  int64
@@ -26,6 +32,7 @@ type Comment struct {
 	ID        int64
 	PostID    int64
 	AuthorID  int64
+	AnchorID  int64
 	Body      string
 	CreatedAt time.Time
 	EditedAt  *time.Time
@@ -156,6 +163,7 @@ type ImportRow struct {
 type Like struct {
 	PostID    int64
 	UserID    int64
+	AnchorID  int64
 	CreatedAt time.Time
 }
 
