@@ -88,25 +88,17 @@ func (s *Store) Unlike(ctx context.Context, v tributary.Viewer, postID int64) er
 }
 
 // AddComment stores the viewer's comment on a post they may read and bumps the post when
-// the rule says so, in one transaction. The body must be clean (tributary.CleanComment).
-func (s *Store) AddComment(ctx context.Context, v tributary.Viewer, postID int64, body string, now time.Time, rule tributary.BumpRule) (c tributary.Comment, bumped bool, err error) {
-	err = s.inGenericTx(ctx, func(_ pgx.Tx, q *dbq.Queries) error {
-		r, err := q.InsertComment(ctx, dbq.InsertCommentParams{PostID: postID, AuthorID: v.ID, Body: body, At: now,
-			Since: now.Add(-rule.Window), Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
-		if errors.Is(err, pgx.ErrNoRows) {
-			return errNoPost
-		} else if err != nil {
-			return fmt.Errorf("db: comment: %w", err)
-		}
-		c = tributary.Comment{ID: r.ID, PostID: postID, Body: body, CreatedAt: r.CreatedAt}
-		if bumped = rule.Bumps(r.PostCreatedAt, now, int(r.Recent)); bumped {
-			if err := q.BumpPost(ctx, dbq.BumpPostParams{PostID: postID, At: now}); err != nil {
-				return fmt.Errorf("db: bump: %w", err)
-			}
-		}
-		return nil
-	})
-	return c, bumped, err
+// the rule says so, in one statement. The body must be clean (tributary.CleanComment).
+func (s *Store) AddComment(ctx context.Context, v tributary.Viewer, postID int64, body string, now time.Time, rule tributary.BumpRule) (tributary.Comment, bool, error) {
+	r, err := s.q.AddComment(ctx, dbq.AddCommentParams{PostID: postID, AuthorID: v.ID, Body: body, At: now,
+		YoungSince: now.Add(-rule.MaxAge), Since: now.Add(-rule.Window), Busy: int32(rule.Comments),
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return tributary.Comment{}, false, errNoPost
+	} else if err != nil {
+		return tributary.Comment{}, false, fmt.Errorf("db: comment: %w", err)
+	}
+	return tributary.Comment{ID: r.ID, PostID: postID, Body: body, CreatedAt: r.CreatedAt}, r.Bumped, nil
 }
 
 // commentAction finds a comment the viewer acts on: 404 when it does not exist or its post

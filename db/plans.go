@@ -35,9 +35,9 @@ var genericPlans = map[string]bool{
 	// conversations: cards' counts, post pages, likes and comments (index probes whatever the
 	// arguments; AnchorTalk took 10 ms to plan and 1 ms to run)
 	"AnchorTalk": true, "PostTalk": true, "ReadablePost": true, "ReadablePostsByID": true, "ReadablePostsOfAnchor": true,
-	"Thread": true, "Likers": true, "Like": true, "Unlike": true, "InsertComment": true,
-	"BumpPost": true, "CommentForAction": true, "EditComment": true, "DeleteComment": true,
-	"ViewerAccessOf": true,
+	"Thread": true, "Likers": true, "Like": true, "Unlike": true, "AddComment": true,
+	"CommentForAction": true, "EditComment": true, "DeleteComment": true,
+	"ViewerAccessOf": true, "UserWithAccess": true,
 }
 
 // forcedGeneric are queries in genericPlans that run on their generic plan outside

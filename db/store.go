@@ -132,6 +132,18 @@ func (s *Store) UserByID(ctx context.Context, id int64) (tributary.User, error) 
 	return userOf(u), notFound(err, "No such user.")
 }
 
+// UserWithAccess returns a user and what the access rules need of them (see ViewerAccess).
+func (s *Store) UserWithAccess(ctx context.Context, id int64) (tributary.User, tributary.Viewer, error) {
+	r, err := s.q.UserWithAccess(ctx, id)
+	if err != nil {
+		return tributary.User{}, tributary.Viewer{}, notFound(err, "No such user.")
+	}
+	return userOf(r.User), tributary.Viewer{ID: id, Blocked: r.Blocked, PrivateFeeds: r.PrivateFeeds}, nil
+}
+
+// Replicated reports whether reads may go to a replica (so a writer's next reads must not).
+func (s *Store) Replicated() bool { return s.replica != nil }
+
 // UserStats counts what a profile shows.
 type UserStats struct{ Following, Followers, Posts int64 }
 

@@ -49,15 +49,22 @@ type ChronoPage struct {
 // the first page without a cursor, the page at the cursor otherwise. Each post carries what
 // the viewer sees of its conversation.
 func (s *Service) Chrono(ctx context.Context, viewer *tributary.User, c Chrono, cursor string, limit int) (ChronoPage, error) {
-	now := s.now()
-	key := FenceKey{Template: c.template()}
 	access := tributary.Anonymous
 	if viewer != nil {
-		key.Viewer = viewer.ID
 		var err error
 		if access, err = s.store.ViewerAccess(ctx, viewer.ID); err != nil {
 			return ChronoPage{}, err
 		}
+	}
+	return s.ChronoAs(ctx, viewer, access, c, cursor, limit)
+}
+
+// ChronoAs is Chrono for a viewer whose access is known already.
+func (s *Service) ChronoAs(ctx context.Context, viewer *tributary.User, access tributary.Viewer, c Chrono, cursor string, limit int) (ChronoPage, error) {
+	now := s.now()
+	key := FenceKey{Template: c.template()}
+	if viewer != nil {
+		key.Viewer = viewer.ID
 	}
 	codec, err := s.keys.get(ctx)
 	if err != nil {

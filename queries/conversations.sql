@@ -47,39 +47,42 @@ upd AS (
     UPDATE posts SET like_count = like_count - 1 WHERE posts.id IN (SELECT del.post_id FROM del) RETURNING posts.id)
 SELECT (SELECT count(*) FROM p)::int AS readable, (SELECT count(*) FROM upd)::int AS removed;
 
--- name: InsertComment :one
--- A comment on a post the author may read, counted on the post; no row when the post is not
--- theirs to read. It returns what the bump rule needs: when the post was made and how many
--- comments it got since the window began, the new one included (the statement does not see
--- its own insert, hence the + 1).
-WITH c AS (
+-- name: AddComment :one
+-- A comment on a post the author may read, in one statement (one round trip, atomic): stored,
+-- counted on the post, and bumping the post when the rule says so (tributary.BumpRule, seed
+-- 003): the post is younger than the rule's age, or got at least busy comments since the
+-- window began before this one (so more than busy with it). A bump gives the post a new ord
+-- from the one global sequence in every feed holding it and a new arrival; the arrival it
+-- had is logged first (once), so fenceposts committed before the bump still list the post
+-- where it was. No row when the post is not the author's to read: nothing is stored.
+WITH p AS (
+    SELECT po.id, po.anchor_id, po.created_at, po.bumped_at FROM posts po
+     WHERE po.id = @post_id AND po.deleted_at IS NULL
+       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, @author_id::bigint, @blocked::bigint[], @private_feeds::bigint[])),
+due AS (
+    SELECT p.id, p.bumped_at FROM p
+     WHERE p.created_at > @young_since::timestamptz
+        OR (SELECT count(*) FROM (SELECT 1 FROM comments x WHERE x.post_id = p.id AND x.created_at > @since::timestamptz
+                                   LIMIT @busy::int) recent) >= @busy::int),
+c AS (
     INSERT INTO comments (post_id, author_id, anchor_id, body, created_at)
-    SELECT p.id, @author_id::bigint, p.anchor_id, @body, @at FROM posts p
-     WHERE p.id = @post_id AND p.deleted_at IS NULL
-       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @author_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
-    RETURNING comments.id, comments.created_at, comments.post_id),
-counted AS (
-    UPDATE posts SET comment_count = comment_count + 1 WHERE posts.id IN (SELECT c.post_id FROM c)
-    RETURNING posts.created_at)
-SELECT c.id, c.created_at, counted.created_at AS post_created_at,
-       (SELECT count(*) FROM comments x WHERE x.post_id = @post_id AND x.created_at > @since)::int + 1 AS recent
-  FROM c, counted;
-
--- name: BumpPost :exec
--- Bumps a post (seed 003): a new ord from the one global sequence in every feed holding it,
--- and a new arrival. The arrival it had is logged first (once), so fenceposts committed
--- before the bump still list the post where it was.
-WITH prev AS (
+    SELECT p.id, @author_id::bigint, p.anchor_id, @body, @at FROM p
+    RETURNING comments.id, comments.created_at),
+o AS MATERIALIZED (SELECT nextval('feed_posts_ord_seq') AS ord FROM due),
+prev AS (
     INSERT INTO post_bumps (post_id, at, ord)
-    SELECT po.id, po.bumped_at, coalesce((SELECT max(fp.ord) FROM feed_posts fp WHERE fp.post_id = po.id), 0)
-      FROM posts po WHERE po.id = @post_id
+    SELECT due.id, due.bumped_at, coalesce((SELECT max(fp.ord) FROM feed_posts fp WHERE fp.post_id = due.id), 0) FROM due
     ON CONFLICT DO NOTHING),
-o AS (SELECT nextval('feed_posts_ord_seq') AS ord),
 moved AS (
     UPDATE feed_posts fp SET ord = o.ord FROM o WHERE fp.post_id = @post_id),
 logged AS (
-    INSERT INTO post_bumps (post_id, at, ord) SELECT @post_id, @at, o.ord FROM o)
-UPDATE posts SET bumped_at = @at WHERE posts.id = @post_id;
+    INSERT INTO post_bumps (post_id, at, ord) SELECT @post_id, @at, o.ord FROM o),
+counted AS (
+    UPDATE posts SET comment_count = comment_count + 1,
+                     bumped_at = CASE WHEN EXISTS (SELECT 1 FROM due) THEN @at ELSE posts.bumped_at END
+     WHERE posts.id IN (SELECT p.id FROM p)
+    RETURNING posts.id)
+SELECT c.id, c.created_at, EXISTS (SELECT 1 FROM due) AS bumped FROM c;
 
 -- name: CommentForAction :one
 -- A comment, its post's author, and whether the viewer may read the post: what deciding an

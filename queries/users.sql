@@ -13,6 +13,15 @@ SELECT * FROM users WHERE lower(handle) = lower(@handle);
 -- name: UserByID :one
 SELECT * FROM users WHERE id = @id;
 
+-- name: UserWithAccess :one
+-- A signed-in user and what the access rules need of them, in the one round trip every
+-- request of theirs makes.
+SELECT sqlc.embed(u),
+       ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = u.id
+             UNION SELECT b.user_id FROM bans b WHERE b.banned_id = u.id ORDER BY 1)::bigint[] AS blocked,
+       ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = u.id ORDER BY 1)::bigint[] AS private_feeds
+  FROM users u WHERE u.id = @id;
+
 -- name: CountUsers :one
 SELECT count(*) FROM users;
 

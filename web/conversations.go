@@ -23,10 +23,10 @@ func pathID(r *http.Request, what string) (int64, error) {
 	return id, nil
 }
 
-// viewerAccess is what the access rules know of the request's viewer.
+// viewerAccess is what the access rules know of the request's viewer (read with the user).
 func (s *Server) viewerAccess(r *http.Request) (tributary.Viewer, error) {
-	if u := currentUser(r.Context()); u != nil {
-		return s.store.ViewerAccess(r.Context(), u.ID)
+	if v, ok := r.Context().Value(accessKey).(tributary.Viewer); ok {
+		return v, nil
 	}
 	return tributary.Anonymous, nil
 }

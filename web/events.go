@@ -60,7 +60,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	for i, e := range rep.Events {
 		ids[i] = e.Item
 	}
-	v, err := s.store.ViewerAccess(r.Context(), u.ID)
+	v, err := s.viewerAccess(r)
 	if err != nil {
 		s.fail(w, r, err)
 		return

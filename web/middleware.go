@@ -71,7 +71,7 @@ func (s *Server) loadUser(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		u, err := s.store.UserByID(r.Context(), id)
+		u, access, err := s.store.UserWithAccess(r.Context(), id)
 		if tributary.ErrorCode(err) == tributary.ENotFound {
 			s.sessions.Remove(r.Context(), "user_id") // the account is gone
 			next.ServeHTTP(w, r)
@@ -80,8 +80,8 @@ func (s *Server) loadUser(next http.Handler) http.Handler {
 			s.fail(w, r, err)
 			return
 		}
-		ctx := context.WithValue(r.Context(), userKey, &u)
-		if r.Method == http.MethodPost && r.URL.Path != "/events" {
+		ctx := context.WithValue(context.WithValue(r.Context(), userKey, &u), accessKey, access)
+		if r.Method == http.MethodPost && r.URL.Path != "/events" && s.store.Replicated() {
 			s.sessions.Put(ctx, "wrote_at", s.now().Unix())
 		}
 		if wrote := s.sessions.GetInt64(ctx, "wrote_at"); wrote > 0 && s.now().Unix()-wrote < readYourWrites {

@@ -145,7 +145,10 @@ func (s *Server) flash(r *http.Request, msg string) { s.sessions.Put(r.Context()
 
 type ctxKey int
 
-const userKey ctxKey = 0
+const (
+	userKey   ctxKey = iota // *tributary.User
+	accessKey               // tributary.Viewer: the user's bans and private feeds, read with them
+)
 
 // currentUser is the logged-in user of a request, or nil.
 func currentUser(ctx context.Context) *tributary.User {

@@ -10,6 +10,79 @@ import (
 	"time"
 )
 
+const addComment = `-- name: AddComment :one
+WITH p AS (
+    SELECT po.id, po.anchor_id, po.created_at, po.bumped_at FROM posts po
+     WHERE po.id = $1 AND po.deleted_at IS NULL
+       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])),
+due AS (
+    SELECT p.id, p.bumped_at FROM p
+     WHERE p.created_at > $5::timestamptz
+        OR (SELECT count(*) FROM (SELECT 1 FROM comments x WHERE x.post_id = p.id AND x.created_at > $6::timestamptz
+                                   LIMIT $7::int) recent) >= $7::int),
+c AS (
+    INSERT INTO comments (post_id, author_id, anchor_id, body, created_at)
+    SELECT p.id, $2::bigint, p.anchor_id, $8, $9 FROM p
+    RETURNING comments.id, comments.created_at),
+o AS MATERIALIZED (SELECT nextval('feed_posts_ord_seq') AS ord FROM due),
+prev AS (
+    INSERT INTO post_bumps (post_id, at, ord)
+    SELECT due.id, due.bumped_at, coalesce((SELECT max(fp.ord) FROM feed_posts fp WHERE fp.post_id = due.id), 0) FROM due
+    ON CONFLICT DO NOTHING),
+moved AS (
+    UPDATE feed_posts fp SET ord = o.ord FROM o WHERE fp.post_id = $1),
+logged AS (
+    INSERT INTO post_bumps (post_id, at, ord) SELECT $1, $9, o.ord FROM o),
+counted AS (
+    UPDATE posts SET comment_count = comment_count + 1,
+                     bumped_at = CASE WHEN EXISTS (SELECT 1 FROM due) THEN $9 ELSE posts.bumped_at END
+     WHERE posts.id IN (SELECT p.id FROM p)
+    RETURNING posts.id)
+SELECT c.id, c.created_at, EXISTS (SELECT 1 FROM due) AS bumped FROM c
+`
+
+type AddCommentParams struct {
+	PostID       int64
+	AuthorID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+	YoungSince   time.Time
+	Since        time.Time
+	Busy         int32
+	Body         string
+	At           time.Time
+}
+
+type AddCommentRow struct {
+	ID        int64
+	CreatedAt time.Time
+	Bumped    bool
+}
+
+// A comment on a post the author may read, in one statement (one round trip, atomic): stored,
+// counted on the post, and bumping the post when the rule says so (tributary.BumpRule, seed
+// 003): the post is younger than the rule's age, or got at least busy comments since the
+// window began before this one (so more than busy with it). A bump gives the post a new ord
+// from the one global sequence in every feed holding it and a new arrival; the arrival it
+// had is logged first (once), so fenceposts committed before the bump still list the post
+// where it was. No row when the post is not the author's to read: nothing is stored.
+func (q *Queries) AddComment(ctx context.Context, arg AddCommentParams) (AddCommentRow, error) {
+	row := q.db.QueryRow(ctx, addComment,
+		arg.PostID,
+		arg.AuthorID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+		arg.YoungSince,
+		arg.Since,
+		arg.Busy,
+		arg.Body,
+		arg.At,
+	)
+	var i AddCommentRow
+	err := row.Scan(&i.ID, &i.CreatedAt, &i.Bumped)
+	return i, err
+}
+
 const anchorTalk = `-- name: AnchorTalk :many
 WITH v AS (SELECT $1::bigint AS viewer_id, $2::bigint[] AS blocked,
                   $3::bigint[] AS private_feeds, $4::bigint[] AS anchors),
@@ -107,33 +180,6 @@ func (q *Queries) AnchorTalk(ctx context.Context, arg AnchorTalkParams) ([]Ancho
 		return nil, err
 	}
 	return items, nil
-}
-
-const bumpPost = `-- name: BumpPost :exec
-WITH prev AS (
-    INSERT INTO post_bumps (post_id, at, ord)
-    SELECT po.id, po.bumped_at, coalesce((SELECT max(fp.ord) FROM feed_posts fp WHERE fp.post_id = po.id), 0)
-      FROM posts po WHERE po.id = $2
-    ON CONFLICT DO NOTHING),
-o AS (SELECT nextval('feed_posts_ord_seq') AS ord),
-moved AS (
-    UPDATE feed_posts fp SET ord = o.ord FROM o WHERE fp.post_id = $2),
-logged AS (
-    INSERT INTO post_bumps (post_id, at, ord) SELECT $2, $1, o.ord FROM o)
-UPDATE posts SET bumped_at = $1 WHERE posts.id = $2
-`
-
-type BumpPostParams struct {
-	At     time.Time
-	PostID int64
-}
-
-// Bumps a post (seed 003): a new ord from the one global sequence in every feed holding it,
-// and a new arrival. The arrival it had is logged first (once), so fenceposts committed
-// before the bump still list the post where it was.
-func (q *Queries) BumpPost(ctx context.Context, arg BumpPostParams) error {
-	_, err := q.db.Exec(ctx, bumpPost, arg.At, arg.PostID)
-	return err
 }
 
 const chronoArrivals = `-- name: ChronoArrivals :many
@@ -326,62 +372,6 @@ type EditCommentParams struct {
 func (q *Queries) EditComment(ctx context.Context, arg EditCommentParams) error {
 	_, err := q.db.Exec(ctx, editComment, arg.Body, arg.At, arg.ID)
 	return err
-}
-
-const insertComment = `-- name: InsertComment :one
-WITH c AS (
-    INSERT INTO comments (post_id, author_id, anchor_id, body, created_at)
-    SELECT p.id, $3::bigint, p.anchor_id, $4, $5 FROM posts p
-     WHERE p.id = $1 AND p.deleted_at IS NULL
-       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $3::bigint, $6::bigint[], $7::bigint[])
-    RETURNING comments.id, comments.created_at, comments.post_id),
-counted AS (
-    UPDATE posts SET comment_count = comment_count + 1 WHERE posts.id IN (SELECT c.post_id FROM c)
-    RETURNING posts.created_at)
-SELECT c.id, c.created_at, counted.created_at AS post_created_at,
-       (SELECT count(*) FROM comments x WHERE x.post_id = $1 AND x.created_at > $2)::int + 1 AS recent
-  FROM c, counted
-`
-
-type InsertCommentParams struct {
-	PostID       int64
-	Since        time.Time
-	AuthorID     int64
-	Body         string
-	At           time.Time
-	Blocked      []int64
-	PrivateFeeds []int64
-}
-
-type InsertCommentRow struct {
-	ID            int64
-	CreatedAt     time.Time
-	PostCreatedAt time.Time
-	Recent        int32
-}
-
-// A comment on a post the author may read, counted on the post; no row when the post is not
-// theirs to read. It returns what the bump rule needs: when the post was made and how many
-// comments it got since the window began, the new one included (the statement does not see
-// its own insert, hence the + 1).
-func (q *Queries) InsertComment(ctx context.Context, arg InsertCommentParams) (InsertCommentRow, error) {
-	row := q.db.QueryRow(ctx, insertComment,
-		arg.PostID,
-		arg.Since,
-		arg.AuthorID,
-		arg.Body,
-		arg.At,
-		arg.Blocked,
-		arg.PrivateFeeds,
-	)
-	var i InsertCommentRow
-	err := row.Scan(
-		&i.ID,
-		&i.CreatedAt,
-		&i.PostCreatedAt,
-		&i.Recent,
-	)
-	return i, err
 }
 
 const like = `-- name: Like :one

@@ -145,3 +145,38 @@ func (q *Queries) UserStats(ctx context.Context, id int64) (UserStatsRow, error)
 	err := row.Scan(&i.Following, &i.Followers, &i.Posts)
 	return i, err
 }
+
+const userWithAccess = `-- name: UserWithAccess :one
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version,
+       ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = u.id
+             UNION SELECT b.user_id FROM bans b WHERE b.banned_id = u.id ORDER BY 1)::bigint[] AS blocked,
+       ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = u.id ORDER BY 1)::bigint[] AS private_feeds
+  FROM users u WHERE u.id = $1
+`
+
+type UserWithAccessRow struct {
+	User         User
+	Blocked      []int64
+	PrivateFeeds []int64
+}
+
+// A signed-in user and what the access rules need of them, in the one round trip every
+// request of theirs makes.
+func (q *Queries) UserWithAccess(ctx context.Context, id int64) (UserWithAccessRow, error) {
+	row := q.db.QueryRow(ctx, userWithAccess, id)
+	var i UserWithAccessRow
+	err := row.Scan(
+		&i.User.ID,
+		&i.User.Handle,
+		&i.User.DisplayName,
+		&i.User.PasswordHash,
+		&i.User.Vip,
+		&i.User.Notability,
+		&i.User.IsPrivate,
+		&i.User.CreatedAt,
+		&i.User.FollowsVersion,
+		&i.Blocked,
+		&i.PrivateFeeds,
+	)
+	return i, err
+}
