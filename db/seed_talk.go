@@ -316,13 +316,14 @@ func (w *seedWorld) postComments(i int, out []seedComment, readers seedPicker, b
 func (w *seedWorld) copyLikes(ctx context.Context, tx pgx.Tx) error {
 	total := len(w.likes)
 	w.cfg.Progress("likes", 0, total)
-	_, err := w.copyFrom(ctx, tx, "likes", []string{"post_id", "user_id", "anchor_id", "created_at"},
+	// Every seeded post is public (seed posts keep the posts table's default access).
+	_, err := w.copyFrom(ctx, tx, "likes", []string{"post_id", "user_id", "anchor_id", "public", "created_at"},
 		pgx.CopyFromSlice(total, func(i int) ([]any, error) {
 			if i%(1<<16) == 0 {
 				w.cfg.Progress("likes", i, total)
 			}
 			l := &w.likes[i]
-			return []any{int64(l.post) + 1, int64(l.user) + 1, int64(w.postAnchor[l.post]), seedTime(l.t)}, nil
+			return []any{int64(l.post) + 1, int64(l.user) + 1, int64(w.postAnchor[l.post]), true, seedTime(l.t)}, nil
 		}))
 	if err != nil {
 		return fmt.Errorf("db: seed: copy likes: %w", err)

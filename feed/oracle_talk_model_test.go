@@ -90,8 +90,50 @@ func talkOf(t tributary.Talk) talk {
 }
 
 // anchorTalk sums the conversations of the item's shares that viewer may read: a post's talk
-// is the same with one share. Likers are the newest three others by their newest like.
+// is the same with one share. Likers are the newest three others by their newest like; an
+// item's are taken among its 12 newest likes on public shares (by others, not in a ban with
+// the viewer), as its card shows them.
 func (m *model) anchorTalk(viewer int64, keep func(modelPost) bool) talk {
+	t := m.talkOf(viewer, keep, false)
+	var recent []likeAt
+	for _, p := range m.posts {
+		if !keep(p) || !m.readable(0, p) {
+			continue
+		}
+		for k, at := range m.likes {
+			if k[0] == p.id && k[1] != viewer && m.sees(viewer, k[1]) {
+				recent = append(recent, likeAt{k[1], at})
+			}
+		}
+	}
+	slices.SortFunc(recent, func(a, b likeAt) int { return b.at.Compare(a.at) })
+	newest := map[int64]time.Time{}
+	for _, l := range recent[:min(12, len(recent))] {
+		if l.at.After(newest[l.user]) {
+			newest[l.user] = l.at
+		}
+	}
+	t.likers = newestThree(newest)
+	return t
+}
+
+type likeAt struct {
+	user int64
+	at   time.Time
+}
+
+func newestThree(newest map[int64]time.Time) []int64 {
+	out := []int64{}
+	for u := range newest {
+		out = append(out, u)
+	}
+	slices.SortFunc(out, func(a, b int64) int { return cmp.Or(newest[b].Compare(newest[a]), cmp.Compare(a, b)) })
+	return out[:min(3, len(out))]
+}
+
+// talkOf sums the conversations of the shares that viewer may read, with their likers when
+// withLikers.
+func (m *model) talkOf(viewer int64, keep func(modelPost) bool, withLikers bool) talk {
 	t := talk{likers: []int64{}}
 	newest := map[int64]time.Time{}
 	for _, p := range m.posts {
@@ -116,16 +158,14 @@ func (m *model) anchorTalk(viewer int64, keep func(modelPost) bool) talk {
 			}
 		}
 	}
-	for u := range newest {
-		t.likers = append(t.likers, u)
+	if withLikers {
+		t.likers = newestThree(newest)
 	}
-	slices.SortFunc(t.likers, func(a, b int64) int { return cmp.Or(newest[b].Compare(newest[a]), cmp.Compare(a, b)) })
-	t.likers = t.likers[:min(3, len(t.likers))]
 	return t
 }
 
 func (m *model) postTalk(viewer, post int64) talk {
-	return m.anchorTalk(viewer, func(p modelPost) bool { return p.id == post })
+	return m.talkOf(viewer, func(p modelPost) bool { return p.id == post }, true)
 }
 
 func (m *model) itemTalk(viewer, anchor int64) talk {

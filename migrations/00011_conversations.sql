@@ -7,13 +7,16 @@ CREATE TABLE likes (
     post_id    bigint      NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
     user_id    bigint      NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     anchor_id  bigint      NOT NULL,
+    -- The post is public (and not deleted), kept by the trigger on posts below: an item card
+    -- names likers of its public shares without reading the posts.
+    public     boolean     NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (post_id, user_id)
 );
 -- A post's likers newest first (the few a card names), an item's, a user's likes (the
 -- liked-by feed), and whether a user liked a share of some items.
 CREATE INDEX likes_post_recent_idx ON likes (post_id, created_at DESC);
-CREATE INDEX likes_anchor_recent_idx ON likes (anchor_id, created_at DESC);
+CREATE INDEX likes_anchor_public_idx ON likes (anchor_id, created_at DESC) WHERE public;
 CREATE INDEX likes_user_idx ON likes (user_id, created_at DESC, post_id);
 CREATE INDEX likes_user_anchor_idx ON likes (user_id, anchor_id);
 
@@ -45,7 +48,8 @@ CREATE INDEX posts_author_bumped_idx ON posts (author_id, bumped_at DESC, id DES
 CREATE INDEX posts_anchor_nonpublic_idx ON posts (anchor_id) WHERE NOT is_public AND deleted_at IS NULL;
 
 -- The likes and comments of each item's public shares, kept by a trigger on posts in the
--- writer's transaction (a like, a comment, a deletion or a change of access): an item card
+-- writer's transaction (a like, a comment, a deletion or a change of access; the same
+-- trigger keeps likes.public): an item card
 -- adds the viewer's readable non-public shares to it, never reading every share of a
 -- popular item. The seeder and the bench fill it in bulk.
 CREATE TABLE anchor_talk (
@@ -66,6 +70,10 @@ BEGIN
      GROUP BY d.anchor_id
     HAVING sum(d.likes) <> 0 OR sum(d.comments) <> 0
     ON CONFLICT (anchor_id) DO UPDATE SET likes = t.likes + EXCLUDED.likes, comments = t.comments + EXCLUDED.comments;
+    UPDATE likes l SET public = n.is_public AND n.deleted_at IS NULL
+      FROM new_posts n JOIN old_posts o ON o.id = n.id
+     WHERE l.post_id = n.id
+       AND (n.is_public AND n.deleted_at IS NULL) IS DISTINCT FROM (o.is_public AND o.deleted_at IS NULL);
     RETURN NULL;
 END
 $$;

@@ -118,10 +118,9 @@ SELECT a.anchor_id::bigint AS anchor_id,
         SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.at DESC) AS likers
           FROM (SELECT r.user_id, max(r.created_at) AS at
                   FROM (SELECT l.user_id, l.created_at
-                          FROM likes l JOIN posts p ON p.id = l.post_id
-                         WHERE l.anchor_id = a.anchor_id AND l.user_id <> v.viewer_id AND NOT l.user_id = ANY(v.blocked)
-                           AND p.deleted_at IS NULL
-                           AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
+                          FROM likes l
+                         WHERE l.anchor_id = a.anchor_id AND l.public
+                           AND l.user_id <> v.viewer_id AND NOT l.user_id = ANY(v.blocked)
                          ORDER BY l.created_at DESC
                          LIMIT 12) r
                  GROUP BY r.user_id
@@ -149,8 +148,9 @@ type AnchorTalkRow struct {
 // card. Each item costs a few index probes whatever its number of shares: the counts of its
 // public shares are kept in anchor_talk; the viewer's readable shares that are not public
 // (few) are added, the likes and comments of people in a ban with the viewer on readable
-// shares taken away, and the viewer's like and the newest likers found by the item's id on
-// likes. liked_post is the share the viewer liked (0: none).
+// shares taken away, and the viewer's like found by the item's id on likes. The likers named
+// are those among the item's 12 newest likes on public shares (likes.public), by their
+// newest like: no post is read. liked_post is the share the viewer liked (0: none).
 func (q *Queries) AnchorTalk(ctx context.Context, arg AnchorTalkParams) ([]AnchorTalkRow, error) {
 	rows, err := q.db.Query(ctx, anchorTalk,
 		arg.ViewerID,
@@ -376,11 +376,11 @@ func (q *Queries) EditComment(ctx context.Context, arg EditCommentParams) error 
 
 const like = `-- name: Like :one
 WITH p AS (
-    SELECT po.id, po.anchor_id FROM posts po
+    SELECT po.id, po.anchor_id, po.is_public FROM posts po
      WHERE po.id = $1 AND po.deleted_at IS NULL
        AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])),
 ins AS (
-    INSERT INTO likes (post_id, user_id, anchor_id, created_at) SELECT p.id, $2::bigint, p.anchor_id, $5 FROM p
+    INSERT INTO likes (post_id, user_id, anchor_id, public, created_at) SELECT p.id, $2::bigint, p.anchor_id, p.is_public, $5 FROM p
     ON CONFLICT DO NOTHING
     RETURNING post_id),
 upd AS (

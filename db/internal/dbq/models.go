@@ -164,6 +164,7 @@ type Like struct {
 	PostID    int64
 	UserID    int64
 	AnchorID  int64
+	Public    bool
 	CreatedAt time.Time
 }
 
