@@ -124,18 +124,26 @@ func (s *Service) postTalk(ctx context.Context, access tributary.Viewer, posts [
 	return nil
 }
 
-// itemTalk fills in what the viewer sees of the conversations on each item's shares.
-func (s *Service) itemTalk(ctx context.Context, access tributary.Viewer, items []tributary.Item) error {
-	ids := make([]int64, len(items))
-	for i, it := range items {
-		ids[i] = it.ID
+// itemTalk fills in what the viewer sees of the conversations on each item's shares, for
+// the items whose talk was not read with them (talked).
+func (s *Service) itemTalk(ctx context.Context, access tributary.Viewer, items []tributary.Item, talked map[int64]bool) error {
+	var ids []int64
+	for _, it := range items {
+		if !talked[it.ID] {
+			ids = append(ids, it.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
 	}
 	talk, err := s.store.AnchorTalk(ctx, access, ids)
 	if err != nil {
 		return err
 	}
 	for i := range items {
-		items[i].Talk = talk[items[i].ID]
+		if !talked[items[i].ID] {
+			items[i].Talk = talk[items[i].ID]
+		}
 	}
 	return nil
 }

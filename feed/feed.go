@@ -154,7 +154,8 @@ func (s *Service) request(ctx context.Context, viewer *tributary.User, q tributa
 		return nil, err
 	}
 	path := s.path(q, v, now)
-	src := &source{s: s, viewer: viewer, v: v, q: q, now: now, path: path, items: map[int64]tributary.Item{}}
+	src := &source{s: s, viewer: viewer, v: v, q: q, now: now, path: path, items: map[int64]tributary.Item{},
+		talked: map[int64]bool{}}
 	return &request{codec: codec, src: src, now: now, key: key,
 		fence: Fence{Store: newFenceStore(s.store, now, pre), Source: src, HeadSize: s.cfg.HeadSize}}, nil
 }
@@ -220,7 +221,7 @@ func (s *Service) page(ctx context.Context, viewer *tributary.User, q tributary.
 	}
 	t := r.timeline(p, time.Time{})
 	t.Refreshed = refreshed
-	return t, s.itemTalk(ctx, r.src.v.access, t.Items)
+	return t, s.itemTalk(ctx, r.src.v.access, t.Items, r.src.talked)
 }
 
 // timeline renders a page's items, keeping only those from fenceposts after newerThan.
@@ -284,7 +285,7 @@ func (s *Service) NewItems(ctx context.Context, viewer *tributary.User, q tribut
 		return tributary.Timeline{}, err
 	}
 	t := r.timeline(p, after)
-	return t, s.itemTalk(ctx, r.src.v.access, t.Items)
+	return t, s.itemTalk(ctx, r.src.v.access, t.Items, r.src.talked)
 }
 
 // path says where this request's items come from: the snapshot when it is fresh and no

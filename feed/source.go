@@ -1,6 +1,7 @@
 package feed
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"time"
@@ -95,6 +96,8 @@ type source struct {
 	now    time.Time
 	path   string // snapshot or live: where items come from
 	items  map[int64]tributary.Item
+	// talked are the items whose conversation counts were read with them (Keep).
+	talked map[int64]bool
 }
 
 func (src *source) filter() db.FeedFilter {
@@ -268,12 +271,24 @@ func (src *source) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 		}
 	}
 	if len(missing) > 0 {
+		// The items' talk is read beside them, on another connection: a page waits for one
+		// round trip, not two.
+		var talk map[int64]tributary.Talk
+		var talkErr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			talk, talkErr = src.s.store.AnchorTalk(ctx, src.v.access, missing)
+		}()
 		m, err := src.s.store.Items(ctx, missing, src.v.access, src.now)
-		if err != nil {
+		<-done
+		if err = cmp.Or(err, talkErr); err != nil {
 			return nil, err
 		}
 		for id, c := range m {
-			src.items[id] = src.s.explain(c, src.viewer, src.v, src.now)
+			it := src.s.explain(c, src.viewer, src.v, src.now)
+			it.Talk = talk[id]
+			src.items[id], src.talked[id] = it, true
 		}
 	}
 	kept := make([]int64, 0, len(ids))
