@@ -1,10 +1,12 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"tributary"
 	"tributary/views"
@@ -70,41 +72,27 @@ func (s *Server) conversation(r *http.Request, postID int64, t views.Talk) (view
 	if err != nil {
 		return views.Conversation{}, err
 	}
-	convs, err := s.conversations(r, v, []tributary.Post{p})
-	if err != nil {
+	// Its counts, thread and likers are read at once, on three connections.
+	var (
+		talk       map[int64]tributary.Talk
+		threads    map[int64][]tributary.Comment
+		likers     []tributary.UserRef
+		errs       [3]error
+		wg         sync.WaitGroup
+		ctx, posts = r.Context(), []int64{p.ID}
+	)
+	wg.Add(3)
+	go func() { defer wg.Done(); talk, errs[0] = s.store.PostTalk(ctx, v, posts) }()
+	go func() { defer wg.Done(); threads, errs[1] = s.store.Threads(ctx, v, posts) }()
+	go func() { defer wg.Done(); likers, errs[2] = s.store.Likers(ctx, v, p.ID, 50) }()
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
 		return views.Conversation{}, err
 	}
-	c := convs[0]
-	c.Talk.Body, c.Talk.Error = t.Body, t.Error
-	return c, nil
-}
-
-// conversations reads the likers and threads of posts the viewer may read.
-func (s *Server) conversations(r *http.Request, v tributary.Viewer, posts []tributary.Post) ([]views.Conversation, error) {
-	ids := make([]int64, len(posts))
-	for i, p := range posts {
-		ids[i] = p.ID
-	}
-	talk, err := s.store.PostTalk(r.Context(), v, ids)
-	if err != nil {
-		return nil, err
-	}
-	threads, err := s.store.Threads(r.Context(), v, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]views.Conversation, len(posts))
-	for i, p := range posts {
-		p.Talk = talk[p.ID]
-		likers, err := s.store.Likers(r.Context(), v, p.ID, 50)
-		if err != nil {
-			return nil, err
-		}
-		back := "/p/" + strconv.FormatInt(p.ID, 10)
-		out[i] = views.Conversation{Post: p, Likers: likers, Comments: threads[p.ID], ViewerID: v.ID,
-			Talk: views.Talk{View: "page", PostID: p.ID, Talk: p.Talk, Return: back, LoggedIn: v.ID != 0}}
-	}
-	return out, nil
+	p.Talk = talk[p.ID]
+	return views.Conversation{Post: p, Likers: likers, Comments: threads[p.ID], ViewerID: v.ID,
+		Talk: views.Talk{View: "page", PostID: p.ID, Talk: p.Talk, Return: "/p/" + strconv.FormatInt(p.ID, 10),
+			LoggedIn: v.ID != 0, Body: t.Body, Error: t.Error}}, nil
 }
 
 // itemDiscussions is how many shares an item page shows with their discussions; the
