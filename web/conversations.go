@@ -26,11 +26,11 @@ func pathID(r *http.Request, what string) (int64, error) {
 }
 
 // viewerAccess is what the access rules know of the request's viewer (read with the user).
-func (s *Server) viewerAccess(r *http.Request) (tributary.Viewer, error) {
+func (s *Server) viewerAccess(r *http.Request) tributary.Viewer {
 	if v, ok := r.Context().Value(accessKey).(tributary.Viewer); ok {
-		return v, nil
+		return v
 	}
-	return tributary.Anonymous, nil
+	return tributary.Anonymous
 }
 
 // localPath keeps a return address on this site: a path, never "//host" or a scheme.
@@ -64,10 +64,7 @@ func (s *Server) renderPostPage(w http.ResponseWriter, r *http.Request, status i
 // conversation reads a post the viewer may read with its likers and thread; t carries a
 // refused comment's text and message to show again.
 func (s *Server) conversation(r *http.Request, postID int64, t views.Talk) (views.Conversation, error) {
-	v, err := s.viewerAccess(r)
-	if err != nil {
-		return views.Conversation{}, err
-	}
+	v := s.viewerAccess(r)
 	p, err := s.store.Post(r.Context(), v, postID)
 	if err != nil {
 		return views.Conversation{}, err
@@ -105,11 +102,7 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v, err := s.viewerAccess(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	v := s.viewerAccess(r)
 	posts, err := s.store.ItemPosts(r.Context(), v, id)
 	if err == nil && len(posts) == 0 {
 		err = tributary.Errorf(tributary.ENotFound, "No such item.")
@@ -206,11 +199,7 @@ func (s *Server) onPost(w http.ResponseWriter, r *http.Request, act func(*Server
 		s.fail(w, r, err)
 		return
 	}
-	v, err := s.viewerAccess(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	v := s.viewerAccess(r)
 	added, err := act(s, r, v, id)
 	status := http.StatusOK
 	t := views.Talk{View: r.PostFormValue("view"), PostID: id, LoggedIn: true,
@@ -287,11 +276,7 @@ func (s *Server) editCommentForm(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v, err := s.viewerAccess(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	v := s.viewerAccess(r)
 	cm, err := s.store.OwnComment(r.Context(), v, id)
 	if err != nil {
 		s.fail(w, r, err)
@@ -328,11 +313,7 @@ func (s *Server) onComment(w http.ResponseWriter, r *http.Request, act func(v tr
 		s.fail(w, r, err)
 		return
 	}
-	v, err := s.viewerAccess(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	v := s.viewerAccess(r)
 	postID, err := act(v, id)
 	if tributary.ErrorField(err) == "body" {
 		cm, err2 := s.store.OwnComment(r.Context(), v, id)

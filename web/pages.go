@@ -55,11 +55,7 @@ func (s *Server) userPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) chronoList(w http.ResponseWriter, r *http.Request, c feed.Chrono, path, empty string, own bool) (views.PostList, bool) {
 	cursor := r.URL.Query().Get("cursor")
 	viewer := currentUser(r.Context())
-	access, err := s.viewerAccess(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return views.PostList{}, true
-	}
+	access := s.viewerAccess(r)
 	page, err := s.feed.ChronoAs(r.Context(), viewer, access, c, cursor, db.PageSize)
 	if err != nil {
 		s.failChrono(w, r, path, err)
