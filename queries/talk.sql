@@ -1,0 +1,81 @@
+-- name: PostTalk :many
+-- What cards show of the conversation of some posts, as a viewer sees it: likes and comments
+-- (leaving out those by people in a ban with the viewer), whether the viewer liked it, and
+-- the newest few likers. The posts are ones the viewer may read.
+WITH v AS (SELECT @viewer_id::bigint AS viewer_id, @blocked::bigint[] AS blocked)
+SELECT p.id,
+       (p.like_count - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(v.blocked)))::int AS likes,
+       (p.comment_count - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(v.blocked)))::int AS comments,
+       (p.like_count > 0 AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = v.viewer_id))::boolean AS liked,
+       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY(v.blocked) AND l.user_id <> v.viewer_id
+                          ORDER BY l.created_at DESC LIMIT 3) k
+                   JOIN users u ON u.id = k.user_id), '[]')::json AS likers
+  FROM posts p, v
+ WHERE p.id = ANY(@ids::bigint[]);
+
+-- name: AnchorTalk :many
+-- PostTalk summed over each item's shares that the viewer may read: the counts of an item
+-- card. Each item costs a few index probes whatever its number of shares: the counts of its
+-- public shares are kept in anchor_talk; the viewer's readable shares that are not public
+-- (few) are added, the likes and comments of people in a ban with the viewer on readable
+-- shares taken away, and the viewer's like found by the item's id on likes. The likers named
+-- are those among the item's 12 newest likes on public shares (likes.public), by their
+-- newest like: no post is read. liked_post is the share the viewer liked (0: none).
+WITH v AS (SELECT @viewer_id::bigint AS viewer_id, @blocked::bigint[] AS blocked,
+                  @private_feeds::bigint[] AS private_feeds, @anchor_ids::bigint[] AS anchors),
+a AS (SELECT DISTINCT unnest(v.anchors) AS anchor_id FROM v)
+SELECT a.anchor_id::bigint AS anchor_id,
+       (coalesce(t.likes, 0) + coalesce(x.likes, 0) - bl.n)::int AS likes,
+       (coalesce(t.comments, 0) + coalesce(x.comments, 0) - bc.n)::int AS comments,
+       coalesce(lk.post_id, 0)::bigint AS liked_post,
+       coalesce(lr.likers, '[]')::json AS likers
+  FROM a CROSS JOIN v
+  LEFT JOIN anchor_talk t ON t.anchor_id = a.anchor_id
+  LEFT JOIN LATERAL (
+        SELECT sum(p.like_count) AS likes, sum(p.comment_count) AS comments
+          FROM posts p
+         WHERE v.viewer_id > 0 AND p.anchor_id = a.anchor_id AND NOT p.is_public AND p.deleted_at IS NULL
+           AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)) x ON true
+  CROSS JOIN LATERAL (
+        SELECT count(*) AS n
+          FROM likes l JOIN posts p ON p.id = l.post_id
+         WHERE l.user_id = ANY(v.blocked) AND l.anchor_id = a.anchor_id AND p.deleted_at IS NULL
+           AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)) bl
+  CROSS JOIN LATERAL (
+        SELECT count(*) AS n
+          FROM comments c JOIN posts p ON p.id = c.post_id
+         WHERE c.author_id = ANY(v.blocked) AND c.anchor_id = a.anchor_id AND p.deleted_at IS NULL
+           AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)) bc
+  LEFT JOIN LATERAL (
+        SELECT min(l.post_id) AS post_id
+          FROM likes l JOIN posts p ON p.id = l.post_id
+         WHERE v.viewer_id > 0 AND l.user_id = v.viewer_id AND l.anchor_id = a.anchor_id AND p.deleted_at IS NULL
+           AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)) lk ON true
+  LEFT JOIN LATERAL (
+        SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.at DESC) AS likers
+          FROM (SELECT r.user_id, max(r.created_at) AS at
+                  FROM (SELECT l.user_id, l.created_at
+                          FROM likes l
+                         WHERE l.anchor_id = a.anchor_id AND l.public
+                           AND l.user_id <> v.viewer_id AND NOT l.user_id = ANY(v.blocked)
+                         ORDER BY l.created_at DESC
+                         LIMIT 12) r
+                 GROUP BY r.user_id
+                 ORDER BY 2 DESC
+                 LIMIT 3) k
+          JOIN users u ON u.id = k.user_id) lr ON true;
+
+-- name: ClearAnchorTalk :exec
+-- The counts of every item's public shares, made again from the posts (the seeder, the
+-- bench's restore): first emptied ...
+TRUNCATE anchor_talk;
+
+-- name: CountAnchorTalk :exec
+-- ... then counted.
+INSERT INTO anchor_talk (anchor_id, likes, comments)
+SELECT p.anchor_id, sum(p.like_count), sum(p.comment_count)
+  FROM posts p
+ WHERE p.is_public AND p.deleted_at IS NULL AND (p.like_count > 0 OR p.comment_count > 0)
+ GROUP BY p.anchor_id;
