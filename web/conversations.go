@@ -139,14 +139,11 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 		n++
 	}
 	talked, quiet := posts[:n], posts[n:]
-	threads, err := s.store.Threads(r.Context(), v, ids[:0:0])
-	if len(talked) > 0 {
-		tids := make([]int64, len(talked))
-		for i, p := range talked {
-			tids[i] = p.ID
-		}
-		threads, err = s.store.Threads(r.Context(), v, tids)
+	tids := make([]int64, len(talked)) // never empty: the first share is always among them
+	for i, p := range talked {
+		tids[i] = p.ID
 	}
+	threads, err := s.store.Threads(r.Context(), v, tids)
 	if err != nil {
 		s.fail(w, r, err)
 		return
