@@ -143,14 +143,21 @@ func tokenRune(r rune, kind byte) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-'
 }
 
-// Mentions lists the handles a text mentions, in order, once each (lower-cased).
-func Mentions(text string) []string {
-	var out []string
+// Mentions lists the handles a text mentions, in order, once each (lower-cased): the users
+// its @mentions link, whose mentions feeds it goes to.
+func Mentions(text string) []string { return linked(text, "/u/") }
+
+// Tags lists the tags a text's #tags name, in order, once each (normalized): the tag feeds
+// it goes to.
+func Tags(text string) []string { return linked(text, "/t/") }
+
+func linked(text, prefix string) []string {
+	out := []string{}
 	seen := map[string]bool{}
 	for _, s := range Linkify(text) {
-		if h, ok := strings.CutPrefix(s.Href, "/u/"); ok && !seen[strings.ToLower(h)] {
-			seen[strings.ToLower(h)] = true
-			out = append(out, strings.ToLower(h))
+		if v, ok := strings.CutPrefix(s.Href, prefix); ok && !seen[strings.ToLower(v)] {
+			seen[strings.ToLower(v)] = true
+			out = append(out, strings.ToLower(v))
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package tributary
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -33,23 +34,23 @@ type Link struct {
 	Image string `json:"image,omitempty"`
 }
 
-// Post is one share of a URL by one author.
+// Post is one share of a URL by one author (its JSON is a chronological feed's entry).
 type Post struct {
-	ID           int64
-	AnchorID     int64 // the feed item this post belongs to
-	URL          string
-	Title        string
-	Body         string
-	CanonicalURL string
-	AnchorURL    string
-	Kind         Kind
-	Host         string
-	Links        []Link
-	ImageCount   int
-	Tags         []string
-	CreatedAt    time.Time
-	Author       UserRef
-	Talk         Talk // what the viewer sees of its conversation, when read with it
+	ID           int64     `json:"id"`
+	AnchorID     int64     `json:"item_id"` // the feed item this post belongs to
+	URL          string    `json:"url"`
+	Title        string    `json:"title"`
+	Body         string    `json:"body"`
+	CanonicalURL string    `json:"canonical_url"`
+	AnchorURL    string    `json:"anchor_url"`
+	Kind         Kind      `json:"kind"`
+	Host         string    `json:"host"`
+	Links        []Link    `json:"links"`
+	ImageCount   int       `json:"image_count"`
+	Tags         []string  `json:"tags"`
+	CreatedAt    time.Time `json:"created_at"`
+	Author       UserRef   `json:"author"`
+	Talk         Talk      `json:"talk"` // what the viewer sees of its conversation, when read with it
 }
 
 // Limits of a share.
@@ -77,6 +78,7 @@ type Prepared struct {
 	NewPost
 	Derived
 	ImageCount int
+	Mentions   []string // the handles the body mentions (lower-cased)
 }
 
 // Prepare validates a share and derives its URL fields. Errors are user-safe.
@@ -99,6 +101,13 @@ func Prepare(p NewPost) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, err
 	}
+	// The body's #tags tag the post too, as many as fit.
+	for _, t := range Tags(p.Body) {
+		if len(tags) < MaxTags && !slices.Contains(tags, t) {
+			tags = append(tags, t)
+		}
+	}
+	slices.Sort(tags)
 	p.Tags = tags
 	linked := make([]string, len(p.Links))
 	images := 0
@@ -116,7 +125,7 @@ func Prepare(p NewPost) (Prepared, error) {
 		p.Title = d.CanonicalURL
 	}
 	p.URL = d.URL
-	return Prepared{NewPost: p, Derived: d, ImageCount: images}, nil
+	return Prepared{NewPost: p, Derived: d, ImageCount: images, Mentions: Mentions(p.Body)}, nil
 }
 
 func reason(err error) string {

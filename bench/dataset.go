@@ -35,7 +35,7 @@ var (
 )
 
 // datasetFormat changes when the bench's own bookkeeping changes: a new value reseeds.
-const datasetFormat = "2"
+const datasetFormat = "3"
 
 // DatasetInfo describes the seeded database; it is stored in bench_dataset so that the next
 // run reuses the data instead of seeding again.
@@ -193,6 +193,7 @@ func restore(ctx context.Context, pool *pgxpool.Pool, d DatasetInfo) error {
 		{"DELETE FROM likes WHERE post_id > $1", d.MaxPost},
 		{"DELETE FROM comments WHERE post_id > $1", d.MaxPost},
 		{"DELETE FROM post_bumps WHERE post_id > $1", d.MaxPost},
+		{"DELETE FROM filter_posts WHERE post_id > $1", d.MaxPost},
 		{"DELETE FROM feed_posts WHERE post_id > $1", d.MaxPost},
 		{"DELETE FROM posts WHERE id > $1", d.MaxPost},
 		{"DELETE FROM feed_snapshot WHERE anchor_id > $1", d.MaxAnchor},

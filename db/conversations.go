@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -91,6 +92,7 @@ func (s *Store) Unlike(ctx context.Context, v tributary.Viewer, postID int64) er
 // the rule says so, in one statement. The body must be clean (tributary.CleanComment).
 func (s *Store) AddComment(ctx context.Context, v tributary.Viewer, postID int64, body string, now time.Time, rule tributary.BumpRule) (tributary.Comment, bool, error) {
 	r, err := s.q.AddComment(ctx, dbq.AddCommentParams{PostID: postID, AuthorID: v.ID, Body: body, At: now,
+		Mentions: tributary.Mentions(body), Tags: tributary.Tags(body),
 		YoungSince: now.Add(-rule.MaxAge), Since: now.Add(-rule.Window), Busy: int32(rule.Comments),
 		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -130,7 +132,8 @@ func (s *Store) EditComment(ctx context.Context, v tributary.Viewer, id int64, b
 	if err != nil {
 		return 0, err
 	}
-	if err := s.q.EditComment(ctx, dbq.EditCommentParams{ID: id, Body: body, At: &now}); err != nil {
+	if err := s.q.EditComment(ctx, dbq.EditCommentParams{ID: id, Body: body, At: &now,
+		Mentions: tributary.Mentions(body), Tags: tributary.Tags(body)}); err != nil {
 		return 0, fmt.Errorf("db: edit comment: %w", err)
 	}
 	return c.PostID, nil
@@ -247,12 +250,14 @@ func likersOf(b []byte) ([]tributary.UserRef, error) {
 }
 
 // ChronoQuery asks for the posts of a chronological feed that arrived in (From, To], newest
-// arrival first after (PosAt, PosID): one user's posts (Author), a group's (Feed) or the
-// viewer's directs (Directs), as the viewer may read them.
+// arrival first after (PosAt, PosID): one user's posts (Author), a group's (Feed), the
+// viewer's directs (Directs) or a filter feed (Filter: see FilterFeed), as the viewer may
+// read them.
 type ChronoQuery struct {
 	Author  int64
 	Feed    int64
 	Directs bool
+	Filter  string
 	Viewer  tributary.Viewer
 	From    time.Time
 	To      time.Time
@@ -277,6 +282,19 @@ func (s *Store) ChronoArrived(ctx context.Context, q ChronoQuery) ([]PostArrival
 	if posID == 0 {
 		posAt, posID = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 1<<63-1
 	}
+	if q.Filter != "" {
+		rows, err := s.reads(ctx).FilterArrivals(ctx, dbq.FilterArrivalsParams{Feed: q.Filter,
+			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
+			Skip: nonNilIDs(q.Skip), FromAt: from, ToAt: q.To, PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
+		if err != nil {
+			return nil, fmt.Errorf("db: filter feed: %w", err)
+		}
+		out := make([]PostArrival, len(rows))
+		for i, r := range rows {
+			out[i] = PostArrival{PostID: r.ID, At: r.Arrival}
+		}
+		return out, nil
+	}
 	rows, err := s.reads(ctx).ChronoArrivals(ctx, dbq.ChronoArrivalsParams{AuthorID: q.Author, FeedID: q.Feed, Directs: q.Directs,
 		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 		Skip: nonNilIDs(q.Skip), FromAt: from, ToAt: q.To, PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
@@ -289,6 +307,14 @@ func (s *Store) ChronoArrived(ctx context.Context, q ChronoQuery) ([]PostArrival
 	}
 	return out, nil
 }
+
+// Filter feeds (filter_posts.feed): the posts a user liked, commented on, or is mentioned
+// in, the posts with a tag, and a user's discussions.
+func LikedByFeed(user int64) string     { return "l:" + strconv.FormatInt(user, 10) }
+func CommentedByFeed(user int64) string { return "c:" + strconv.FormatInt(user, 10) }
+func MentionsFeed(user int64) string    { return "m:" + strconv.FormatInt(user, 10) }
+func DiscussionsFeed(user int64) string { return "d:" + strconv.FormatInt(user, 10) }
+func TagFeed(tag string) string         { return "t:" + tag }
 
 // RecountItemTalk counts the likes and comments of every item's public shares again from the
 // posts, in tx: after posts were written in bulk with their counts, or deleted with triggers

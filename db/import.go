@@ -47,7 +47,7 @@ func (s *Store) Import(ctx context.Context, recs []tributary.ImportRecord) (Impo
 				Body: p.Body, CanonicalUrl: p.CanonicalURL, AnchorUrl: p.AnchorURL, Kind: string(p.Kind),
 				AnchorKind: string(p.AnchorKind), Host: p.Host, LinkHosts: nonNilStrings(p.LinkHosts), LinkedUrls: links,
 				ImageCount: int32(p.ImageCount), UrlCount: int32(p.URLCount), SciScore: int16(p.SciScore),
-				Tags: nonNilStrings(p.Tags), CreatedAt: p.CreatedAt}
+				Tags: nonNilStrings(p.Tags), Mentions: nonNilStrings(p.Mentions), CreatedAt: p.CreatedAt}
 		}
 		if _, err := q.StageImport(ctx, rows); err != nil {
 			return fmt.Errorf("db: import: stage: %w", err)

@@ -253,7 +253,22 @@ func (s *Store) loadSeed(ctx context.Context, w *seedWorld) (SeedResult, error) 
 			return fail(fmt.Errorf("db: seed: commit events, feed entries, comments and likes (all else is committed; seed a fresh database instead): %w", err))
 		}
 	}
+	w.cfg.Progress("filter feeds", 0, 1)
+	if err := s.fillFilterFeeds(ctx); err != nil {
+		return fail(err)
+	}
+	w.cfg.Progress("filter feeds", 1, 1)
 	return res, nil
+}
+
+// fillFilterFeeds computes every filter feed (filter_posts) from the posts, likes and
+// comments in one statement, once they are all committed: the seeder writes them with the
+// triggers that keep filter feeds off, or on more than one connection.
+func (s *Store) fillFilterFeeds(ctx context.Context) error {
+	if _, err := s.Pool.Exec(ctx, "TRUNCATE filter_posts; INSERT INTO filter_posts (feed, post_id, at) SELECT * FROM post_filters(NULL)"); err != nil {
+		return fmt.Errorf("db: seed: fill filter feeds (all else is committed; run `tributary seed` on a fresh database again): %w", err)
+	}
+	return nil
 }
 
 // seedWorld is the generated dataset: users, the follow graph and the shares live in

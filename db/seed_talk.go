@@ -336,13 +336,14 @@ func (w *seedWorld) copyLikes(ctx context.Context, tx pgx.Tx) error {
 func (w *seedWorld) copyComments(ctx context.Context, tx pgx.Tx) error {
 	total := len(w.comments)
 	w.cfg.Progress("comments", 0, total)
-	_, err := w.copyFrom(ctx, tx, "comments", []string{"id", "post_id", "author_id", "anchor_id", "body", "created_at"},
+	_, err := w.copyFrom(ctx, tx, "comments", []string{"id", "post_id", "author_id", "anchor_id", "body", "mentions", "tags", "created_at"},
 		pgx.CopyFromSlice(total, func(i int) ([]any, error) {
 			if i%(1<<16) == 0 {
 				w.cfg.Progress("comments", i, total)
 			}
 			c := &w.comments[i]
-			return []any{int64(i + 1), int64(c.post) + 1, int64(c.author) + 1, int64(w.postAnchor[c.post]), c.body, seedTime(c.t)}, nil
+			return []any{int64(i + 1), int64(c.post) + 1, int64(c.author) + 1, int64(w.postAnchor[c.post]), c.body,
+				tributary.Mentions(c.body), tributary.Tags(c.body), seedTime(c.t)}, nil
 		}))
 	if err != nil {
 		return fmt.Errorf("db: seed: copy comments: %w", err)
@@ -361,4 +362,6 @@ func (w *seedWorld) copyComments(ctx context.Context, tx pgx.Tx) error {
 
 // countAnchorTalk counts the likes and comments of each item's public shares (the posts
 // carry their counts; no trigger counts them under COPY).
-func (w *seedWorld) countAnchorTalk(ctx context.Context, tx pgx.Tx) error { return RecountItemTalk(ctx, tx) }
+func (w *seedWorld) countAnchorTalk(ctx context.Context, tx pgx.Tx) error {
+	return RecountItemTalk(ctx, tx)
+}

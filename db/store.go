@@ -286,7 +286,7 @@ func insertPostTo(ctx context.Context, q *dbq.Queries, p tributary.Prepared, fee
 		AuthorID: p.AuthorID, AnchorID: anchorID, Url: p.NewPost.URL, Title: p.Title, Body: p.Body,
 		CanonicalUrl: p.CanonicalURL, AnchorUrl: p.AnchorURL, Kind: string(p.Kind), AnchorKind: string(p.AnchorKind), Host: p.Host,
 		LinkHosts: p.LinkHosts, LinkedUrls: links, ImageCount: int32(p.ImageCount),
-		UrlCount: int32(p.URLCount), SciScore: int16(p.SciScore), Tags: p.Tags, CreatedAt: p.CreatedAt,
+		UrlCount: int32(p.URLCount), SciScore: int16(p.SciScore), Tags: nonNilStrings(p.Tags), Mentions: nonNilStrings(p.Mentions), CreatedAt: p.CreatedAt,
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, anchorID, nil // the same share exists: ON CONFLICT DO NOTHING returned no row

@@ -19,14 +19,17 @@ import (
 
 // Chrono names one chronological feed.
 type Chrono struct {
-	Author  int64 // a user's posts
-	Feed    int64 // a group's posts
-	Directs bool  // the viewer's directs
+	Author  int64  // a user's posts
+	Feed    int64  // a group's posts
+	Directs bool   // the viewer's directs
+	Filter  string // a filter feed (db.LikedByFeed and the others): posts by when they arrived there
 }
 
 // template names the feed's fence.
 func (c Chrono) template() string {
 	switch {
+	case c.Filter != "":
+		return "chrono:x:" + c.Filter
 	case c.Author != 0:
 		return "chrono:u:" + strconv.FormatInt(c.Author, 10)
 	case c.Feed != 0:
@@ -61,46 +64,95 @@ func (s *Service) Chrono(ctx context.Context, viewer *tributary.User, c Chrono, 
 
 // ChronoAs is Chrono for a viewer whose access is known already.
 func (s *Service) ChronoAs(ctx context.Context, viewer *tributary.User, access tributary.Viewer, c Chrono, cursor string, limit int) (ChronoPage, error) {
-	now := s.now()
-	key := FenceKey{Template: c.template()}
-	if viewer != nil {
-		key.Viewer = viewer.ID
-	}
-	codec, err := s.keys.get(ctx)
+	r, err := s.chronoRequest(ctx, viewer, access, c)
 	if err != nil {
 		return ChronoPage{}, err
 	}
 	var cur Cursor
 	if cursor != "" {
-		if cur, err = s.keys.decode(ctx, cursor, key, now); err != nil {
+		if cur, err = s.keys.decode(ctx, cursor, r.key, r.now); err != nil {
 			return ChronoPage{}, err
 		}
 	}
-	src := &chronoSource{store: s.store, feed: c, access: access, posts: map[int64]tributary.Post{}}
-	fence := Fence{Store: newFenceStore(s.store, now, nil), Source: src, HeadSize: s.cfg.HeadSize}
 	var p Page
 	refreshed := false
 	if cursor == "" {
-		p, err = fence.First(ctx, key, now, limit)
+		p, err = r.fence.First(ctx, r.key, r.now, limit)
 	} else {
-		p, err = fence.Next(ctx, key, cur, limit)
+		p, err = r.fence.Next(ctx, r.key, cur, limit)
 		if errors.Is(err, ErrReset) {
-			p, err = fence.First(ctx, key, now, limit)
+			p, err = r.fence.First(ctx, r.key, r.now, limit)
 			refreshed = true
 		}
 	}
 	if err != nil {
 		return ChronoPage{}, err
 	}
-	out := ChronoPage{Posts: make([]tributary.Post, 0, len(p.IDs)), In: p.In, Refreshed: refreshed}
-	for _, id := range p.IDs {
-		out.Posts = append(out.Posts, src.posts[id])
+	out, err := s.chronoPage(ctx, r, p, time.Time{})
+	out.Refreshed = refreshed
+	return out, err
+}
+
+// ChronoNewCount counts the posts that arrived in a chronological feed after the fencepost a
+// page shows (at most max): the "N new" notice.
+func (s *Service) ChronoNewCount(ctx context.Context, access tributary.Viewer, c Chrono, after time.Time, max int) (int, error) {
+	src := &chronoSource{store: s.store, feed: c, access: access}
+	arrived, err := s.store.ChronoArrived(ctx, src.query(after, s.now(), Pos{}, nil, max))
+	return len(arrived), err
+}
+
+// ChronoNew commits the newest fencepost of a chronological feed (a first-page load) and
+// returns its posts that come from fenceposts newer than after: what goes above a page the
+// viewer already has open.
+func (s *Service) ChronoNew(ctx context.Context, viewer *tributary.User, access tributary.Viewer, c Chrono, after time.Time) (ChronoPage, error) {
+	r, err := s.chronoRequest(ctx, viewer, access, c)
+	if err != nil {
+		return ChronoPage{}, err
 	}
-	if err := s.postTalk(ctx, access, out.Posts); err != nil {
+	p, err := r.fence.First(ctx, r.key, r.now, s.cfg.HeadSize*2)
+	if err != nil {
+		return ChronoPage{}, err
+	}
+	return s.chronoPage(ctx, r, p, after)
+}
+
+// chronoRequest is one request's fence over a chronological feed.
+type chronoRequest struct {
+	key   FenceKey
+	codec cursorCodec
+	src   *chronoSource
+	fence Fence
+	now   time.Time
+}
+
+func (s *Service) chronoRequest(ctx context.Context, viewer *tributary.User, access tributary.Viewer, c Chrono) (*chronoRequest, error) {
+	r := &chronoRequest{key: FenceKey{Template: c.template()}, now: s.now()}
+	if viewer != nil {
+		r.key.Viewer = viewer.ID
+	}
+	var err error
+	if r.codec, err = s.keys.get(ctx); err != nil {
+		return nil, err
+	}
+	r.src = &chronoSource{store: s.store, feed: c, access: access, posts: map[int64]tributary.Post{}}
+	r.fence = Fence{Store: newFenceStore(s.store, r.now, nil), Source: r.src, HeadSize: s.cfg.HeadSize}
+	return r, nil
+}
+
+// chronoPage is a page's posts from fenceposts newer than newerThan, with their talk.
+func (s *Service) chronoPage(ctx context.Context, r *chronoRequest, p Page, newerThan time.Time) (ChronoPage, error) {
+	out := ChronoPage{Posts: make([]tributary.Post, 0, len(p.IDs))}
+	for i, id := range p.IDs {
+		if p.In[i].After(newerThan) {
+			out.Posts = append(out.Posts, r.src.posts[id])
+			out.In = append(out.In, p.In[i])
+		}
+	}
+	if err := s.postTalk(ctx, r.src.access, out.Posts); err != nil {
 		return ChronoPage{}, err
 	}
 	if p.Next != nil {
-		out.NextCursor = codec.encode(key, *p.Next, now)
+		out.NextCursor = r.codec.encode(r.key, *p.Next, r.now)
 	}
 	if !p.Fencepost.IsZero() {
 		out.Fencepost = FormatFencepost(p.Fencepost)
@@ -157,7 +209,7 @@ type chronoSource struct {
 }
 
 func (c *chronoSource) query(from, to time.Time, pos Pos, skip []int64, limit int) db.ChronoQuery {
-	return db.ChronoQuery{Author: c.feed.Author, Feed: c.feed.Feed, Directs: c.feed.Directs, Viewer: c.access,
+	return db.ChronoQuery{Author: c.feed.Author, Feed: c.feed.Feed, Directs: c.feed.Directs, Filter: c.feed.Filter, Viewer: c.access,
 		From: from, To: to, PosAt: pos.Arrival, PosID: pos.ID, Skip: skip, Limit: limit}
 }
 

@@ -40,3 +40,20 @@ SELECT x.id, x.arrival::timestamptz AS arrival
   FROM (SELECT stayed.id, stayed.arrival FROM stayed UNION ALL SELECT moved.id, moved.arrival FROM moved) x
  ORDER BY x.arrival DESC, x.id DESC
  LIMIT @lim::int;
+
+-- name: FilterArrivals :many
+-- A filter feed's posts (filter_posts.feed) that arrived in (from, to], as the viewer may
+-- read them, newest arrival first after a position: one index, the access rule on each post.
+-- A post that arrived again after `to` (liked again, bumped in a discussion) has left the
+-- interval and is listed in a newer one.
+SELECT f.post_id AS id, f.at AS arrival
+  FROM filter_posts f
+  JOIN posts p ON p.id = f.post_id
+ WHERE f.feed = @feed::text
+   AND f.at > @from_at::timestamptz AND f.at <= @to_at::timestamptz
+   AND (f.at, f.post_id) < (@pos_at::timestamptz, @pos_id::bigint)
+   AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+   AND NOT p.id = ANY (@skip::bigint[])
+ ORDER BY f.at DESC, f.post_id DESC
+ LIMIT @lim::int;

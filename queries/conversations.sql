@@ -44,8 +44,8 @@ due AS (
         OR (SELECT count(*) FROM (SELECT 1 FROM comments x WHERE x.post_id = p.id AND x.created_at > @since::timestamptz
                                    LIMIT @busy::int) recent) >= @busy::int),
 c AS (
-    INSERT INTO comments (post_id, author_id, anchor_id, body, created_at)
-    SELECT p.id, @author_id::bigint, p.anchor_id, @body, @at FROM p
+    INSERT INTO comments (post_id, author_id, anchor_id, body, mentions, tags, created_at)
+    SELECT p.id, @author_id::bigint, p.anchor_id, @body, @mentions::text[], @tags::text[], @at FROM p
     RETURNING comments.id, comments.created_at),
 o AS MATERIALIZED (SELECT nextval('feed_posts_ord_seq') AS ord FROM due),
 prev AS (
@@ -73,7 +73,7 @@ SELECT c.id, c.post_id, c.author_id, c.body, p.author_id AS post_author_id,
  WHERE c.id = @id;
 
 -- name: EditComment :exec
-UPDATE comments SET body = @body, edited_at = @at WHERE id = @id;
+UPDATE comments SET body = @body, mentions = @mentions::text[], tags = @tags::text[], edited_at = @at WHERE id = @id;
 
 -- name: DeleteComment :exec
 WITH del AS (DELETE FROM comments c WHERE c.id = @id RETURNING c.post_id)

@@ -4,9 +4,9 @@
 
 -- name: StageImport :copyfrom
 INSERT INTO import_rows (line, handle, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
-                         link_hosts, linked_urls, image_count, url_count, sci_score, tags, created_at)
+                         link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at)
 VALUES (@line, @handle, @url, @title, @body, @canonical_url, @anchor_url, @kind, @anchor_kind, @host,
-        @link_hosts, @linked_urls, @image_count, @url_count, @sci_score, @tags, @created_at);
+        @link_hosts, @linked_urls, @image_count, @url_count, @sci_score, @tags, @mentions, @created_at);
 
 -- name: ImportMissingAuthors :one
 -- How many of the staged handles have no user yet (case-insensitively).
@@ -42,10 +42,10 @@ ON CONFLICT (url) DO NOTHING;
 -- Returns how many were new and their anchors.
 WITH ins AS (
     INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
-                       link_hosts, linked_urls, image_count, url_count, sci_score, tags, created_at, bumped_at,
+                       link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at, bumped_at,
                        is_public, protected_owner_ids, private_feed_ids)
     SELECT u.id, a.id, r.url, r.title, r.body, r.canonical_url, r.anchor_url, r.kind, r.anchor_kind, r.host,
-           r.link_hosts, r.linked_urls, r.image_count, r.url_count, r.sci_score, r.tags, r.created_at, r.created_at,
+           r.link_hosts, r.linked_urls, r.image_count, r.url_count, r.sci_score, r.tags, r.mentions, r.created_at, r.created_at,
            f.access = 'public',
            CASE WHEN f.access = 'protected' THEN ARRAY[f.owner_id] ELSE '{}' END::bigint[],
            CASE WHEN f.access = 'private' THEN ARRAY[f.id] ELSE '{}' END::bigint[]

@@ -10,9 +10,9 @@ SELECT id FROM feeds WHERE owner_id = @owner_id AND kind = 'posts' AND name = ''
 -- Readable by nobody until its access is folded from its feeds, in the same transaction (so
 -- the fold is not recorded as a change of access: see record_post_change).
 INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
-                   link_hosts, linked_urls, image_count, url_count, sci_score, tags, created_at, bumped_at, is_public)
+                   link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at, bumped_at, is_public)
 VALUES (@author_id, @anchor_id, @url, @title, @body, @canonical_url, @anchor_url, @kind, @anchor_kind, @host,
-        @link_hosts, @linked_urls, @image_count, @url_count, @sci_score, @tags, @created_at, @created_at, false)
+        @link_hosts, @linked_urls, @image_count, @url_count, @sci_score, @tags, @mentions, @created_at, @created_at, false)
 ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
 RETURNING id;
 

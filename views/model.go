@@ -66,6 +66,9 @@ type PostList struct {
 	Empty      string // what to say when there are no posts
 	LoggedIn   bool
 	Fragment   bool // the next page alone, for htmx
+	// PollSeconds: how often the open page asks for posts that arrived after its fencepost
+	// (0: never).
+	PollSeconds int
 }
 
 // talk is a post card's conversation line; no-JS forms come back to the feed.

@@ -338,13 +338,3 @@ func (s *Server) onComment(w http.ResponseWriter, r *http.Request, act func(v tr
 	s.renderTalk(w, r, http.StatusOK, v, views.Talk{View: "page", PostID: postID, Return: back, LoggedIn: true})
 }
 
-// tagPage is where #tag links lead: the feed filtered by the tag (until tags have feeds of
-// their own).
-func (s *Server) tagPage(w http.ResponseWriter, r *http.Request) {
-	tags, err := tributary.NormalizeTags([]string{r.PathValue("tag")})
-	if err != nil || len(tags) != 1 {
-		s.fail(w, r, tributary.Errorf(tributary.EInvalid, "%q is not a tag.", r.PathValue("tag")))
-		return
-	}
-	http.Redirect(w, r, "/?tag="+tags[0], http.StatusFound)
-}

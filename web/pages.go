@@ -50,20 +50,60 @@ func (s *Server) userPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // chronoList reads a page of a chronological feed (path is its page). The next page of an
-// htmx scroll, a bad cursor or an error are answered here (done); a whole page's list is
-// returned for the caller to frame.
+// htmx scroll, the open page's poll for new posts (?new=fencepost) and the posts it then puts
+// above (?since=fencepost), the JSON envelope (?format=json), a bad cursor or an error are
+// answered here (done); a whole page's list is returned for the caller to frame.
 func (s *Server) chronoList(w http.ResponseWriter, r *http.Request, c feed.Chrono, path, empty string, own bool) (views.PostList, bool) {
-	cursor := r.URL.Query().Get("cursor")
+	q := r.URL.Query()
 	viewer := currentUser(r.Context())
 	access := s.viewerAccess(r)
+	l := views.PostList{Base: path, Empty: empty, LoggedIn: viewer != nil, PollSeconds: max(s.pollSeconds, 0)}
+	switch {
+	case q.Has("new"):
+		after, err := feed.ParseFencepost(q.Get("new"))
+		if err != nil {
+			s.fail(w, r, err)
+			return l, true
+		}
+		n, err := s.feed.ChronoNewCount(r.Context(), access, c, after, 100)
+		if err != nil {
+			s.fail(w, r, err)
+			return l, true
+		}
+		s.render(w, r, http.StatusOK, views.ChronoPill(n, path, q.Get("new")))
+		return l, true
+	case q.Has("since"):
+		after, err := feed.ParseFencepost(q.Get("since"))
+		if err != nil {
+			s.fail(w, r, err)
+			return l, true
+		}
+		page, err := s.feed.ChronoNew(r.Context(), viewer, access, c, after)
+		if err != nil {
+			s.fail(w, r, err)
+			return l, true
+		}
+		l.Posts, l.Fencepost, l.Fragment = page.Posts, page.Fencepost, true
+		w.Header().Set("HX-Push-Url", "false")
+		s.render(w, r, http.StatusOK, views.NewPosts(l, s.now()))
+		return l, true
+	}
+	format := q.Get("format")
+	if format != "" && format != "json" {
+		s.fail(w, r, tributary.FieldErrorf("format", "Parameter 'format' must be json or absent, got %q.", format))
+		return l, true
+	}
+	cursor := q.Get("cursor")
 	page, err := s.feed.ChronoAs(r.Context(), viewer, access, c, cursor, db.PageSize)
 	if err != nil {
 		s.failChrono(w, r, path, err)
-		return views.PostList{}, true
+		return l, true
 	}
-	l := views.PostList{Posts: page.Posts, NextCursor: page.NextCursor, Fencepost: page.Fencepost, Base: path,
-		Empty: empty, LoggedIn: viewer != nil, Fragment: isHTMX(r) && cursor != ""}
+	l.Posts, l.NextCursor, l.Fencepost, l.Fragment = page.Posts, page.NextCursor, page.Fencepost, isHTMX(r) && cursor != ""
 	switch {
+	case format == "json":
+		s.writeChronoJSON(w, r, path, page)
+		return l, true
 	case l.Fragment && page.Refreshed:
 		s.render(w, r, http.StatusOK, views.RefreshedNotice(path))
 		return l, true

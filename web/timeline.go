@@ -137,7 +137,7 @@ func (s *Server) newItems(w http.ResponseWriter, r *http.Request) {
 	t.NextCursor = "" // the open page below continues the feed
 	fv := s.feedView(r, q, t)
 	w.Header().Set("HX-Push-Url", "false")
-	s.render(w, r, http.StatusOK, views.Cards(t, fv, s.now()))
+	s.render(w, r, http.StatusOK, views.NewItems(t, fv, s.now()))
 }
 
 func parseNewQuery(r *http.Request) (tributary.FeedQuery, time.Time, error) {

@@ -21,8 +21,8 @@ due AS (
         OR (SELECT count(*) FROM (SELECT 1 FROM comments x WHERE x.post_id = p.id AND x.created_at > $6::timestamptz
                                    LIMIT $7::int) recent) >= $7::int),
 c AS (
-    INSERT INTO comments (post_id, author_id, anchor_id, body, created_at)
-    SELECT p.id, $2::bigint, p.anchor_id, $8, $9 FROM p
+    INSERT INTO comments (post_id, author_id, anchor_id, body, mentions, tags, created_at)
+    SELECT p.id, $2::bigint, p.anchor_id, $8, $9::text[], $10::text[], $11 FROM p
     RETURNING comments.id, comments.created_at),
 o AS MATERIALIZED (SELECT nextval('feed_posts_ord_seq') AS ord FROM due),
 prev AS (
@@ -32,10 +32,10 @@ prev AS (
 moved AS (
     UPDATE feed_posts fp SET ord = o.ord FROM o WHERE fp.post_id = $1),
 logged AS (
-    INSERT INTO post_bumps (post_id, at, ord) SELECT $1, $9, o.ord FROM o),
+    INSERT INTO post_bumps (post_id, at, ord) SELECT $1, $11, o.ord FROM o),
 counted AS (
     UPDATE posts SET comment_count = comment_count + 1,
-                     bumped_at = CASE WHEN EXISTS (SELECT 1 FROM due) THEN $9 ELSE posts.bumped_at END
+                     bumped_at = CASE WHEN EXISTS (SELECT 1 FROM due) THEN $11 ELSE posts.bumped_at END
      WHERE posts.id IN (SELECT p.id FROM p)
     RETURNING posts.id)
 SELECT c.id, c.created_at, EXISTS (SELECT 1 FROM due) AS bumped FROM c
@@ -50,6 +50,8 @@ type AddCommentParams struct {
 	Since        time.Time
 	Busy         int32
 	Body         string
+	Mentions     []string
+	Tags         []string
 	At           time.Time
 }
 
@@ -76,6 +78,8 @@ func (q *Queries) AddComment(ctx context.Context, arg AddCommentParams) (AddComm
 		arg.Since,
 		arg.Busy,
 		arg.Body,
+		arg.Mentions,
+		arg.Tags,
 		arg.At,
 	)
 	var i AddCommentRow
@@ -139,17 +143,25 @@ func (q *Queries) DeleteComment(ctx context.Context, id int64) error {
 }
 
 const editComment = `-- name: EditComment :exec
-UPDATE comments SET body = $1, edited_at = $2 WHERE id = $3
+UPDATE comments SET body = $1, mentions = $2::text[], tags = $3::text[], edited_at = $4 WHERE id = $5
 `
 
 type EditCommentParams struct {
-	Body string
-	At   *time.Time
-	ID   int64
+	Body     string
+	Mentions []string
+	Tags     []string
+	At       *time.Time
+	ID       int64
 }
 
 func (q *Queries) EditComment(ctx context.Context, arg EditCommentParams) error {
-	_, err := q.db.Exec(ctx, editComment, arg.Body, arg.At, arg.ID)
+	_, err := q.db.Exec(ctx, editComment,
+		arg.Body,
+		arg.Mentions,
+		arg.Tags,
+		arg.At,
+		arg.ID,
+	)
 	return err
 }
 

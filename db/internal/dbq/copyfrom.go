@@ -81,6 +81,7 @@ func (r iteratorForStageImport) Values() ([]interface{}, error) {
 		r.rows[0].UrlCount,
 		r.rows[0].SciScore,
 		r.rows[0].Tags,
+		r.rows[0].Mentions,
 		r.rows[0].CreatedAt,
 	}, nil
 }
@@ -93,5 +94,5 @@ func (r iteratorForStageImport) Err() error {
 // stored by the statements below, all in the import's one transaction, taking no lock per
 // line (a stock PostgreSQL has 64 lock slots per connection).
 func (q *Queries) StageImport(ctx context.Context, arg []StageImportParams) (int64, error) {
-	return q.db.CopyFrom(ctx, []string{"import_rows"}, []string{"line", "handle", "url", "title", "body", "canonical_url", "anchor_url", "kind", "anchor_kind", "host", "link_hosts", "linked_urls", "image_count", "url_count", "sci_score", "tags", "created_at"}, &iteratorForStageImport{rows: arg})
+	return q.db.CopyFrom(ctx, []string{"import_rows"}, []string{"line", "handle", "url", "title", "body", "canonical_url", "anchor_url", "kind", "anchor_kind", "host", "link_hosts", "linked_urls", "image_count", "url_count", "sci_score", "tags", "mentions", "created_at"}, &iteratorForStageImport{rows: arg})
 }

@@ -104,10 +104,10 @@ func (q *Queries) ImportPlanning(ctx context.Context) error {
 const importPosts = `-- name: ImportPosts :one
 WITH ins AS (
     INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
-                       link_hosts, linked_urls, image_count, url_count, sci_score, tags, created_at, bumped_at,
+                       link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at, bumped_at,
                        is_public, protected_owner_ids, private_feed_ids)
     SELECT u.id, a.id, r.url, r.title, r.body, r.canonical_url, r.anchor_url, r.kind, r.anchor_kind, r.host,
-           r.link_hosts, r.linked_urls, r.image_count, r.url_count, r.sci_score, r.tags, r.created_at, r.created_at,
+           r.link_hosts, r.linked_urls, r.image_count, r.url_count, r.sci_score, r.tags, r.mentions, r.created_at, r.created_at,
            f.access = 'public',
            CASE WHEN f.access = 'protected' THEN ARRAY[f.owner_id] ELSE '{}' END::bigint[],
            CASE WHEN f.access = 'private' THEN ARRAY[f.id] ELSE '{}' END::bigint[]
@@ -158,5 +158,6 @@ type StageImportParams struct {
 	UrlCount     int32
 	SciScore     int16
 	Tags         []string
+	Mentions     []string
 	CreatedAt    time.Time
 }

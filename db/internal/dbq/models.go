@@ -36,6 +36,8 @@ type Comment struct {
 	Body      string
 	CreatedAt time.Time
 	EditedAt  *time.Time
+	Mentions  []string
+	Tags      []string
 }
 
 type CursorKey struct {
@@ -125,6 +127,12 @@ type Fencepost struct {
 	CreatedAt time.Time
 }
 
+type FilterPost struct {
+	Feed   string
+	PostID int64
+	At     time.Time
+}
+
 type Follow struct {
 	FollowerID int64
 	FollowedID int64
@@ -158,6 +166,7 @@ type ImportRow struct {
 	SciScore     int16
 	Tags         []string
 	CreatedAt    time.Time
+	Mentions     []string
 }
 
 type Like struct {
@@ -194,6 +203,7 @@ type Post struct {
 	LikeCount         int32
 	CommentCount      int32
 	BumpedAt          time.Time
+	Mentions          []string
 }
 
 type PostBump struct {

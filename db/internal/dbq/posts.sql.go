@@ -28,9 +28,9 @@ func (q *Queries) InsertFeedPost(ctx context.Context, arg InsertFeedPostParams) 
 
 const insertPost = `-- name: InsertPost :one
 INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
-                   link_hosts, linked_urls, image_count, url_count, sci_score, tags, created_at, bumped_at, is_public)
+                   link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at, bumped_at, is_public)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
-        $11, $12, $13, $14, $15, $16, $17, $17, false)
+        $11, $12, $13, $14, $15, $16, $17, $18, $18, false)
 ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
 RETURNING id
 `
@@ -52,6 +52,7 @@ type InsertPostParams struct {
 	UrlCount     int32
 	SciScore     int16
 	Tags         []string
+	Mentions     []string
 	CreatedAt    time.Time
 }
 
@@ -75,6 +76,7 @@ func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (int64, 
 		arg.UrlCount,
 		arg.SciScore,
 		arg.Tags,
+		arg.Mentions,
 		arg.CreatedAt,
 	)
 	var id int64

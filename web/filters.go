@@ -1,0 +1,109 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"tributary"
+	"tributary/db"
+	"tributary/feed"
+	"tributary/views"
+)
+
+// Filter feeds (seed 003): the posts a user liked (/u/{handle}/likes) or commented on
+// (/u/{handle}/comments), a tag's posts (/t/{tag}), the posts mentioning the viewer
+// (/mentions) and the viewer's discussions (/discussions). Each is a chronological feed
+// like a user's posts: fenceposts, infinite scroll, "N new" and ?format=json.
+
+func (s *Server) likesPage(w http.ResponseWriter, r *http.Request) {
+	s.userFilterPage(w, r, "likes")
+}
+
+func (s *Server) commentsPage(w http.ResponseWriter, r *http.Request) {
+	s.userFilterPage(w, r, "comments")
+}
+
+func (s *Server) userFilterPage(w http.ResponseWriter, r *http.Request, which string) {
+	u, err := s.store.UserByHandle(r.Context(), r.PathValue("handle"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	path := "/u/" + u.Handle + "/" + which
+	c, v := feed.Chrono{Filter: db.LikedByFeed(u.ID)}, views.FilterView{Heading: "Liked by " + u.DisplayName}
+	v.Intro = "Posts @" + u.Handle + " liked, most recently liked first."
+	empty := "@" + u.Handle + " has not liked any post you can read."
+	if which == "comments" {
+		c, v = feed.Chrono{Filter: db.CommentedByFeed(u.ID)}, views.FilterView{Heading: "Commented on by " + u.DisplayName}
+		v.Intro = "Posts @" + u.Handle + " commented on, most recently commented first."
+		empty = "@" + u.Handle + " has not commented on any post you can read."
+	}
+	l, done := s.chronoList(w, r, c, path, empty, false)
+	if done {
+		return
+	}
+	v.Tabs, v.Posts = views.UserTabs(u.Handle, which), l
+	pg := s.page(r, v.Heading)
+	pg.Preview, pg.URL, pg.Description = true, absoluteURL(r, path), v.Intro
+	s.render(w, r, http.StatusOK, views.FilterPage(pg, v))
+}
+
+func (s *Server) tagPage(w http.ResponseWriter, r *http.Request) {
+	tags, err := tributary.NormalizeTags([]string{r.PathValue("tag")})
+	if err != nil || len(tags) != 1 {
+		s.fail(w, r, tributary.Errorf(tributary.EInvalid, "Tag %q may use only letters, digits, '-', '_' and '.', at most %d of them.",
+			r.PathValue("tag"), tributary.TagMaxLen))
+		return
+	}
+	tag := tags[0]
+	path := "/t/" + tag
+	l, done := s.chronoList(w, r, feed.Chrono{Filter: db.TagFeed(tag)}, path, "No post you can read has #"+tag+" yet.", false)
+	if done {
+		return
+	}
+	v := views.FilterView{Heading: "#" + tag, Posts: l,
+		Intro: "Posts tagged #" + tag + ", or with #" + tag + " in their text or comments, newest first."}
+	pg := s.page(r, v.Heading)
+	pg.Preview, pg.URL, pg.Description = true, absoluteURL(r, path), v.Intro
+	s.render(w, r, http.StatusOK, views.FilterPage(pg, v))
+}
+
+func (s *Server) mentionsPage(w http.ResponseWriter, r *http.Request) {
+	u := currentUser(r.Context())
+	l, done := s.chronoList(w, r, feed.Chrono{Filter: db.MentionsFeed(u.ID)}, "/mentions", "Nobody has mentioned you yet.", false)
+	if done {
+		return
+	}
+	v := views.FilterView{Heading: "Mentions", Posts: l,
+		Intro: "Posts that mention @" + u.Handle + " in their text or comments, newest mention first."}
+	s.render(w, r, http.StatusOK, views.FilterPage(s.page(r, "Mentions"), v))
+}
+
+func (s *Server) discussionsPage(w http.ResponseWriter, r *http.Request) {
+	u := currentUser(r.Context())
+	l, done := s.chronoList(w, r, feed.Chrono{Filter: db.DiscussionsFeed(u.ID)}, "/discussions", "Nothing yet: your posts and the posts you like or comment on come here.", false)
+	if done {
+		return
+	}
+	v := views.FilterView{Heading: "My discussions", Posts: l,
+		Intro: "Your posts and the posts you liked or commented on, by their last comment or yours."}
+	s.render(w, r, http.StatusOK, views.FilterPage(s.page(r, "My discussions"), v))
+}
+
+// chronoJSON is a chronological feed's page as JSON: the timeline's envelope with posts.
+type chronoJSON struct {
+	Posts      []tributary.Post `json:"posts"`
+	NextCursor string           `json:"next_cursor"`
+	Path       string           `json:"path"`
+	Fencepost  string           `json:"fencepost"`
+	Refreshed  bool             `json:"refreshed,omitempty"`
+}
+
+func (s *Server) writeChronoJSON(w http.ResponseWriter, r *http.Request, path string, p feed.ChronoPage) {
+	b, err := json.Marshal(chronoJSON{Posts: p.Posts, NextCursor: p.NextCursor, Path: path, Fencepost: p.Fencepost, Refreshed: p.Refreshed})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeBytes(w, "application/json", append(b, '\n'))
+}
