@@ -24,11 +24,14 @@ type PostAccess struct {
 }
 
 // Viewer is what the access rules need to know about who is reading: nothing for
-// anonymous visitors (ID 0).
+// anonymous visitors (ID 0). It also carries the viewer's own choices of what leaves their
+// feeds (hidden items, muted words), read in the same round trip.
 type Viewer struct {
 	ID           int64
 	Blocked      []int64 // users in a ban with the viewer, either way (sorted)
 	PrivateFeeds []int64 // private feeds the viewer reads (sorted)
+	Hidden       []int64 // items the viewer hid (sorted anchor ids)
+	Mutes        []Mute  // words the viewer muted
 }
 
 // Anonymous is the viewer with no account.

@@ -38,6 +38,9 @@ type Item struct {
 	RepPostID    int64      `json:"rep_post_id"`
 	// Talk sums the conversations on the item's shares that the viewer may read.
 	Talk Talk `json:"talk"`
+	// Muted is the viewer's muted word the item has, when the viewer asked to collapse
+	// such cards rather than leave them out.
+	Muted string `json:"muted,omitempty"`
 	// Inputs kept for re-scoring and access checks; not part of the API.
 	SharerIDs []int64 `json:"-"`
 }

@@ -51,6 +51,9 @@ type Post struct {
 	CreatedAt    time.Time `json:"created_at"`
 	Author       UserRef   `json:"author"`
 	Talk         Talk      `json:"talk"` // what the viewer sees of its conversation, when read with it
+	// Muted is the viewer's muted word the post has, when the viewer asked to collapse such
+	// cards rather than leave them out.
+	Muted string `json:"muted,omitempty"`
 }
 
 // Limits of a share.

@@ -112,6 +112,10 @@ func (it *Item) appendJSON(b []byte) ([]byte, error) {
 	b = strconv.AppendInt(b, it.RepPostID, 10)
 	b = appendField(b, "talk")
 	b = it.Talk.appendJSON(b)
+	if it.Muted != "" {
+		b = appendField(b, "muted")
+		b = appendJSONString(b, it.Muted)
+	}
 	return append(b, '}'), nil
 }
 

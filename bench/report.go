@@ -91,6 +91,17 @@ func evaluate(r Report) []Target {
 			out = append(out, Target{What: what, Scenario: name, Measured: m, Met: x.RPS >= floor})
 		}
 	}
+	for _, k := range filterKinds {
+		for _, weight := range []string{"light", "heavy"} {
+			name := "filter_" + k.name + "_" + weight
+			if x, ok := r.result(name + "_first"); ok {
+				out = append(out, Target{What: "filter feed first page p50 ≤ 5 ms", Scenario: x.Name, Measured: lat(x, true, false), Met: x.Requests > 0 && x.ServerP50 <= 5})
+			}
+			if x, ok := r.result(name + "_next"); ok {
+				out = append(out, Target{What: "filter feed next page p50 ≤ 3 ms", Scenario: x.Name, Measured: lat(x, true, false), Met: x.Requests > 0 && x.ServerP50 <= 3})
+			}
+		}
+	}
 	for _, t := range []struct {
 		name, what string
 		ms         float64

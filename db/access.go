@@ -23,8 +23,16 @@ func (s *Store) ViewerAccess(ctx context.Context, viewerID int64) (tributary.Vie
 	if err != nil {
 		return v, fmt.Errorf("db: viewer access: %w", err)
 	}
-	v.Blocked, v.PrivateFeeds = r.Blocked, r.PrivateFeeds
-	return v, nil
+	return viewerOf(viewerID, r.Blocked, r.PrivateFeeds, r.Hidden, r.Muted, r.MutedCollapse), nil
+}
+
+// viewerOf assembles a viewer from the arrays the viewer queries read.
+func viewerOf(id int64, blocked, privateFeeds, hidden []int64, muted []string, collapse []bool) tributary.Viewer {
+	v := tributary.Viewer{ID: id, Blocked: blocked, PrivateFeeds: privateFeeds, Hidden: hidden}
+	for i, w := range muted {
+		v.Mutes = append(v.Mutes, tributary.Mute{Word: w, Collapse: i < len(collapse) && collapse[i]})
+	}
+	return v
 }
 
 // accessChanged refolds the access of the posts in some feeds (or some posts) and redoes

@@ -66,7 +66,7 @@ func (s *Store) LoadViewer(ctx context.Context, vq ViewerQuery) (ViewerState, er
 	if err != nil {
 		return ViewerState{}, fmt.Errorf("db: viewer state: %w", err)
 	}
-	st := ViewerState{Access: tributary.Viewer{ID: viewerID, Blocked: r.Blocked, PrivateFeeds: r.PrivateFeeds},
+	st := ViewerState{Access: viewerOf(viewerID, r.Blocked, r.PrivateFeeds, r.Hidden, r.Muted, r.MutedCollapse),
 		Seen: r.Seen, Fresh: make(map[int64]time.Time, len(r.FreshIds)),
 		FollowsVersion: r.FollowsVersion, FollowedKnown: r.FollowedKnown}
 	if !r.FollowedKnown {

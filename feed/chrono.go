@@ -239,7 +239,7 @@ func (c *chronoSource) Tail(ctx context.Context, from, to time.Time, pos Pos, sk
 }
 
 // Keep reads the posts as the viewer may read them now: deleted and no longer readable ones
-// are dropped.
+// are dropped, and those the viewer hid or muted (collapsed ones are kept, marked).
 func (c *chronoSource) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 	posts, err := c.store.PostsByID(ctx, c.access, ids)
 	if err != nil {
@@ -247,6 +247,15 @@ func (c *chronoSource) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 	}
 	kept := make([]int64, 0, len(posts))
 	for _, p := range posts {
+		if c.access.HidesItem(p.AnchorID) {
+			continue
+		}
+		if m, muted := c.access.Muted(append([]string{p.Title, p.Body}, p.Tags...)...); muted {
+			if !m.Collapse {
+				continue
+			}
+			p.Muted = m.Word
+		}
 		c.posts[p.ID] = p
 		kept = append(kept, p.ID)
 	}

@@ -266,7 +266,7 @@ func (s *Service) NewCount(ctx context.Context, viewer *tributary.User, q tribut
 	}
 	n := 0
 	for _, a := range arrived {
-		if q.IncludeSeen || !r.src.v.seen[a.AnchorID] {
+		if !r.src.Hidden(a.AnchorID) {
 			n++
 		}
 	}

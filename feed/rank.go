@@ -107,8 +107,28 @@ func (s *Service) explain(c db.Candidate, viewer *tributary.User, v viewerState,
 			it.Sharers[i].Followed = v.followed.Has(it.Sharers[i].ID)
 		}
 	}
+	explainSharers(it.Sharers, viewer != nil)
 	it.ScoreParts, it.Score = parts, parts.Total
 	return it
+}
+
+// explainSharers puts first the sharers who explain the card to its reader: the people a
+// viewer follows, or for anonymous visitors the trusted (VIP) sharers who put it on the front
+// page; the rest keep their order (the primary sharer first).
+func explainSharers(sharers []tributary.Sharer, loggedIn bool) {
+	slices.SortStableFunc(sharers, func(a, b tributary.Sharer) int {
+		if loggedIn {
+			return cmp.Compare(btoi(b.Followed), btoi(a.Followed))
+		}
+		return cmp.Compare(btoi(b.VIP), btoi(a.VIP))
+	})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // viewerParts are the viewer's own score terms of an item: followees among its sharers and

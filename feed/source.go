@@ -156,16 +156,16 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 	return ids, all && len(items) <= limit, nil
 }
 
+// hidden lists the items ranking leaves out: those the viewer hid, and seen ones.
 func (src *source) hidden() []int64 {
-	if src.q.IncludeSeen {
-		return nil
-	}
-	ids := make([]int64, 0, len(src.v.seen))
-	for id := range src.v.seen {
-		ids = append(ids, id)
+	ids := slices.Clone(src.v.access.Hidden)
+	if !src.q.IncludeSeen {
+		for id := range src.v.seen {
+			ids = append(ids, id)
+		}
 	}
 	slices.Sort(ids)
-	return ids
+	return slices.Compact(ids)
 }
 
 func (src *source) arrivedQuery(from, to time.Time, pos Pos, skip []int64, limit int) db.ArrivedQuery {
@@ -294,16 +294,25 @@ func (src *source) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 	kept := make([]int64, 0, len(ids))
 	for _, id := range ids {
 		it, ok := src.items[id]
-		if !ok || !src.member(it) || (it.AlreadySeen && !src.q.IncludeSeen) {
+		if !ok || !src.member(it) || (it.AlreadySeen && !src.q.IncludeSeen) || src.v.access.HidesItem(id) {
 			continue
+		}
+		if m, muted := src.v.access.Muted(append([]string{it.Title, it.Excerpt}, it.Tags...)...); muted {
+			if !m.Collapse {
+				continue
+			}
+			it.Muted = m.Word
+			src.items[id] = it
 		}
 		kept = append(kept, id)
 	}
 	return kept, nil
 }
 
-// Hidden: the viewer has seen the item (and asked to leave seen items out).
-func (src *source) Hidden(id int64) bool { return !src.q.IncludeSeen && src.v.seen[id] }
+// Hidden: the viewer hid the item, or has seen it (and asked to leave seen items out).
+func (src *source) Hidden(id int64) bool {
+	return (!src.q.IncludeSeen && src.v.seen[id]) || src.v.access.HidesItem(id)
+}
 
 // member reports whether an item belongs to this feed for this viewer: someone in the
 // followed set shared it in a post the viewer may read (items are rolled up from readable

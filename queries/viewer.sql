@@ -1,7 +1,7 @@
 -- name: ViewerState :one
 -- Everything ranking needs to know of a logged-in viewer, in one round trip: the followed set
 -- (the followees, in the primary key's order: no sort; NULL when it is still the version the
--- caller knows), the access context, the seen items,
+-- caller knows), the access context (hidden items and muted words included), the seen items,
 -- the fresh own shares, when the snapshot was last rebuilt, and the rows redone by
 -- transactions from changes_from on (what the feed service's copy of the snapshot has to
 -- catch up on), with the oldest transaction still running (where to look from next time).
@@ -28,6 +28,9 @@ SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version
        ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = v.id
              UNION SELECT b.user_id FROM bans b WHERE b.banned_id = v.id ORDER BY 1)::bigint[] AS blocked,
        ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = v.id ORDER BY 1)::bigint[] AS private_feeds,
+       ARRAY(SELECT h.anchor_id FROM hidden_items h WHERE h.user_id = v.id ORDER BY 1)::bigint[] AS hidden,
+       ARRAY(SELECT m.word FROM mutes m WHERE m.user_id = v.id ORDER BY m.word)::text[] AS muted,
+       ARRAY(SELECT m.collapse FROM mutes m WHERE m.user_id = v.id ORDER BY m.word)::boolean[] AS muted_collapse,
        ARRAY(SELECT e.anchor_id FROM events e
               WHERE e.viewer_id = v.id AND e.type = 7 AND e.created_at >= v.seen_from AND e.created_at < v.seen_to
               GROUP BY e.anchor_id HAVING sum(e.dwell_ms) >= v.min_dwell)::bigint[] AS seen,

@@ -212,20 +212,22 @@ func sharersText(it tributary.Item) (first tributary.UserRef, rest string) {
 	if len(it.Sharers) == 0 {
 		return tributary.UserRef{}, ""
 	}
+	// The sharers come explaining the card first (feed: followed, or VIP for anonymous).
 	first = it.Sharers[0].UserRef
-	for _, s := range it.Sharers {
-		if s.Followed {
-			first = s.UserRef
-			break
-		}
+	var why string
+	switch {
+	case it.Sharers[0].Followed:
+		why = ", whom you follow,"
+	case first.VIP:
+		why = " (VIP)"
 	}
 	switch n := max(it.ShareCount, len(it.Sharers)) - 1; n {
 	case 0:
-		return first, ""
+		return first, strings.TrimSuffix(why, ",")
 	case 1:
-		return first, " and 1 other"
+		return first, why + " and 1 other"
 	default:
-		return first, fmt.Sprintf(" and %d others", n)
+		return first, why + fmt.Sprintf(" and %d others", n)
 	}
 }
 

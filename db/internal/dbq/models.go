@@ -148,6 +148,13 @@ type GroupMember struct {
 	CreatedAt time.Time
 }
 
+type HiddenItem struct {
+	UserID    int64
+	AnchorID  int64
+	PostID    int64
+	CreatedAt time.Time
+}
+
 type ImportRow struct {
 	Line         int32
 	Handle       string
@@ -174,6 +181,13 @@ type Like struct {
 	UserID    int64
 	AnchorID  int64
 	Public    bool
+	CreatedAt time.Time
+}
+
+type Mute struct {
+	UserID    int64
+	Word      string
+	Collapse  bool
 	CreatedAt time.Time
 }
 

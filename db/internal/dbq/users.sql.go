@@ -10,6 +10,17 @@ import (
 	"time"
 )
 
+const countMutes = `-- name: CountMutes :one
+SELECT count(*) FROM mutes WHERE user_id = $1
+`
+
+func (q *Queries) CountMutes(ctx context.Context, userID int64) (int64, error) {
+	row := q.db.QueryRow(ctx, countMutes, userID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const countUsers = `-- name: CountUsers :one
 SELECT count(*) FROM users
 `
@@ -84,6 +95,166 @@ func (q *Queries) DeleteExpiredSessions(ctx context.Context) (int64, error) {
 	return result.RowsAffected(), nil
 }
 
+const hiddenPosts = `-- name: HiddenPosts :many
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, h.created_at AS hidden_at FROM hidden_items h
+  JOIN post_cards p ON p.id = h.post_id
+ WHERE h.user_id = $1 AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, $2::bigint[], $3::bigint[])
+ ORDER BY h.created_at DESC, h.anchor_id DESC
+ LIMIT $4::int
+`
+
+type HiddenPostsParams struct {
+	UserID       int64
+	Blocked      []int64
+	PrivateFeeds []int64
+	Lim          int32
+}
+
+type HiddenPostsRow struct {
+	PostCard PostCard
+	HiddenAt time.Time
+}
+
+// The posts a user hid items by, newest first, as the user may read them now.
+func (q *Queries) HiddenPosts(ctx context.Context, arg HiddenPostsParams) ([]HiddenPostsRow, error) {
+	rows, err := q.db.Query(ctx, hiddenPosts,
+		arg.UserID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []HiddenPostsRow{}
+	for rows.Next() {
+		var i HiddenPostsRow
+		if err := rows.Scan(
+			&i.PostCard.ID,
+			&i.PostCard.AuthorID,
+			&i.PostCard.AnchorID,
+			&i.PostCard.Url,
+			&i.PostCard.Title,
+			&i.PostCard.Body,
+			&i.PostCard.CanonicalUrl,
+			&i.PostCard.AnchorUrl,
+			&i.PostCard.Kind,
+			&i.PostCard.Host,
+			&i.PostCard.LinkHosts,
+			&i.PostCard.LinkedUrls,
+			&i.PostCard.ImageCount,
+			&i.PostCard.UrlCount,
+			&i.PostCard.SciScore,
+			&i.PostCard.Tags,
+			&i.PostCard.IsPublic,
+			&i.PostCard.ProtectedOwnerIds,
+			&i.PostCard.PrivateFeedIds,
+			&i.PostCard.CreatedAt,
+			&i.PostCard.DeletedAt,
+			&i.PostCard.AnchorKind,
+			&i.PostCard.LikeCount,
+			&i.PostCard.CommentCount,
+			&i.PostCard.BumpedAt,
+			&i.PostCard.AuthorHandle,
+			&i.PostCard.AuthorName,
+			&i.PostCard.AuthorVip,
+			&i.HiddenAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const hideItem = `-- name: HideItem :one
+INSERT INTO hidden_items (user_id, anchor_id, post_id, created_at)
+SELECT $1::bigint, p.anchor_id, p.id, $2 FROM posts p
+ WHERE p.id = $3 AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, $4::bigint[], $5::bigint[])
+ON CONFLICT (user_id, anchor_id) DO UPDATE SET post_id = EXCLUDED.post_id, created_at = EXCLUDED.created_at
+RETURNING anchor_id
+`
+
+type HideItemParams struct {
+	UserID       int64
+	At           time.Time
+	PostID       int64
+	Blocked      []int64
+	PrivateFeeds []int64
+}
+
+// Hides the item of a post the user may read, by that post; no row when the post is not
+// theirs to read.
+func (q *Queries) HideItem(ctx context.Context, arg HideItemParams) (int64, error) {
+	row := q.db.QueryRow(ctx, hideItem,
+		arg.UserID,
+		arg.At,
+		arg.PostID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+	)
+	var anchor_id int64
+	err := row.Scan(&anchor_id)
+	return anchor_id, err
+}
+
+const mute = `-- name: Mute :exec
+INSERT INTO mutes (user_id, word, collapse, created_at) VALUES ($1, $2, $3, $4)
+ON CONFLICT (user_id, word) DO UPDATE SET collapse = EXCLUDED.collapse
+`
+
+type MuteParams struct {
+	UserID   int64
+	Word     string
+	Collapse bool
+	At       time.Time
+}
+
+func (q *Queries) Mute(ctx context.Context, arg MuteParams) error {
+	_, err := q.db.Exec(ctx, mute,
+		arg.UserID,
+		arg.Word,
+		arg.Collapse,
+		arg.At,
+	)
+	return err
+}
+
+const unhideItem = `-- name: UnhideItem :exec
+DELETE FROM hidden_items h USING posts p WHERE p.id = $1 AND h.user_id = $2 AND h.anchor_id = p.anchor_id
+`
+
+type UnhideItemParams struct {
+	PostID int64
+	UserID int64
+}
+
+// Brings back the item of a post (whichever of its shares hid it).
+func (q *Queries) UnhideItem(ctx context.Context, arg UnhideItemParams) error {
+	_, err := q.db.Exec(ctx, unhideItem, arg.PostID, arg.UserID)
+	return err
+}
+
+const unmute = `-- name: Unmute :exec
+DELETE FROM mutes WHERE user_id = $1 AND word = $2
+`
+
+type UnmuteParams struct {
+	UserID int64
+	Word   string
+}
+
+func (q *Queries) Unmute(ctx context.Context, arg UnmuteParams) error {
+	_, err := q.db.Exec(ctx, unmute, arg.UserID, arg.Word)
+	return err
+}
+
 const userByHandle = `-- name: UserByHandle :one
 SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version FROM users WHERE lower(handle) = lower($1)
 `
@@ -150,14 +321,20 @@ const userWithAccess = `-- name: UserWithAccess :one
 SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version,
        ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = u.id
              UNION SELECT b.user_id FROM bans b WHERE b.banned_id = u.id ORDER BY 1)::bigint[] AS blocked,
-       ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = u.id ORDER BY 1)::bigint[] AS private_feeds
+       ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = u.id ORDER BY 1)::bigint[] AS private_feeds,
+       ARRAY(SELECT h.anchor_id FROM hidden_items h WHERE h.user_id = u.id ORDER BY 1)::bigint[] AS hidden,
+       ARRAY(SELECT m.word FROM mutes m WHERE m.user_id = u.id ORDER BY m.word)::text[] AS muted,
+       ARRAY(SELECT m.collapse FROM mutes m WHERE m.user_id = u.id ORDER BY m.word)::boolean[] AS muted_collapse
   FROM users u WHERE u.id = $1
 `
 
 type UserWithAccessRow struct {
-	User         User
-	Blocked      []int64
-	PrivateFeeds []int64
+	User          User
+	Blocked       []int64
+	PrivateFeeds  []int64
+	Hidden        []int64
+	Muted         []string
+	MutedCollapse []bool
 }
 
 // A signed-in user and what the access rules need of them, in the one round trip every
@@ -177,6 +354,9 @@ func (q *Queries) UserWithAccess(ctx context.Context, id int64) (UserWithAccessR
 		&i.User.FollowsVersion,
 		&i.Blocked,
 		&i.PrivateFeeds,
+		&i.Hidden,
+		&i.Muted,
+		&i.MutedCollapse,
 	)
 	return i, err
 }
