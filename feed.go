@@ -41,8 +41,19 @@ type Item struct {
 	// Muted is the viewer's muted word the item has, when the viewer asked to collapse
 	// such cards rather than leave them out.
 	Muted string `json:"muted,omitempty"`
+	// Activity is why an item nobody the viewer follows shared is in their home feed.
+	Activity *Activity `json:"activity,omitempty"`
 	// Inputs kept for re-scoring and access checks; not part of the API.
 	SharerIDs []int64 `json:"-"`
+}
+
+// Activity is the latest like or comment of someone a viewer follows on a share of an item:
+// how the item arrived in the viewer's home feed (seed 003: a friend feed subscribes to
+// friends' likes and comments), when no one they follow shared it.
+type Activity struct {
+	User      UserRef   `json:"user"`
+	Commented bool      `json:"commented"` // a comment; a like otherwise
+	At        time.Time `json:"at"`
 }
 
 // Paths that can serve a timeline.

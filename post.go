@@ -18,6 +18,8 @@ type User struct {
 	Notability  int64 // external follower count
 	Private     bool
 	CreatedAt   time.Time
+	// HomeActivity: their home feed brings in what people they follow liked or commented on.
+	HomeActivity bool
 }
 
 // UserRef is the part of a user shown beside their posts.

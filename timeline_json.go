@@ -116,6 +116,17 @@ func (it *Item) appendJSON(b []byte) ([]byte, error) {
 		b = appendField(b, "muted")
 		b = appendJSONString(b, it.Muted)
 	}
+	if a := it.Activity; a != nil {
+		b = append(b, `,"activity":{"user":`...)
+		b = a.User.appendJSON(b)
+		b = appendField(b, "commented")
+		b = strconv.AppendBool(b, a.Commented)
+		b = appendField(b, "at")
+		if b, err = appendJSONTime(b, a.At); err != nil {
+			return nil, err
+		}
+		b = append(b, '}')
+	}
 	return append(b, '}'), nil
 }
 

@@ -90,6 +90,13 @@ func fill(r *rand.Rand, v reflect.Value, depth int) {
 		v.SetInt(r.Int64N(1<<40) - 1<<39)
 	case reflect.Bool:
 		v.SetBool(r.IntN(2) == 0)
+	case reflect.Pointer:
+		if r.IntN(2) == 0 {
+			return // nil
+		}
+		p := reflect.New(v.Type().Elem())
+		fill(r, p.Elem(), depth+1)
+		v.Set(p)
 	default:
 		panic("fill: no values for " + v.Type().String())
 	}

@@ -87,6 +87,7 @@ func (s *Store) EvictFences(ctx context.Context, before time.Time) (int64, error
 type Arrival struct {
 	AnchorID int64
 	At       time.Time
+	Activity *tributary.Activity // it arrived by a followee's like or comment, not a share
 }
 
 // ArrivedQuery asks for the items that arrived in (From, To] from the followed set.
@@ -99,6 +100,9 @@ type ArrivedQuery struct {
 	PosAt    time.Time // list strictly after (PosAt, PosID); zero PosID: from the newest
 	PosID    int64
 	Limit    int
+	// Activity: items also arrive by the likes and comments of the followees (a logged-in
+	// viewer's home feed; ActivityArrivals).
+	Activity bool
 }
 
 // DefaultArrivalsByFollows is the size of followed set from which the arrival query reads it
@@ -129,6 +133,43 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 	if byFollows {
 		followed = []int64{}
 	}
+	shared, err := s.sharedArrivals(ctx, q, followed, byFollows, posAt, posID)
+	if err != nil || !q.Activity || q.Viewer.ID == 0 {
+		return shared, err
+	}
+	rows, err := s.q.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{ViewerID: q.Viewer.ID,
+		Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To,
+		Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip), PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
+	if err != nil {
+		return nil, fmt.Errorf("db: activity arrivals: %w", err)
+	}
+	// The two lists hold different items (an item shared in the interval arrives by its
+	// share), each in arrival order: merged, they are the interval's first Limit arrivals.
+	out := make([]Arrival, 0, min(len(shared)+len(rows), q.Limit))
+	for i, j := 0, 0; len(out) < q.Limit && (i < len(shared) || j < len(rows)); {
+		if j == len(rows) || i < len(shared) && later(shared[i].At, shared[i].AnchorID, rows[j].Arrival, rows[j].AnchorID) {
+			out = append(out, shared[i])
+			i++
+			continue
+		}
+		r := rows[j]
+		out = append(out, Arrival{AnchorID: r.AnchorID, At: r.Arrival, Activity: &tributary.Activity{
+			User: tributary.UserRef{ID: r.UserID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip}, Commented: r.Commented, At: r.Arrival}})
+		j++
+	}
+	return out, nil
+}
+
+// later orders arrivals: newest first, then by anchor id, descending.
+func later(a time.Time, aID int64, b time.Time, bID int64) bool {
+	if c := a.Compare(b); c != 0 {
+		return c > 0
+	}
+	return aID > bID
+}
+
+// sharedArrivals are the items shared in the interval by the followed set (see Arrived).
+func (s *Store) sharedArrivals(ctx context.Context, q ArrivedQuery, followed []int64, byFollows bool, posAt time.Time, posID int64) ([]Arrival, error) {
 	if s.RecentScan > 0 && q.To.Sub(q.From) <= s.RecentSpan {
 		rows, err := s.q.RecentArrivals(ctx, dbq.RecentArrivalsParams{Scan: int32(s.RecentScan), Followed: followed, ByFollows: byFollows,
 			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
@@ -148,6 +189,38 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 		return nil, fmt.Errorf("db: arrived: %w", err)
 	}
 	return arrivalsOf(rows), nil
+}
+
+// ActivityReasons finds, for some items, the latest like or comment of someone the viewer
+// follows on a readable share of each, up to to: why an item that arrived by activity is in
+// their home feed. Items without one are left out.
+func (s *Store) ActivityReasons(ctx context.Context, v tributary.Viewer, anchors []int64, to time.Time) (map[int64]tributary.Activity, error) {
+	if v.ID == 0 || len(anchors) == 0 {
+		return nil, nil
+	}
+	rows, err := s.q.ActivityReasons(ctx, dbq.ActivityReasonsParams{ViewerID: v.ID, AnchorIds: anchors, ToAt: to,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	if err != nil {
+		return nil, fmt.Errorf("db: activity reasons: %w", err)
+	}
+	out := make(map[int64]tributary.Activity, len(rows))
+	for _, r := range rows {
+		out[r.AnchorID] = tributary.Activity{User: tributary.UserRef{ID: r.UserID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip},
+			Commented: r.Commented, At: r.At}
+	}
+	return out, nil
+}
+
+// SetHomeActivity picks whether a user's home feed brings in what the people they follow
+// liked or commented on.
+// Their fences start again, so the feed they open next is made the new way.
+func (s *Store) SetHomeActivity(ctx context.Context, userID int64, on bool) error {
+	return s.inTx(ctx, func(q *dbq.Queries) error {
+		if err := q.SetHomeActivity(ctx, dbq.SetHomeActivityParams{ID: userID, HomeActivity: on}); err != nil {
+			return fmt.Errorf("db: set home activity: %w", err)
+		}
+		return resetFences(ctx, q, userID)
+	})
 }
 
 // arrivalsOf converts the rows of either arrival query.

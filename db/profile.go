@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"fmt"
 
 	"tributary"
 )
@@ -50,9 +51,10 @@ func (s *Store) Profile(ctx context.Context, handle string, viewerID int64) (Pro
 
 // Settings is what the settings page shows.
 type Settings struct {
-	Visibility string
-	Requests   []tributary.User
-	Followers  []tributary.User
+	Visibility   string
+	HomeActivity bool // the home feed brings in what followees liked or commented on
+	Requests     []tributary.User
+	Followers    []tributary.User
 }
 
 // Settings loads a user's settings page.
@@ -65,6 +67,11 @@ func (s *Store) Settings(ctx context.Context, userID int64) (Settings, error) {
 	if st.Requests, err = s.FollowRequests(ctx, userID); err != nil {
 		return st, err
 	}
+	u, err := s.q.UserByID(ctx, userID)
+	if err != nil {
+		return st, fmt.Errorf("db: settings: %w", err)
+	}
+	st.HomeActivity = u.HomeActivity
 	st.Followers, err = s.Followers(ctx, userID)
 	return st, err
 }

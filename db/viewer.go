@@ -19,6 +19,7 @@ type ViewerState struct {
 	FollowsVersion int64
 	FollowedKnown  bool
 	Seen           []int64
+	HomeActivity   bool                // the home feed brings in followees' likes and comments
 	Fresh          map[int64]time.Time // own shares since the fresh-self cutoff
 	Snapshot       time.Time           // when the snapshot was last rebuilt (zero: never)
 	// Changes are the rows redone by transactions from the ChangesFrom asked for on;
@@ -67,7 +68,7 @@ func (s *Store) LoadViewer(ctx context.Context, vq ViewerQuery) (ViewerState, er
 		return ViewerState{}, fmt.Errorf("db: viewer state: %w", err)
 	}
 	st := ViewerState{Access: viewerOf(viewerID, r.Blocked, r.PrivateFeeds, r.Hidden, r.Muted, r.MutedCollapse),
-		Seen: r.Seen, Fresh: make(map[int64]time.Time, len(r.FreshIds)),
+		Seen: r.Seen, HomeActivity: r.HomeActivity, Fresh: make(map[int64]time.Time, len(r.FreshIds)),
 		FollowsVersion: r.FollowsVersion, FollowedKnown: r.FollowedKnown}
 	if !r.FollowedKnown {
 		st.Followed = tributary.NewIDSet(append(r.Followed, viewerID))

@@ -241,7 +241,13 @@ func (c *chronoSource) Tail(ctx context.Context, from, to time.Time, pos Pos, sk
 // Keep reads the posts as the viewer may read them now: deleted and no longer readable ones
 // are dropped, and those the viewer hid or muted (collapsed ones are kept, marked).
 func (c *chronoSource) Keep(ctx context.Context, ids []int64) ([]int64, error) {
-	posts, err := c.store.PostsByID(ctx, c.access, ids)
+	var posts []tributary.Post
+	var err error
+	if c.feed.Filter != "" { // and those that left the filter feed since it was listed
+		posts, err = c.store.FilterPostsByID(ctx, c.access, c.feed.Filter, ids)
+	} else {
+		posts, err = c.store.PostsByID(ctx, c.access, ids)
+	}
 	if err != nil {
 		return nil, err
 	}

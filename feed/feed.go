@@ -155,7 +155,7 @@ func (s *Service) request(ctx context.Context, viewer *tributary.User, q tributa
 	}
 	path := s.path(q, v, now)
 	src := &source{s: s, viewer: viewer, v: v, q: q, now: now, path: path, items: map[int64]tributary.Item{},
-		talked: map[int64]bool{}}
+		talked: map[int64]bool{}, reasons: map[int64]tributary.Activity{}}
 	return &request{codec: codec, src: src, now: now, key: key,
 		fence: Fence{Store: newFenceStore(s.store, now, pre), Source: src, HeadSize: s.cfg.HeadSize}}, nil
 }
@@ -308,6 +308,7 @@ type viewerState struct {
 	access   tributary.Viewer // what the access rules know of the viewer
 	followed tributary.IDSet
 	seen     map[int64]bool      // items the viewer has seen
+	activity bool                // their home feed brings in their followees' likes and comments
 	fresh    map[int64]time.Time // the viewer's own shares within the fresh-self window
 	snapshot time.Time           // when the snapshot was last rebuilt (zero: never)
 	changes  []db.SnapshotChange // snapshot rows redone since the copy's cursor ...
@@ -352,7 +353,7 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Tim
 	} else {
 		s.followed.Put(viewer.ID, versionedSet{version: st.FollowsVersion, set: st.Followed})
 	}
-	v.access, v.followed, v.fresh, v.snapshot = st.Access, st.Followed, st.Fresh, st.Snapshot
+	v.access, v.followed, v.fresh, v.snapshot, v.activity = st.Access, st.Followed, st.Fresh, st.Snapshot, st.HomeActivity
 	v.changes, v.changesUpTo = st.Changes, st.ChangesUpTo
 	v.seen = make(map[int64]bool, len(st.Seen))
 	for _, id := range st.Seen {

@@ -98,6 +98,8 @@ type source struct {
 	items  map[int64]tributary.Item
 	// talked are the items whose conversation counts were read with them (Keep).
 	talked map[int64]bool
+	// reasons are why items that arrived by a followee's like or comment are in the feed.
+	reasons map[int64]tributary.Activity
 }
 
 func (src *source) filter() db.FeedFilter {
@@ -121,6 +123,7 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 		if err != nil || len(arrived) == 0 {
 			return nil, false, err
 		}
+		src.noteActivity(arrived)
 		// Every item that arrived fits in the head (seen ones are left out of both).
 		all = len(arrived) <= limit
 		ids := make([]int64, 0, len(arrived))
@@ -179,14 +182,32 @@ func (src *source) arrivedQuery(from, to time.Time, pos Pos, skip []int64, limit
 		to = src.q.Until
 	}
 	return db.ArrivedQuery{FeedFilter: src.filter(), Followed: src.v.followed, Viewer: src.v.access,
-		From: from, To: to, Skip: skip, PosAt: pos.Arrival, PosID: pos.ID, Limit: limit}
+		From: from, To: to, Skip: skip, PosAt: pos.Arrival, PosID: pos.ID, Limit: limit,
+		Activity: src.activity() && to.Sub(from) <= activitySpan}
+}
+
+// activitySpan is the longest arrival interval in which items arrive by the followees' likes
+// and comments: the fenceposts after the first, up to a day's return. Their likes and
+// comments are read one by one, and the first fencepost ranks the whole window by shares.
+const activitySpan = 24 * time.Hour
+
+// activity says the viewer's home feed brings in what their followees liked or commented on.
+func (src *source) activity() bool { return src.viewer != nil && src.v.activity }
+
+// noteActivity keeps why items that arrived by activity are in the feed.
+func (src *source) noteActivity(arrived []db.Arrival) {
+	for _, a := range arrived {
+		if a.Activity != nil {
+			src.reasons[a.AnchorID] = *a.Activity
+		}
+	}
 }
 
 // Tail lists an interval's items in arrival order. It reads ahead: a fencepost's tail is
 // listed tailReadAhead items at a time and kept (see tailBatch), so that scrolling through it
 // costs one query per batch rather than one per page.
 func (src *source) Tail(ctx context.Context, from, to time.Time, pos Pos, skip []int64, limit int) ([]Entry, error) {
-	key := tailKey{template: src.q.Template(), from: from, to: to, skip: headSum(skip)}
+	key := tailKey{template: src.q.Template(), activity: src.activity(), from: from, to: to, skip: headSum(skip)}
 	if src.viewer != nil {
 		key.viewer = src.viewer.ID
 	}
@@ -214,6 +235,7 @@ func (src *source) Tail(ctx context.Context, from, to time.Time, pos Pos, skip [
 	if err != nil {
 		return nil, err
 	}
+	src.noteActivity(arrived)
 	nb := &tailBatch{start: start, entries: slices.Clip(kept), complete: len(arrived) < n}
 	for _, a := range arrived {
 		nb.entries = append(nb.entries, Entry{ID: a.AnchorID, Arrival: a.At})
@@ -233,6 +255,7 @@ const (
 // tailKey names one fencepost's tail as one viewer lists it.
 type tailKey struct {
 	viewer   int64
+	activity bool // with the followees' likes and comments
 	template string
 	from, to time.Time
 	skip     uint64 // the fencepost's head, left out of its tail
@@ -291,11 +314,18 @@ func (src *source) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 			src.items[id], src.talked[id] = it, true
 		}
 	}
+	if err := src.explainActivity(ctx, ids); err != nil {
+		return nil, err
+	}
 	kept := make([]int64, 0, len(ids))
 	for _, id := range ids {
 		it, ok := src.items[id]
 		if !ok || !src.member(it) || (it.AlreadySeen && !src.q.IncludeSeen) || src.v.access.HidesItem(id) {
 			continue
+		}
+		if a, ok := src.reasons[id]; ok && !src.sharedByFollowed(it) {
+			it.Activity = &a
+			src.items[id] = it
 		}
 		if m, muted := src.v.access.Muted(append([]string{it.Title, it.Excerpt}, it.Tags...)...); muted {
 			if !m.Collapse {
@@ -318,5 +348,37 @@ func (src *source) Hidden(id int64) bool {
 // followed set shared it in a post the viewer may read (items are rolled up from readable
 // posts only, so their sharers are readable sharers).
 func (src *source) member(it tributary.Item) bool {
+	if src.sharedByFollowed(it) {
+		return true
+	}
+	_, ok := src.reasons[it.ID]
+	return ok
+}
+
+func (src *source) sharedByFollowed(it tributary.Item) bool {
 	return src.v.followed.Count(it.SharerIDs) > 0
+}
+
+// explainActivity finds why items no followee shared are in the feed, when this request did
+// not list them itself (a page of a fencepost listed by an earlier one): the latest like or
+// comment of a followee on them.
+func (src *source) explainActivity(ctx context.Context, ids []int64) error {
+	if !src.activity() {
+		return nil
+	}
+	var unexplained []int64
+	for _, id := range ids {
+		it, ok := src.items[id]
+		if _, known := src.reasons[id]; ok && !known && !src.sharedByFollowed(it) {
+			unexplained = append(unexplained, id)
+		}
+	}
+	if len(unexplained) == 0 {
+		return nil
+	}
+	found, err := src.s.store.ActivityReasons(ctx, src.v.access, unexplained, src.now)
+	for id, a := range found {
+		src.reasons[id] = a
+	}
+	return err
 }

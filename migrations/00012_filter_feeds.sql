@@ -16,8 +16,8 @@ ALTER TABLE import_rows ADD COLUMN mentions text[] NOT NULL DEFAULT '{}';
 -- (mentioning) and 't:<tag>' (tagged) the latest post or comment text that mentions or tags;
 -- for 'd:<user>' (discussions) the latest of the user's likes and comments on it and its
 -- last bump (seed 003: a post bumps in every feed it is in; "My discussions" go by bump).
--- Derived from posts, likes and comments by the triggers below; post_filters computes it
--- afresh.
+-- Derived from posts, likes and comments by the triggers below: post_filters computes which
+-- entries are due and their places; a place never moves down (see refilter_posts).
 CREATE TABLE filter_posts (
     feed    text        NOT NULL,
     post_id bigint      NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
@@ -61,11 +61,19 @@ LANGUAGE sql STABLE AS $$
      GROUP BY x.feed, x.post_id
 $$;
 
--- refilter_posts computes the filter feed entries of the posts ids afresh: after a comment
--- was edited or deleted (rare; a like's removal is handled exactly by its own trigger).
+-- refilter_posts brings the filter feed entries of the posts ids in line with post_filters
+-- after a comment was edited or deleted (rare; a like's removal has its own trigger): entries
+-- no longer due go, new ones come, and the rest keep their place or move up, never down. A
+-- post moved down while someone scrolls the feed would come into the pages below them again
+-- (there is no log of past places, as post_bumps is for bumps), so `at` never decreases: it is
+-- when the post last arrived in the feed, at or after what post_filters computes.
 CREATE FUNCTION refilter_posts(ids bigint[]) RETURNS void LANGUAGE sql AS $$
-    DELETE FROM filter_posts WHERE post_id = ANY (ids);
-    INSERT INTO filter_posts (feed, post_id, at) SELECT * FROM post_filters(ids);
+    WITH due AS MATERIALIZED (SELECT * FROM post_filters(ids))
+    DELETE FROM filter_posts f
+     WHERE f.post_id = ANY (ids)
+       AND NOT EXISTS (SELECT 1 FROM due WHERE due.feed = f.feed AND due.post_id = f.post_id);
+    INSERT INTO filter_posts AS f (feed, post_id, at) SELECT * FROM post_filters(ids)
+    ON CONFLICT (feed, post_id) DO UPDATE SET at = greatest(f.at, EXCLUDED.at);
 $$;
 
 CREATE FUNCTION filter_new_posts() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -107,18 +115,15 @@ END
 $$;
 
 -- An unlike leaves the liker's likes feed, and their discussions unless they wrote the post
--- or commented on it (then its place there is the latest of the rest).
+-- or commented on it (then it keeps its place there: see refilter_posts).
 CREATE FUNCTION filter_old_likes() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     DELETE FROM filter_posts f USING old_likes o
-     WHERE f.feed IN ('l:' || o.user_id, 'd:' || o.user_id) AND f.post_id = o.post_id;
-    INSERT INTO filter_posts AS f (feed, post_id, at)
-    SELECT 'd:' || o.user_id, o.post_id,
-           greatest(p.bumped_at, (SELECT max(c.created_at) FROM comments c WHERE c.post_id = o.post_id AND c.author_id = o.user_id))
-      FROM (SELECT DISTINCT user_id, post_id FROM old_likes) o JOIN posts p ON p.id = o.post_id
-     WHERE p.author_id = o.user_id
-        OR EXISTS (SELECT 1 FROM comments c WHERE c.post_id = o.post_id AND c.author_id = o.user_id)
-    ON CONFLICT (feed, post_id) DO UPDATE SET at = EXCLUDED.at;
+     WHERE f.feed = 'l:' || o.user_id AND f.post_id = o.post_id;
+    DELETE FROM filter_posts f USING old_likes o
+     WHERE f.feed = 'd:' || o.user_id AND f.post_id = o.post_id
+       AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.id = o.post_id AND p.author_id = o.user_id)
+       AND NOT EXISTS (SELECT 1 FROM comments c WHERE c.post_id = o.post_id AND c.author_id = o.user_id);
     RETURN NULL;
 END
 $$;

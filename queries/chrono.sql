@@ -57,3 +57,11 @@ SELECT f.post_id AS id, f.at AS arrival
    AND NOT p.id = ANY (@skip::bigint[])
  ORDER BY f.at DESC, f.post_id DESC
  LIMIT @lim::int;
+
+-- name: ReadablePostsInFilter :many
+-- Some posts of a filter feed as a viewer may read them, those still in the feed (the rest
+-- left out: an unliked post leaves a likes feed that a fencepost listed), in no order.
+SELECT p.* FROM post_cards p
+ WHERE p.id = ANY(@ids::bigint[]) AND p.deleted_at IS NULL
+   AND EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = @feed::text AND f.post_id = p.id)
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);

@@ -15,12 +15,13 @@ WITH v AS (SELECT @viewer_id::bigint AS id, @seen_from::timestamptz AS seen_from
                   @changes_from::bigint AS changes_from, @changes_to::bigint AS changes_to,
                   @known_follows_version::bigint AS known_version,
                   @fence_template::text AS fence_template, sqlc.narg(fence_at)::timestamptz AS fence_at),
-     u AS (SELECT users.follows_version FROM users, v WHERE users.id = v.id),
+     u AS (SELECT users.follows_version, users.home_activity FROM users, v WHERE users.id = v.id),
      fp AS (SELECT fp.at, fp.prev_at, fp.head FROM fenceposts fp, v
              WHERE fp.viewer_id = v.id AND fp.template = v.fence_template
                AND fp.at = coalesce(v.fence_at, (SELECT f.latest FROM fences f
                                                   WHERE f.viewer_id = v.id AND f.template = v.fence_template)))
 SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version,
+       coalesce((SELECT u.home_activity FROM u), true)::boolean AS home_activity,
        coalesce((SELECT u.follows_version FROM u) = v.known_version, false)::boolean AS followed_known,
        CASE WHEN (SELECT u.follows_version FROM u) = v.known_version THEN NULL
             ELSE ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'

@@ -273,3 +273,11 @@ func onPath(path, base string) string {
 	u.Path = path
 	return u.String()
 }
+
+// ActivityVerb says what a followee did to bring an item into a home feed.
+func ActivityVerb(a tributary.Activity) string {
+	if a.Commented {
+		return "commented"
+	}
+	return "liked this"
+}

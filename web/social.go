@@ -85,6 +85,24 @@ func (s *Server) setVisibility(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/settings", http.StatusSeeOther)
 }
 
+func (s *Server) setHomeActivity(w http.ResponseWriter, r *http.Request) {
+	v := r.PostFormValue("home_activity")
+	if v != "on" && v != "off" {
+		s.fail(w, r, tributary.FieldErrorf("home_activity", "Choose whether your home feed brings in what people you follow like and comment on (on or off)."))
+		return
+	}
+	if err := s.store.SetHomeActivity(r.Context(), currentUser(r.Context()).ID, v == "on"); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if v == "on" {
+		s.flash(r, "Your home feed now brings in what people you follow like and comment on.")
+	} else {
+		s.flash(r, "Your home feed now shows only what people you follow share.")
+	}
+	http.Redirect(w, r, "/settings", http.StatusSeeOther)
+}
+
 // onFollower runs an owner's action on a follower or requester named in the path.
 func (s *Server) onFollower(act func(s *Server, r *http.Request, owner, follower int64) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {

@@ -91,7 +91,7 @@ func (q *Queries) FeedByID(ctx context.Context, id int64) (Feed, error) {
 }
 
 const followRequests = `-- name: FollowRequests :many
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version FROM follows f JOIN users u ON u.id = f.follower_id
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity FROM follows f JOIN users u ON u.id = f.follower_id
  WHERE f.followed_id = $1 AND f.state = 'pending' ORDER BY f.created_at, u.id
 `
 
@@ -114,6 +114,7 @@ func (q *Queries) FollowRequests(ctx context.Context, ownerID int64) ([]User, er
 			&i.IsPrivate,
 			&i.CreatedAt,
 			&i.FollowsVersion,
+			&i.HomeActivity,
 		); err != nil {
 			return nil, err
 		}
@@ -126,7 +127,7 @@ func (q *Queries) FollowRequests(ctx context.Context, ownerID int64) ([]User, er
 }
 
 const followers = `-- name: Followers :many
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version FROM follows f JOIN users u ON u.id = f.follower_id
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity FROM follows f JOIN users u ON u.id = f.follower_id
  WHERE f.followed_id = $1 AND f.state = 'active' ORDER BY u.handle
 `
 
@@ -149,6 +150,7 @@ func (q *Queries) Followers(ctx context.Context, ownerID int64) ([]User, error) 
 			&i.IsPrivate,
 			&i.CreatedAt,
 			&i.FollowsVersion,
+			&i.HomeActivity,
 		); err != nil {
 			return nil, err
 		}

@@ -10,6 +10,177 @@ import (
 	"time"
 )
 
+const activityArrivals = `-- name: ActivityArrivals :many
+WITH keys AS (
+    SELECT k.act || f.followed_id AS feed, f.followed_id AS user_id, k.act = 'c:' AS commented
+      FROM follows f, (VALUES ('l:'), ('c:')) k(act)
+     WHERE f.follower_id = $4::bigint AND f.state = 'active'),
+acts AS (
+    SELECT DISTINCT ON (p.anchor_id) p.anchor_id, fp.at, keys.user_id, keys.commented
+      FROM keys
+      JOIN filter_posts fp ON fp.feed = keys.feed AND fp.at > $5::timestamptz AND fp.at <= $6::timestamptz
+      JOIN posts p ON p.id = fp.post_id
+     WHERE p.deleted_at IS NULL
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $4::bigint, $7::bigint[], $8::bigint[])
+       AND NOT (p.anchor_id = ANY($9::bigint[]))
+       AND ($10::text = '' OR p.anchor_kind = $10::text)
+       AND ($11::text = '' OR p.tags @> ARRAY[$11::text])
+       -- An item a followee (or the viewer) shared in the interval arrives by that share
+       -- (ArrivedAnchors): the two lists never hold the same item.
+       AND NOT EXISTS (
+            SELECT 1 FROM posts q
+             WHERE q.anchor_id = p.anchor_id AND q.created_at > $5::timestamptz AND q.created_at <= $6::timestamptz
+               AND q.deleted_at IS NULL
+               AND (q.author_id = $4::bigint OR EXISTS (
+                    SELECT 1 FROM follows f2 WHERE f2.follower_id = $4::bigint AND f2.followed_id = q.author_id
+                       AND f2.state = 'active'))
+               AND can_read(q.is_public, q.protected_owner_ids, q.private_feed_ids, $4::bigint, $7::bigint[], $8::bigint[])
+               AND ($11::text = '' OR q.tags @> ARRAY[$11::text]))
+     ORDER BY p.anchor_id, fp.at DESC, keys.commented DESC)
+SELECT a.anchor_id, a.at AS arrival, a.commented, u.id AS user_id, u.handle, u.display_name, u.vip
+  FROM acts a JOIN users u ON u.id = a.user_id
+ WHERE (a.at, a.anchor_id) < ($1::timestamptz, $2::bigint)
+ ORDER BY a.at DESC, a.anchor_id DESC
+ LIMIT $3::int
+`
+
+type ActivityArrivalsParams struct {
+	PosAt        time.Time
+	PosID        int64
+	Lim          int32
+	ViewerID     int64
+	FromAt       time.Time
+	ToAt         time.Time
+	Blocked      []int64
+	PrivateFeeds []int64
+	Skip         []int64
+	Kind         string
+	Tag          string
+}
+
+type ActivityArrivalsRow struct {
+	AnchorID    int64
+	Arrival     time.Time
+	Commented   bool
+	UserID      int64
+	Handle      string
+	DisplayName string
+	Vip         bool
+}
+
+// Items that arrived in (from, to] by the activity of the viewer's followees: a readable post
+// one of them liked or commented on, arriving at the latest such like or comment (their likes
+// and comments feeds, one index range each), newest first after a position, with who and how.
+// Used for short intervals (the fenceposts after the first): it reads every such like and
+// comment in the interval.
+func (q *Queries) ActivityArrivals(ctx context.Context, arg ActivityArrivalsParams) ([]ActivityArrivalsRow, error) {
+	rows, err := q.db.Query(ctx, activityArrivals,
+		arg.PosAt,
+		arg.PosID,
+		arg.Lim,
+		arg.ViewerID,
+		arg.FromAt,
+		arg.ToAt,
+		arg.Blocked,
+		arg.PrivateFeeds,
+		arg.Skip,
+		arg.Kind,
+		arg.Tag,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ActivityArrivalsRow{}
+	for rows.Next() {
+		var i ActivityArrivalsRow
+		if err := rows.Scan(
+			&i.AnchorID,
+			&i.Arrival,
+			&i.Commented,
+			&i.UserID,
+			&i.Handle,
+			&i.DisplayName,
+			&i.Vip,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const activityReasons = `-- name: ActivityReasons :many
+SELECT DISTINCT ON (p.anchor_id) p.anchor_id, fp.at, (fp.feed LIKE 'c:%')::boolean AS commented,
+       u.id AS user_id, u.handle, u.display_name, u.vip
+  FROM posts p
+  JOIN filter_posts fp ON fp.post_id = p.id AND (fp.feed LIKE 'l:%' OR fp.feed LIKE 'c:%') AND fp.at <= $1::timestamptz
+  JOIN follows f ON f.follower_id = $2::bigint AND f.state = 'active'
+                AND f.followed_id = substr(fp.feed, 3)::bigint
+  JOIN users u ON u.id = f.followed_id
+ WHERE p.anchor_id = ANY($3::bigint[])
+   AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $4::bigint[], $5::bigint[])
+ ORDER BY p.anchor_id, fp.at DESC, fp.feed
+`
+
+type ActivityReasonsParams struct {
+	ToAt         time.Time
+	ViewerID     int64
+	AnchorIds    []int64
+	Blocked      []int64
+	PrivateFeeds []int64
+}
+
+type ActivityReasonsRow struct {
+	AnchorID    int64
+	At          time.Time
+	Commented   bool
+	UserID      int64
+	Handle      string
+	DisplayName string
+	Vip         bool
+}
+
+// For some items, the latest like or comment of one of the viewer's followees on a readable
+// post of theirs, up to `to`: why an item that arrived by activity is in the home feed.
+func (q *Queries) ActivityReasons(ctx context.Context, arg ActivityReasonsParams) ([]ActivityReasonsRow, error) {
+	rows, err := q.db.Query(ctx, activityReasons,
+		arg.ToAt,
+		arg.ViewerID,
+		arg.AnchorIds,
+		arg.Blocked,
+		arg.PrivateFeeds,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ActivityReasonsRow{}
+	for rows.Next() {
+		var i ActivityReasonsRow
+		if err := rows.Scan(
+			&i.AnchorID,
+			&i.At,
+			&i.Commented,
+			&i.UserID,
+			&i.Handle,
+			&i.DisplayName,
+			&i.Vip,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const arrivedAnchors = `-- name: ArrivedAnchors :many
 WITH v AS (SELECT $4::bigint[] AS followed, $5::boolean AS by_follows, $6::bigint AS viewer_id,
                   $7::bigint[] AS blocked, $8::bigint[] AS private_feeds,
@@ -206,4 +377,18 @@ func (q *Queries) RecentArrivals(ctx context.Context, arg RecentArrivalsParams) 
 		return nil, err
 	}
 	return items, nil
+}
+
+const setHomeActivity = `-- name: SetHomeActivity :exec
+UPDATE users SET home_activity = $1 WHERE id = $2
+`
+
+type SetHomeActivityParams struct {
+	HomeActivity bool
+	ID           int64
+}
+
+func (q *Queries) SetHomeActivity(ctx context.Context, arg SetHomeActivityParams) error {
+	_, err := q.db.Exec(ctx, setHomeActivity, arg.HomeActivity, arg.ID)
+	return err
 }

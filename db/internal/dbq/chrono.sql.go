@@ -173,3 +173,75 @@ func (q *Queries) FilterArrivals(ctx context.Context, arg FilterArrivalsParams) 
 	}
 	return items, nil
 }
+
+const readablePostsInFilter = `-- name: ReadablePostsInFilter :many
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip FROM post_cards p
+ WHERE p.id = ANY($1::bigint[]) AND p.deleted_at IS NULL
+   AND EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = $2::text AND f.post_id = p.id)
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $3::bigint, $4::bigint[], $5::bigint[])
+`
+
+type ReadablePostsInFilterParams struct {
+	Ids          []int64
+	Feed         string
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+}
+
+// Some posts of a filter feed as a viewer may read them, those still in the feed (the rest
+// left out: an unliked post leaves a likes feed that a fencepost listed), in no order.
+func (q *Queries) ReadablePostsInFilter(ctx context.Context, arg ReadablePostsInFilterParams) ([]PostCard, error) {
+	rows, err := q.db.Query(ctx, readablePostsInFilter,
+		arg.Ids,
+		arg.Feed,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PostCard{}
+	for rows.Next() {
+		var i PostCard
+		if err := rows.Scan(
+			&i.ID,
+			&i.AuthorID,
+			&i.AnchorID,
+			&i.Url,
+			&i.Title,
+			&i.Body,
+			&i.CanonicalUrl,
+			&i.AnchorUrl,
+			&i.Kind,
+			&i.Host,
+			&i.LinkHosts,
+			&i.LinkedUrls,
+			&i.ImageCount,
+			&i.UrlCount,
+			&i.SciScore,
+			&i.Tags,
+			&i.IsPublic,
+			&i.ProtectedOwnerIds,
+			&i.PrivateFeedIds,
+			&i.CreatedAt,
+			&i.DeletedAt,
+			&i.AnchorKind,
+			&i.LikeCount,
+			&i.CommentCount,
+			&i.BumpedAt,
+			&i.AuthorHandle,
+			&i.AuthorName,
+			&i.AuthorVip,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

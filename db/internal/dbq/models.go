@@ -307,4 +307,5 @@ type User struct {
 	IsPrivate      bool
 	CreatedAt      time.Time
 	FollowsVersion int64
+	HomeActivity   bool
 }

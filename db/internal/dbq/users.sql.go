@@ -47,7 +47,7 @@ func (q *Queries) CreatePostsFeed(ctx context.Context, ownerID int64) (int64, er
 const createUser = `-- name: CreateUser :one
 INSERT INTO users (handle, display_name, password_hash, vip, notability, created_at)
 VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version
+RETURNING id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity
 `
 
 type CreateUserParams struct {
@@ -79,6 +79,7 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 		&i.IsPrivate,
 		&i.CreatedAt,
 		&i.FollowsVersion,
+		&i.HomeActivity,
 	)
 	return i, err
 }
@@ -256,7 +257,7 @@ func (q *Queries) Unmute(ctx context.Context, arg UnmuteParams) error {
 }
 
 const userByHandle = `-- name: UserByHandle :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version FROM users WHERE lower(handle) = lower($1)
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity FROM users WHERE lower(handle) = lower($1)
 `
 
 func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error) {
@@ -272,12 +273,13 @@ func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error)
 		&i.IsPrivate,
 		&i.CreatedAt,
 		&i.FollowsVersion,
+		&i.HomeActivity,
 	)
 	return i, err
 }
 
 const userByID = `-- name: UserByID :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version FROM users WHERE id = $1
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity FROM users WHERE id = $1
 `
 
 func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
@@ -293,6 +295,7 @@ func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
 		&i.IsPrivate,
 		&i.CreatedAt,
 		&i.FollowsVersion,
+		&i.HomeActivity,
 	)
 	return i, err
 }
@@ -318,7 +321,7 @@ func (q *Queries) UserStats(ctx context.Context, id int64) (UserStatsRow, error)
 }
 
 const userWithAccess = `-- name: UserWithAccess :one
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version,
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity,
        ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = u.id
              UNION SELECT b.user_id FROM bans b WHERE b.banned_id = u.id ORDER BY 1)::bigint[] AS blocked,
        ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = u.id ORDER BY 1)::bigint[] AS private_feeds,
@@ -352,6 +355,7 @@ func (q *Queries) UserWithAccess(ctx context.Context, id int64) (UserWithAccessR
 		&i.User.IsPrivate,
 		&i.User.CreatedAt,
 		&i.User.FollowsVersion,
+		&i.User.HomeActivity,
 		&i.Blocked,
 		&i.PrivateFeeds,
 		&i.Hidden,

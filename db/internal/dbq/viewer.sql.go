@@ -16,12 +16,13 @@ WITH v AS (SELECT $1::bigint AS id, $2::timestamptz AS seen_from, $3::timestampt
                   $6::bigint AS changes_from, $7::bigint AS changes_to,
                   $8::bigint AS known_version,
                   $9::text AS fence_template, $10::timestamptz AS fence_at),
-     u AS (SELECT users.follows_version FROM users, v WHERE users.id = v.id),
+     u AS (SELECT users.follows_version, users.home_activity FROM users, v WHERE users.id = v.id),
      fp AS (SELECT fp.at, fp.prev_at, fp.head FROM fenceposts fp, v
              WHERE fp.viewer_id = v.id AND fp.template = v.fence_template
                AND fp.at = coalesce(v.fence_at, (SELECT f.latest FROM fences f
                                                   WHERE f.viewer_id = v.id AND f.template = v.fence_template)))
 SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version,
+       coalesce((SELECT u.home_activity FROM u), true)::boolean AS home_activity,
        coalesce((SELECT u.follows_version FROM u) = v.known_version, false)::boolean AS followed_known,
        CASE WHEN (SELECT u.follows_version FROM u) = v.known_version THEN NULL
             ELSE ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
@@ -69,6 +70,7 @@ type ViewerStateParams struct {
 
 type ViewerStateRow struct {
 	FollowsVersion  int64
+	HomeActivity    bool
 	FollowedKnown   bool
 	Followed        []int64
 	Blocked         []int64
@@ -116,6 +118,7 @@ func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (Viewe
 	var i ViewerStateRow
 	err := row.Scan(
 		&i.FollowsVersion,
+		&i.HomeActivity,
 		&i.FollowedKnown,
 		&i.Followed,
 		&i.Blocked,
