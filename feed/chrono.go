@@ -1,6 +1,7 @@
 package feed
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strconv"
@@ -154,9 +155,7 @@ func (s *Service) chronoPage(ctx context.Context, r *chronoRequest, p Page, newe
 	if p.Next != nil {
 		out.NextCursor = r.codec.encode(r.key, *p.Next, r.now)
 	}
-	if !p.Fencepost.IsZero() {
-		out.Fencepost = FormatFencepost(p.Fencepost)
-	}
+	out.Fencepost = FormatFencepost(cmp.Or(p.Fencepost, r.now)) // an empty feed: it shows all up to now
 	return out, nil
 }
 

@@ -3,6 +3,7 @@
 package feed
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -235,9 +236,9 @@ func (r *request) timeline(p Page, newerThan time.Time) tributary.Timeline {
 	if p.Next != nil {
 		t.NextCursor = r.codec.encode(r.key, *p.Next, r.now)
 	}
-	if !p.Fencepost.IsZero() {
-		t.Fencepost = FormatFencepost(p.Fencepost)
-	}
+	// An empty feed has no fencepost yet: the page shows all that arrived up to now, and
+	// asks for what arrives after it.
+	t.Fencepost = FormatFencepost(cmp.Or(p.Fencepost, r.now))
 	return t
 }
 

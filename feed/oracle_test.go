@@ -52,6 +52,11 @@ func TestAccessOracle(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := build(t, ctx, store, r, now)
+		// Home feeds here are what the followed set shared: items that arrive by a followee's
+		// like or comment are TestActivityOracle's.
+		if _, err := store.Pool.Exec(ctx, "UPDATE users SET home_activity = false"); err != nil {
+			t.Fatal(err)
+		}
 		converse(t, ctx, store, r, m, now, fmt.Sprintf("world %d", w), cases)
 		// Every other world, arrivals read every logged-in viewer's followed set from follows.
 		store.ArrivalsByFollows = db.DefaultArrivalsByFollows
