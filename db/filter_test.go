@@ -21,8 +21,8 @@ func filterDrift(t *testing.T, s *db.Store) int {
 }
 
 // The seeder fills every kind of filter feed, and live writes (likes, unlikes, comments
-// with mentions and tags, their edits and deletions, bumps, new posts) keep filter_posts
-// equal to its definition.
+// with mentions and tags, their edits and deletions, bumps, new posts, bans and their end)
+// keep filter_posts to its definition.
 func TestFilterFeedsFollowWrites(t *testing.T) {
 	s, res := seeded(t, seedSmall(3))
 	ctx := context.Background()
@@ -63,7 +63,18 @@ func TestFilterFeedsFollowWrites(t *testing.T) {
 		post := int64(res.Posts - rng.IntN(60)) // a few posts, so actions meet
 		body := fmt.Sprintf("step %d: @%s and #topic%d", step, handles[rng.IntN(len(handles))], rng.IntN(4))
 		var op string
-		switch r := rng.IntN(10); {
+		switch r := rng.IntN(11); {
+		case r == 10:
+			// A ban (or its end) between the actor and someone mentioned.
+			other := int64(1 + rng.IntN(40))
+			if other == user {
+				continue
+			}
+			if rng.IntN(2) == 0 {
+				op, err = "ban", s.Ban(ctx, user, other)
+			} else {
+				op, err = "unban", s.Unban(ctx, user, other)
+			}
 		case r < 3:
 			op, err = "like", s.Like(ctx, v, post, now)
 		case r < 5:

@@ -28,6 +28,12 @@ CREATE INDEX filter_posts_feed_idx ON filter_posts (feed, at DESC, post_id DESC)
 CREATE INDEX filter_posts_post_idx ON filter_posts (post_id);
 
 -- +goose StatementBegin
+-- in_ban says two users are in a ban, either way: a mention by one does not reach the other's
+-- mentions feed (their comments are hidden from each other).
+CREATE FUNCTION in_ban(a bigint, b bigint) RETURNS boolean LANGUAGE sql STABLE AS $$
+    SELECT EXISTS (SELECT 1 FROM bans WHERE (user_id = a AND banned_id = b) OR (user_id = b AND banned_id = a))
+$$;
+
 -- post_filters is every filter feed entry of the posts ids (all posts when ids is NULL),
 -- computed from posts, likes and comments.
 CREATE FUNCTION post_filters(ids bigint[]) RETURNS TABLE (feed text, post_id bigint, at timestamptz)
@@ -42,6 +48,7 @@ LANGUAGE sql STABLE AS $$
             SELECT 'm:' || u.id, p.id, p.created_at
               FROM posts p, unnest(p.mentions) m(handle), users u
              WHERE (ids IS NULL OR p.id = ANY (ids)) AND lower(u.handle) = m.handle
+               AND NOT in_ban(u.id, p.author_id)
             UNION ALL
             SELECT k.kind || l.user_id, l.post_id, greatest(l.created_at, CASE WHEN k.kind = 'd:' THEN p.bumped_at END)
               FROM likes l JOIN posts p ON p.id = l.post_id, (VALUES ('l:'), ('d:')) k(kind)
@@ -57,7 +64,8 @@ LANGUAGE sql STABLE AS $$
             UNION ALL
             SELECT 'm:' || u.id, c.post_id, c.created_at
               FROM comments c JOIN posts p ON p.id = c.post_id, unnest(c.mentions) m(handle), users u
-             WHERE (ids IS NULL OR c.post_id = ANY (ids)) AND lower(u.handle) = m.handle) x(feed, post_id, at)
+             WHERE (ids IS NULL OR c.post_id = ANY (ids)) AND lower(u.handle) = m.handle
+               AND NOT in_ban(u.id, c.author_id)) x(feed, post_id, at)
      GROUP BY x.feed, x.post_id
 $$;
 
@@ -85,7 +93,8 @@ BEGIN
             SELECT 't:' || t.tag, n.id, n.created_at FROM new_posts n, unnest(n.tags) t(tag)
             UNION ALL
             SELECT 'm:' || u.id, n.id, n.created_at
-              FROM new_posts n, unnest(n.mentions) m(handle), users u WHERE lower(u.handle) = m.handle) x(feed, post_id, at)
+              FROM new_posts n, unnest(n.mentions) m(handle), users u
+             WHERE lower(u.handle) = m.handle AND NOT in_ban(u.id, n.author_id)) x(feed, post_id, at)
      GROUP BY x.feed, x.post_id
     ON CONFLICT (feed, post_id) DO UPDATE SET at = greatest(f.at, EXCLUDED.at);
     RETURN NULL;
@@ -137,7 +146,8 @@ BEGIN
             SELECT 't:' || t.tag, n.post_id, n.created_at FROM new_comments n, unnest(n.tags) t(tag)
             UNION ALL
             SELECT 'm:' || u.id, n.post_id, n.created_at
-              FROM new_comments n, unnest(n.mentions) m(handle), users u WHERE lower(u.handle) = m.handle) x(feed, post_id, at)
+              FROM new_comments n, unnest(n.mentions) m(handle), users u
+             WHERE lower(u.handle) = m.handle AND NOT in_ban(u.id, n.author_id)) x(feed, post_id, at)
      GROUP BY x.feed, x.post_id
     ON CONFLICT (feed, post_id) DO UPDATE SET at = greatest(f.at, EXCLUDED.at);
     RETURN NULL;
@@ -147,6 +157,20 @@ $$;
 CREATE FUNCTION filter_changed_comments() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM refilter_posts(ARRAY(SELECT DISTINCT o.post_id FROM old_comments o));
+    RETURN NULL;
+END
+$$;
+
+-- A ban (or its end) changes which mentions between the two reach a mentions feed: the posts
+-- and comments of either with mentions in them are refiltered (bans are rare).
+CREATE FUNCTION filter_changed_bans() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM refilter_posts(ARRAY(
+        SELECT p.id FROM posts p, changed_bans b
+         WHERE p.author_id IN (b.user_id, b.banned_id) AND p.mentions <> '{}'
+        UNION
+        SELECT c.post_id FROM comments c, changed_bans b
+         WHERE c.author_id IN (b.user_id, b.banned_id) AND c.mentions <> '{}'));
     RETURN NULL;
 END
 $$;
@@ -168,11 +192,17 @@ CREATE TRIGGER filter_feeds_edited_comments AFTER UPDATE ON comments
     REFERENCING OLD TABLE AS old_comments FOR EACH STATEMENT EXECUTE FUNCTION filter_changed_comments();
 CREATE TRIGGER filter_feeds_old_comments AFTER DELETE ON comments
     REFERENCING OLD TABLE AS old_comments FOR EACH STATEMENT EXECUTE FUNCTION filter_changed_comments();
+CREATE TRIGGER filter_feeds_new_bans AFTER INSERT ON bans
+    REFERENCING NEW TABLE AS changed_bans FOR EACH STATEMENT EXECUTE FUNCTION filter_changed_bans();
+CREATE TRIGGER filter_feeds_old_bans AFTER DELETE ON bans
+    REFERENCING OLD TABLE AS changed_bans FOR EACH STATEMENT EXECUTE FUNCTION filter_changed_bans();
 
 -- Existing data.
 INSERT INTO filter_posts (feed, post_id, at) SELECT * FROM post_filters(NULL);
 
 -- +goose Down
+DROP TRIGGER filter_feeds_old_bans ON bans;
+DROP TRIGGER filter_feeds_new_bans ON bans;
 DROP TRIGGER filter_feeds_old_comments ON comments;
 DROP TRIGGER filter_feeds_edited_comments ON comments;
 DROP TRIGGER filter_feeds_new_comments ON comments;
@@ -180,6 +210,7 @@ DROP TRIGGER filter_feeds_old_likes ON likes;
 DROP TRIGGER filter_feeds_new_likes ON likes;
 DROP TRIGGER filter_feeds_bumped_posts ON posts;
 DROP TRIGGER filter_feeds_new_posts ON posts;
+DROP FUNCTION filter_changed_bans;
 DROP FUNCTION filter_changed_comments;
 DROP FUNCTION filter_new_comments;
 DROP FUNCTION filter_old_likes;
@@ -188,6 +219,7 @@ DROP FUNCTION filter_bumped_posts;
 DROP FUNCTION filter_new_posts;
 DROP FUNCTION refilter_posts;
 DROP FUNCTION post_filters;
+DROP FUNCTION in_ban;
 DROP TABLE filter_posts;
 ALTER TABLE import_rows DROP COLUMN mentions;
 ALTER TABLE comments DROP COLUMN tags, DROP COLUMN mentions;
