@@ -261,7 +261,12 @@ func (s *Service) NewCount(ctx context.Context, viewer *tributary.User, q tribut
 	if err != nil {
 		return 0, err
 	}
-	arrived, err := s.store.Arrived(ctx, r.src.arrivedQuery(after, r.now, Pos{}, nil, max))
+	aq := r.src.arrivedQuery(after, r.now, Pos{}, nil, max)
+	if p, ok := r.fence.Store.(*fenceStore).preread(r.key, time.Time{}); !ok || !p.ok {
+		// No fencepost yet: the first ranks the window by shares, so activity would not show.
+		aq.Activity = false
+	}
+	arrived, err := s.store.Arrived(ctx, aq)
 	if err != nil {
 		return 0, err
 	}

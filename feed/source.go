@@ -194,10 +194,14 @@ const activitySpan = 24 * time.Hour
 // activity says the viewer's home feed brings in what their followees liked or commented on.
 func (src *source) activity() bool { return src.viewer != nil && src.v.activity }
 
-// noteActivity keeps why items that arrived by activity are in the feed.
+// noteActivity keeps why items that arrived by activity are in the feed: the newest activity
+// (an item listed again in an older fencepost's tail shows once, at its newest place).
 func (src *source) noteActivity(arrived []db.Arrival) {
 	for _, a := range arrived {
-		if a.Activity != nil {
+		if a.Activity == nil {
+			continue
+		}
+		if known, ok := src.reasons[a.AnchorID]; !ok || a.Activity.At.After(known.At) {
 			src.reasons[a.AnchorID] = *a.Activity
 		}
 	}
