@@ -21,16 +21,62 @@ var errNoPost = tributary.Errorf(tributary.ENotFound, "No such post.")
 // errNoComment is errNoPost's twin for comments.
 var errNoComment = tributary.Errorf(tributary.ENotFound, "No such comment.")
 
-// Post returns a post as the viewer may read it.
+// Post returns a post as the viewer may read it, with its card's talk: PostPage without its
+// likers, so that whatever checks Post checks the post page's access rule.
 func (s *Store) Post(ctx context.Context, v tributary.Viewer, id int64) (tributary.Post, error) {
-	r, err := s.q.ReadablePost(ctx, dbq.ReadablePostParams{ID: id, ViewerID: v.ID,
+	p, _, err := s.PostPage(ctx, v, id, 0)
+	return p, err
+}
+
+// PostPage returns a post as the viewer may read it (as Post does) with its card's talk (as
+// PostTalk reads it) and up to likers of the people who liked it, as the viewer sees them,
+// newest first (as Likers reads them), in one round trip.
+func (s *Store) PostPage(ctx context.Context, v tributary.Viewer, id int64, likers int) (tributary.Post, []tributary.UserRef, error) {
+	r, err := s.q.PostPage(ctx, dbq.PostPageParams{ID: id, ViewerID: v.ID, Likers: int32(likers),
 		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return tributary.Post{}, errNoPost
+		return tributary.Post{}, nil, errNoPost
 	} else if err != nil {
-		return tributary.Post{}, fmt.Errorf("db: post: %w", err)
+		return tributary.Post{}, nil, fmt.Errorf("db: post: %w", err)
 	}
-	return postOf(r)
+	p, err := postOf(r.PostCard)
+	if err != nil {
+		return tributary.Post{}, nil, err
+	}
+	if p.Talk, err = talkOf(p.ID, r.Likes, r.Comments, r.Liked, r.Likers); err != nil {
+		return tributary.Post{}, nil, err
+	}
+	var raw [][4]json.RawMessage
+	if err := json.Unmarshal(r.PageLikers, &raw); err != nil {
+		return tributary.Post{}, nil, fmt.Errorf("db: likers: %w", err)
+	}
+	page := make([]tributary.UserRef, 0, len(raw))
+	for _, x := range raw {
+		var u tributary.UserRef
+		if err := errors.Join(json.Unmarshal(x[0], &u.ID), json.Unmarshal(x[1], &u.Handle), json.Unmarshal(x[2], &u.Name),
+			json.Unmarshal(x[3], &u.VIP)); err != nil {
+			return tributary.Post{}, nil, fmt.Errorf("db: likers: %w", err)
+		}
+		page = append(page, u)
+	}
+	return p, page, nil
+}
+
+// PostThread returns the comments of a post that the viewer sees, oldest first (as Threads
+// does); none when the post is not theirs to read, which it checks itself, so that it can run
+// beside PostPage.
+func (s *Store) PostThread(ctx context.Context, v tributary.Viewer, postID int64) ([]tributary.Comment, error) {
+	rows, err := s.q.PostThread(ctx, dbq.PostThreadParams{PostID: postID, ViewerID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	if err != nil {
+		return nil, fmt.Errorf("db: thread: %w", err)
+	}
+	out := make([]tributary.Comment, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, tributary.Comment{ID: r.ID, PostID: postID, Body: r.Body, CreatedAt: r.CreatedAt, EditedAt: r.EditedAt,
+			Author: tributary.UserRef{ID: r.AuthorID, Handle: r.AuthorHandle, Name: r.AuthorName, VIP: r.AuthorVip}})
+	}
+	return out, nil
 }
 
 // ItemPosts returns every share of an item (anchor) that the viewer may read, oldest first;
@@ -64,43 +110,77 @@ func (s *Store) PostsByID(ctx context.Context, v tributary.Viewer, ids []int64) 
 
 // Like records that the viewer likes a post they may read; liking twice is a no-op.
 func (s *Store) Like(ctx context.Context, v tributary.Viewer, postID int64, at time.Time) error {
+	_, err := s.LikeTalk(ctx, v, postID, at)
+	return err
+}
+
+// LikeTalk is Like that also returns what the post's card shows of its conversation after
+// it, as PostTalk reads it, in the same round trip.
+func (s *Store) LikeTalk(ctx context.Context, v tributary.Viewer, postID int64, at time.Time) (tributary.Talk, error) {
 	r, err := s.q.Like(ctx, dbq.LikeParams{PostID: postID, UserID: v.ID, At: at,
 		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	if err != nil {
-		return fmt.Errorf("db: like: %w", err)
+		return tributary.Talk{}, fmt.Errorf("db: like: %w", err)
 	}
 	if r.Readable == 0 {
-		return errNoPost
+		return tributary.Talk{}, errNoPost
 	}
-	return nil
+	return talkOf(postID, r.Likes, r.Comments, r.Liked, r.Likers)
 }
 
 // Unlike takes the viewer's like of a post back; unliking what was not liked is a no-op.
 func (s *Store) Unlike(ctx context.Context, v tributary.Viewer, postID int64) error {
+	_, err := s.UnlikeTalk(ctx, v, postID)
+	return err
+}
+
+// UnlikeTalk is Unlike that also returns the post card's talk after it (see LikeTalk).
+func (s *Store) UnlikeTalk(ctx context.Context, v tributary.Viewer, postID int64) (tributary.Talk, error) {
 	r, err := s.q.Unlike(ctx, dbq.UnlikeParams{PostID: postID, UserID: v.ID,
 		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	if err != nil {
-		return fmt.Errorf("db: unlike: %w", err)
+		return tributary.Talk{}, fmt.Errorf("db: unlike: %w", err)
 	}
 	if r.Readable == 0 {
-		return errNoPost
+		return tributary.Talk{}, errNoPost
 	}
-	return nil
+	return talkOf(postID, r.Likes, r.Comments, r.Liked, r.Likers)
 }
 
 // AddComment stores the viewer's comment on a post they may read and bumps the post when
 // the rule says so, in one statement. The body must be clean (tributary.CleanComment).
 func (s *Store) AddComment(ctx context.Context, v tributary.Viewer, postID int64, body string, now time.Time, rule tributary.BumpRule) (tributary.Comment, bool, error) {
+	c, bumped, _, err := s.AddCommentTalk(ctx, v, postID, body, now, rule)
+	return c, bumped, err
+}
+
+// AddCommentTalk is AddComment that also returns the post card's talk after it (see
+// LikeTalk).
+func (s *Store) AddCommentTalk(ctx context.Context, v tributary.Viewer, postID int64, body string, now time.Time, rule tributary.BumpRule) (tributary.Comment, bool, tributary.Talk, error) {
 	r, err := s.q.AddComment(ctx, dbq.AddCommentParams{PostID: postID, AuthorID: v.ID, Body: body, At: now,
 		Mentions: tributary.Mentions(body), Tags: tributary.Tags(body),
 		YoungSince: now.Add(-rule.MaxAge), Since: now.Add(-rule.Window), Busy: int32(rule.Comments),
 		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return tributary.Comment{}, false, errNoPost
+		return tributary.Comment{}, false, tributary.Talk{}, errNoPost
 	} else if err != nil {
-		return tributary.Comment{}, false, fmt.Errorf("db: comment: %w", err)
+		return tributary.Comment{}, false, tributary.Talk{}, fmt.Errorf("db: comment: %w", err)
 	}
-	return tributary.Comment{ID: r.ID, PostID: postID, Body: body, CreatedAt: r.CreatedAt}, r.Bumped, nil
+	t, err := talkOf(postID, r.Likes, r.Comments, r.Liked, r.Likers)
+	return tributary.Comment{ID: r.ID, PostID: postID, Body: body, CreatedAt: r.CreatedAt}, r.Bumped, t, err
+}
+
+// talkOf is a post card's talk as PostTalk and the actions read it.
+func talkOf(postID int64, likes, comments int32, liked bool, likersJSON []byte) (tributary.Talk, error) {
+	likers, err := likersOf(likersJSON)
+	if err != nil {
+		return tributary.Talk{}, err
+	}
+	t := tributary.Talk{Likes: int(likes), Comments: int(comments), Liked: liked, Likers: likers}
+	if liked {
+		t.LikedPost = postID
+	}
+	return t, nil
 }
 
 // commentAction finds a comment the viewer acts on: 404 when it does not exist or its post
@@ -196,13 +276,9 @@ func (s *Store) PostTalk(ctx context.Context, v tributary.Viewer, ids []int64) (
 		return nil, fmt.Errorf("db: post talk: %w", err)
 	}
 	for _, r := range rows {
-		likers, err := likersOf(r.Likers)
+		t, err := talkOf(r.ID, r.Likes, r.Comments, r.Liked, r.Likers)
 		if err != nil {
 			return nil, err
-		}
-		t := tributary.Talk{Likes: int(r.Likes), Comments: int(r.Comments), Liked: r.Liked, Likers: likers}
-		if r.Liked {
-			t.LikedPost = r.ID
 		}
 		out[r.ID] = t
 	}

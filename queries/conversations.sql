@@ -1,8 +1,14 @@
 -- name: Like :one
 -- A like by a viewer of a post they may read; a second like is a no-op. readable is 0 when
--- the post is not theirs to read (nothing is stored then).
+-- the post is not theirs to read (nothing is stored then). With it, what the post's card
+-- shows of its conversation now, exactly as PostTalk reads it (likes and comments less
+-- those of people in a ban with the viewer, liked, the newest few likers but the viewer),
+-- so that an answer needs no second round trip: the counts are the post's after this
+-- statement (the update's when it liked, else the snapshot's); the likes and comments read
+-- here are the statement's snapshot, which lacks only the viewer's own like, never counted
+-- as banned nor named.
 WITH p AS (
-    SELECT po.id, po.anchor_id, po.is_public FROM posts po
+    SELECT po.id, po.anchor_id, po.is_public, po.like_count, po.comment_count FROM posts po
      WHERE po.id = @post_id AND po.deleted_at IS NULL
        AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, @user_id::bigint, @blocked::bigint[], @private_feeds::bigint[])),
 ins AS (
@@ -10,21 +16,46 @@ ins AS (
     ON CONFLICT DO NOTHING
     RETURNING post_id),
 upd AS (
-    UPDATE posts SET like_count = like_count + 1 WHERE posts.id IN (SELECT ins.post_id FROM ins) RETURNING posts.id)
-SELECT (SELECT count(*) FROM p)::int AS readable, (SELECT count(*) FROM upd)::int AS added;
+    UPDATE posts SET like_count = like_count + 1 WHERE posts.id IN (SELECT ins.post_id FROM ins)
+    RETURNING posts.id, posts.like_count, posts.comment_count)
+SELECT (p.id IS NOT NULL)::int AS readable, (u.id IS NOT NULL)::int AS added,
+       coalesce(coalesce(u.like_count, p.like_count)
+                - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])), 0)::int AS likes,
+       coalesce(coalesce(u.comment_count, p.comment_count)
+                - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(@blocked::bigint[])), 0)::int AS comments,
+       (p.id IS NOT NULL)::boolean AS liked,
+       coalesce((SELECT json_agg(json_build_array(us.id, us.handle, us.display_name) ORDER BY k.created_at DESC)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY(@blocked::bigint[]) AND l.user_id <> @user_id::bigint
+                          ORDER BY l.created_at DESC LIMIT 3) k
+                   JOIN users us ON us.id = k.user_id), '[]')::json AS likers
+  FROM (VALUES (1)) one (x) LEFT JOIN p ON true LEFT JOIN upd u ON true;
 
 -- name: Unlike :one
--- Takes a like back; unliking what was not liked is a no-op.
+-- Takes a like back; unliking what was not liked is a no-op. With it, the card's talk as
+-- Like returns it (liked is false now).
 WITH p AS (
-    SELECT po.id FROM posts po
+    SELECT po.id, po.like_count, po.comment_count FROM posts po
      WHERE po.id = @post_id AND po.deleted_at IS NULL
        AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, @user_id::bigint, @blocked::bigint[], @private_feeds::bigint[])),
 del AS (
     DELETE FROM likes l USING p WHERE l.post_id = p.id AND l.user_id = @user_id::bigint
     RETURNING l.post_id),
 upd AS (
-    UPDATE posts SET like_count = like_count - 1 WHERE posts.id IN (SELECT del.post_id FROM del) RETURNING posts.id)
-SELECT (SELECT count(*) FROM p)::int AS readable, (SELECT count(*) FROM upd)::int AS removed;
+    UPDATE posts SET like_count = like_count - 1 WHERE posts.id IN (SELECT del.post_id FROM del)
+    RETURNING posts.id, posts.like_count, posts.comment_count)
+SELECT (p.id IS NOT NULL)::int AS readable, (u.id IS NOT NULL)::int AS removed,
+       coalesce(coalesce(u.like_count, p.like_count)
+                - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])), 0)::int AS likes,
+       coalesce(coalesce(u.comment_count, p.comment_count)
+                - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(@blocked::bigint[])), 0)::int AS comments,
+       false AS liked,
+       coalesce((SELECT json_agg(json_build_array(us.id, us.handle, us.display_name) ORDER BY k.created_at DESC)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY(@blocked::bigint[]) AND l.user_id <> @user_id::bigint
+                          ORDER BY l.created_at DESC LIMIT 3) k
+                   JOIN users us ON us.id = k.user_id), '[]')::json AS likers
+  FROM (VALUES (1)) one (x) LEFT JOIN p ON true LEFT JOIN upd u ON true;
 
 -- name: AddComment :one
 -- A comment on a post the author may read, in one statement (one round trip, atomic): stored,
@@ -33,9 +64,11 @@ SELECT (SELECT count(*) FROM p)::int AS readable, (SELECT count(*) FROM upd)::in
 -- window began before this one (so more than busy with it). A bump gives the post a new ord
 -- from the one global sequence in every feed holding it and a new arrival; the arrival it
 -- had is logged first (once), so fenceposts committed before the bump still list the post
--- where it was. No row when the post is not the author's to read: nothing is stored.
+-- where it was. No row when the post is not the author's to read: nothing is stored. With
+-- the comment, the card's talk as Like returns it (the comment counted; the author's own
+-- comment is never one of a ban).
 WITH p AS (
-    SELECT po.id, po.anchor_id, po.created_at, po.bumped_at FROM posts po
+    SELECT po.id, po.anchor_id, po.created_at, po.bumped_at, po.like_count, po.comment_count FROM posts po
      WHERE po.id = @post_id AND po.deleted_at IS NULL
        AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, @author_id::bigint, @blocked::bigint[], @private_feeds::bigint[])),
 due AS (
@@ -60,8 +93,20 @@ counted AS (
     UPDATE posts SET comment_count = comment_count + 1,
                      bumped_at = CASE WHEN EXISTS (SELECT 1 FROM due) THEN @at ELSE posts.bumped_at END
      WHERE posts.id IN (SELECT p.id FROM p)
-    RETURNING posts.id)
-SELECT c.id, c.created_at, EXISTS (SELECT 1 FROM due) AS bumped FROM c;
+    RETURNING posts.id, posts.like_count, posts.comment_count)
+SELECT c.id, c.created_at, EXISTS (SELECT 1 FROM due) AS bumped,
+       (coalesce(k.like_count, p.like_count)
+        - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])))::int AS likes,
+       (coalesce(k.comment_count, p.comment_count + 1)
+        - (SELECT count(*) FROM comments x WHERE x.post_id = p.id AND x.author_id = ANY(@blocked::bigint[])))::int AS comments,
+       (coalesce(k.like_count, p.like_count) > 0
+        AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = @author_id::bigint))::boolean AS liked,
+       coalesce((SELECT json_agg(json_build_array(us.id, us.handle, us.display_name) ORDER BY r.created_at DESC)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY(@blocked::bigint[]) AND l.user_id <> @author_id::bigint
+                          ORDER BY l.created_at DESC LIMIT 3) r
+                   JOIN users us ON us.id = r.user_id), '[]')::json AS likers
+  FROM c CROSS JOIN p LEFT JOIN counted k ON true;
 
 -- name: CommentForAction :one
 -- A comment, its post's author, and whether the viewer may read the post: what deciding an
@@ -88,6 +133,45 @@ SELECT c.id, c.post_id, c.body, c.created_at, c.edited_at,
  WHERE c.post_id = ANY(@post_ids::bigint[])
    AND NOT c.author_id = ANY(@blocked::bigint[])
  ORDER BY c.post_id, c.created_at, c.id;
+
+-- name: PostPage :one
+-- A post as a viewer may read it (ReadablePost: no row when it does not exist, is deleted or
+-- is not theirs to read) with what its page shows of its conversation but the thread, in one
+-- round trip: the card's talk exactly as PostTalk reads it (likes, comments, liked, the
+-- newest few likers but the viewer) and the newest likers the viewer sees as Likers lists
+-- them (page_likers: [[id, handle, name, vip], ...]).
+SELECT sqlc.embed(p),
+       (p.like_count - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])))::int AS likes,
+       (p.comment_count - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(@blocked::bigint[])))::int AS comments,
+       (p.like_count > 0 AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = @viewer_id::bigint))::boolean AS liked,
+       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY(@blocked::bigint[]) AND l.user_id <> @viewer_id::bigint
+                          ORDER BY l.created_at DESC LIMIT 3) k
+                   JOIN users u ON u.id = k.user_id), '[]')::json AS likers,
+       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name, u.vip) ORDER BY k.created_at DESC, u.id)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY(@blocked::bigint[])
+                          ORDER BY l.created_at DESC, l.user_id LIMIT @likers::int) k
+                   JOIN users u ON u.id = k.user_id), '[]')::json AS page_likers
+  FROM post_cards p
+ WHERE p.id = @id AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);
+
+-- name: PostThread :many
+-- Thread for one post, with the post's access checked in the same statement: none when the
+-- post does not exist, is deleted or is not the viewer's to read. The post page reads it
+-- beside PostPage, at once. The check is a one-time filter (it names no comment column): a
+-- post the viewer may not read costs no read of its comments, however long its thread, so
+-- its answer takes as long as that for no post.
+SELECT c.id, c.body, c.created_at, c.edited_at,
+       u.id AS author_id, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
+  FROM comments c JOIN users u ON u.id = c.author_id
+ WHERE c.post_id = @post_id AND NOT c.author_id = ANY(@blocked::bigint[])
+   AND EXISTS (SELECT 1 FROM posts p
+                WHERE p.id = @post_id AND p.deleted_at IS NULL
+                  AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]))
+ ORDER BY c.created_at, c.id;
 
 -- name: Likers :many
 -- Who liked a post, as a viewer sees them, newest first.

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -65,29 +64,27 @@ func (s *Server) renderPostPage(w http.ResponseWriter, r *http.Request, status i
 // refused comment's text and message to show again.
 func (s *Server) conversation(r *http.Request, postID int64, t views.Talk) (views.Conversation, error) {
 	v := s.viewerAccess(r)
-	p, err := s.store.Post(r.Context(), v, postID)
+	// The post with its talk and likers, and its thread, are read at once, on two connections:
+	// each statement checks that the viewer may read the post (the thread is empty otherwise).
+	var (
+		p         tributary.Post
+		likers    []tributary.UserRef
+		comments  []tributary.Comment
+		threadErr error
+		wg        sync.WaitGroup
+		ctx       = r.Context()
+	)
+	wg.Add(1)
+	go func() { defer wg.Done(); comments, threadErr = s.store.PostThread(ctx, v, postID) }()
+	p, likers, err := s.store.PostPage(ctx, v, postID, 50)
+	wg.Wait()
 	if err != nil {
 		return views.Conversation{}, err
 	}
-	// Its counts, thread and likers are read at once, on three connections.
-	var (
-		talk       map[int64]tributary.Talk
-		threads    map[int64][]tributary.Comment
-		likers     []tributary.UserRef
-		errs       [3]error
-		wg         sync.WaitGroup
-		ctx, posts = r.Context(), []int64{p.ID}
-	)
-	wg.Add(3)
-	go func() { defer wg.Done(); talk, errs[0] = s.store.PostTalk(ctx, v, posts) }()
-	go func() { defer wg.Done(); threads, errs[1] = s.store.Threads(ctx, v, posts) }()
-	go func() { defer wg.Done(); likers, errs[2] = s.store.Likers(ctx, v, p.ID, 50) }()
-	wg.Wait()
-	if err := errors.Join(errs[:]...); err != nil {
-		return views.Conversation{}, err
+	if threadErr != nil {
+		return views.Conversation{}, threadErr
 	}
-	p.Talk = talk[p.ID]
-	return views.Conversation{Post: p, Likers: likers, Comments: threads[p.ID], ViewerID: v.ID,
+	return views.Conversation{Post: p, Likers: likers, Comments: comments, ViewerID: v.ID,
 		Talk: views.Talk{View: "page", PostID: p.ID, Talk: p.Talk, Return: "/p/" + strconv.FormatInt(p.ID, 10),
 			LoggedIn: v.ID != 0, Body: t.Body, Error: t.Error}}, nil
 }
@@ -163,21 +160,30 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) like(w http.ResponseWriter, r *http.Request)   { s.onPost(w, r, likePost) }
 func (s *Server) unlike(w http.ResponseWriter, r *http.Request) { s.onPost(w, r, unlikePost) }
 
-func likePost(s *Server, r *http.Request, v tributary.Viewer, id int64) (*tributary.Comment, error) {
-	return nil, s.store.Like(r.Context(), v, id, s.now())
+// acted is what an action on a post leaves: the comment it added, and the post card's talk
+// after it, which the action's statement read in the same round trip.
+type acted struct {
+	added *tributary.Comment
+	talk  *tributary.Talk
 }
 
-func unlikePost(s *Server, r *http.Request, v tributary.Viewer, id int64) (*tributary.Comment, error) {
-	return nil, s.store.Unlike(r.Context(), v, id)
+func likePost(s *Server, r *http.Request, v tributary.Viewer, id int64) (acted, error) {
+	t, err := s.store.LikeTalk(r.Context(), v, id, s.now())
+	return acted{talk: &t}, err
 }
 
-func addComment(s *Server, r *http.Request, v tributary.Viewer, id int64) (*tributary.Comment, error) {
+func unlikePost(s *Server, r *http.Request, v tributary.Viewer, id int64) (acted, error) {
+	t, err := s.store.UnlikeTalk(r.Context(), v, id)
+	return acted{talk: &t}, err
+}
+
+func addComment(s *Server, r *http.Request, v tributary.Viewer, id int64) (acted, error) {
 	body, err := tributary.CleanComment(r.PostFormValue("body"))
 	if err != nil {
-		return nil, err
+		return acted{}, err
 	}
-	c, _, err := s.store.AddComment(r.Context(), v, id, body, s.now(), s.bump)
-	return &c, err
+	c, _, t, err := s.store.AddCommentTalk(r.Context(), v, id, body, s.now(), s.bump)
+	return acted{added: &c, talk: &t}, err
 }
 
 func (s *Server) comment(w http.ResponseWriter, r *http.Request) {
@@ -190,19 +196,20 @@ func (s *Server) comment(w http.ResponseWriter, r *http.Request) {
 // onPost runs the viewer's action on the post in the path, then answers with the block the
 // form came from (htmx) or goes back where the reader was. A refused comment comes back
 // with its text and the reason, as 400.
-func (s *Server) onPost(w http.ResponseWriter, r *http.Request, act func(*Server, *http.Request, tributary.Viewer, int64) (*tributary.Comment, error)) {
+func (s *Server) onPost(w http.ResponseWriter, r *http.Request, act func(*Server, *http.Request, tributary.Viewer, int64) (acted, error)) {
 	id, err := pathID(r, "Post")
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	v := s.viewerAccess(r)
-	added, err := act(s, r, v, id)
+	done, err := act(s, r, v, id)
+	added := done.added
 	status := http.StatusOK
 	t := views.Talk{View: r.PostFormValue("view"), PostID: id, LoggedIn: true,
 		Return: localPath(r.PostFormValue("return"), "/p/"+strconv.FormatInt(id, 10))}
 	if tributary.ErrorCode(err) == tributary.EInvalid && tributary.ErrorField(err) == "body" {
-		status, t.Body, t.Error, added = http.StatusBadRequest, r.PostFormValue("body"), tributary.ErrorMessage(err), nil
+		status, t.Body, t.Error, added, done.talk = http.StatusBadRequest, r.PostFormValue("body"), tributary.ErrorMessage(err), nil, nil
 		if !isHTMX(r) {
 			c, err := s.conversation(r, id, t)
 			if err != nil {
@@ -225,11 +232,12 @@ func (s *Server) onPost(w http.ResponseWriter, r *http.Request, act func(*Server
 		return
 	}
 	t.Added = added
-	s.renderTalk(w, r, status, v, t)
+	s.renderTalk(w, r, status, v, t, done.talk)
 }
 
-// renderTalk answers htmx with the block a conversation form came from, as it is now.
-func (s *Server) renderTalk(w http.ResponseWriter, r *http.Request, status int, v tributary.Viewer, t views.Talk) {
+// renderTalk answers htmx with the block a conversation form came from, as it is now. known
+// is the post card's talk when the action just read it (nil: read it here).
+func (s *Server) renderTalk(w http.ResponseWriter, r *http.Request, status int, v tributary.Viewer, t views.Talk, known *tributary.Talk) {
 	switch t.View {
 	case "item":
 		anchor, err := strconv.ParseInt(r.PostFormValue("item"), 10, 64)
@@ -248,6 +256,11 @@ func (s *Server) renderTalk(w http.ResponseWriter, r *http.Request, status int, 
 		}
 		s.render(w, r, status, views.CardTalk(t))
 	case "post":
+		if known != nil {
+			t.Talk = *known
+			s.render(w, r, status, views.CardTalk(t))
+			return
+		}
 		talk, err := s.store.PostTalk(r.Context(), v, []int64{t.PostID})
 		if err != nil {
 			s.fail(w, r, err)
@@ -335,6 +348,5 @@ func (s *Server) onComment(w http.ResponseWriter, r *http.Request, act func(v tr
 		http.Redirect(w, r, back, http.StatusSeeOther)
 		return
 	}
-	s.renderTalk(w, r, http.StatusOK, v, views.Talk{View: "page", PostID: postID, Return: back, LoggedIn: true})
+	s.renderTalk(w, r, http.StatusOK, v, views.Talk{View: "page", PostID: postID, Return: back, LoggedIn: true}, nil)
 }
-

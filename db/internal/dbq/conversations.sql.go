@@ -12,9 +12,9 @@ import (
 
 const addComment = `-- name: AddComment :one
 WITH p AS (
-    SELECT po.id, po.anchor_id, po.created_at, po.bumped_at FROM posts po
-     WHERE po.id = $1 AND po.deleted_at IS NULL
-       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])),
+    SELECT po.id, po.anchor_id, po.created_at, po.bumped_at, po.like_count, po.comment_count FROM posts po
+     WHERE po.id = $3 AND po.deleted_at IS NULL
+       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $2::bigint, $1::bigint[], $4::bigint[])),
 due AS (
     SELECT p.id, p.bumped_at FROM p
      WHERE p.created_at > $5::timestamptz
@@ -30,21 +30,33 @@ prev AS (
     SELECT due.id, due.bumped_at, coalesce((SELECT max(fp.ord) FROM feed_posts fp WHERE fp.post_id = due.id), 0) FROM due
     ON CONFLICT DO NOTHING),
 moved AS (
-    UPDATE feed_posts fp SET ord = o.ord FROM o WHERE fp.post_id = $1),
+    UPDATE feed_posts fp SET ord = o.ord FROM o WHERE fp.post_id = $3),
 logged AS (
-    INSERT INTO post_bumps (post_id, at, ord) SELECT $1, $11, o.ord FROM o),
+    INSERT INTO post_bumps (post_id, at, ord) SELECT $3, $11, o.ord FROM o),
 counted AS (
     UPDATE posts SET comment_count = comment_count + 1,
                      bumped_at = CASE WHEN EXISTS (SELECT 1 FROM due) THEN $11 ELSE posts.bumped_at END
      WHERE posts.id IN (SELECT p.id FROM p)
-    RETURNING posts.id)
-SELECT c.id, c.created_at, EXISTS (SELECT 1 FROM due) AS bumped FROM c
+    RETURNING posts.id, posts.like_count, posts.comment_count)
+SELECT c.id, c.created_at, EXISTS (SELECT 1 FROM due) AS bumped,
+       (coalesce(k.like_count, p.like_count)
+        - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY($1::bigint[])))::int AS likes,
+       (coalesce(k.comment_count, p.comment_count + 1)
+        - (SELECT count(*) FROM comments x WHERE x.post_id = p.id AND x.author_id = ANY($1::bigint[])))::int AS comments,
+       (coalesce(k.like_count, p.like_count) > 0
+        AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = $2::bigint))::boolean AS liked,
+       coalesce((SELECT json_agg(json_build_array(us.id, us.handle, us.display_name) ORDER BY r.created_at DESC)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY($1::bigint[]) AND l.user_id <> $2::bigint
+                          ORDER BY l.created_at DESC LIMIT 3) r
+                   JOIN users us ON us.id = r.user_id), '[]')::json AS likers
+  FROM c CROSS JOIN p LEFT JOIN counted k ON true
 `
 
 type AddCommentParams struct {
-	PostID       int64
-	AuthorID     int64
 	Blocked      []int64
+	AuthorID     int64
+	PostID       int64
 	PrivateFeeds []int64
 	YoungSince   time.Time
 	Since        time.Time
@@ -59,6 +71,10 @@ type AddCommentRow struct {
 	ID        int64
 	CreatedAt time.Time
 	Bumped    bool
+	Likes     int32
+	Comments  int32
+	Liked     bool
+	Likers    []byte
 }
 
 // A comment on a post the author may read, in one statement (one round trip, atomic): stored,
@@ -67,12 +83,14 @@ type AddCommentRow struct {
 // window began before this one (so more than busy with it). A bump gives the post a new ord
 // from the one global sequence in every feed holding it and a new arrival; the arrival it
 // had is logged first (once), so fenceposts committed before the bump still list the post
-// where it was. No row when the post is not the author's to read: nothing is stored.
+// where it was. No row when the post is not the author's to read: nothing is stored. With
+// the comment, the card's talk as Like returns it (the comment counted; the author's own
+// comment is never one of a ban).
 func (q *Queries) AddComment(ctx context.Context, arg AddCommentParams) (AddCommentRow, error) {
 	row := q.db.QueryRow(ctx, addComment,
-		arg.PostID,
-		arg.AuthorID,
 		arg.Blocked,
+		arg.AuthorID,
+		arg.PostID,
 		arg.PrivateFeeds,
 		arg.YoungSince,
 		arg.Since,
@@ -83,7 +101,15 @@ func (q *Queries) AddComment(ctx context.Context, arg AddCommentParams) (AddComm
 		arg.At,
 	)
 	var i AddCommentRow
-	err := row.Scan(&i.ID, &i.CreatedAt, &i.Bumped)
+	err := row.Scan(
+		&i.ID,
+		&i.CreatedAt,
+		&i.Bumped,
+		&i.Likes,
+		&i.Comments,
+		&i.Liked,
+		&i.Likers,
+	)
 	return i, err
 }
 
@@ -167,22 +193,34 @@ func (q *Queries) EditComment(ctx context.Context, arg EditCommentParams) error 
 
 const like = `-- name: Like :one
 WITH p AS (
-    SELECT po.id, po.anchor_id, po.is_public FROM posts po
-     WHERE po.id = $1 AND po.deleted_at IS NULL
-       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])),
+    SELECT po.id, po.anchor_id, po.is_public, po.like_count, po.comment_count FROM posts po
+     WHERE po.id = $3 AND po.deleted_at IS NULL
+       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $2::bigint, $1::bigint[], $4::bigint[])),
 ins AS (
     INSERT INTO likes (post_id, user_id, anchor_id, public, created_at) SELECT p.id, $2::bigint, p.anchor_id, p.is_public, $5 FROM p
     ON CONFLICT DO NOTHING
     RETURNING post_id),
 upd AS (
-    UPDATE posts SET like_count = like_count + 1 WHERE posts.id IN (SELECT ins.post_id FROM ins) RETURNING posts.id)
-SELECT (SELECT count(*) FROM p)::int AS readable, (SELECT count(*) FROM upd)::int AS added
+    UPDATE posts SET like_count = like_count + 1 WHERE posts.id IN (SELECT ins.post_id FROM ins)
+    RETURNING posts.id, posts.like_count, posts.comment_count)
+SELECT (p.id IS NOT NULL)::int AS readable, (u.id IS NOT NULL)::int AS added,
+       coalesce(coalesce(u.like_count, p.like_count)
+                - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY($1::bigint[])), 0)::int AS likes,
+       coalesce(coalesce(u.comment_count, p.comment_count)
+                - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY($1::bigint[])), 0)::int AS comments,
+       (p.id IS NOT NULL)::boolean AS liked,
+       coalesce((SELECT json_agg(json_build_array(us.id, us.handle, us.display_name) ORDER BY k.created_at DESC)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY($1::bigint[]) AND l.user_id <> $2::bigint
+                          ORDER BY l.created_at DESC LIMIT 3) k
+                   JOIN users us ON us.id = k.user_id), '[]')::json AS likers
+  FROM (VALUES (1)) one (x) LEFT JOIN p ON true LEFT JOIN upd u ON true
 `
 
 type LikeParams struct {
-	PostID       int64
-	UserID       int64
 	Blocked      []int64
+	UserID       int64
+	PostID       int64
 	PrivateFeeds []int64
 	At           time.Time
 }
@@ -190,20 +228,37 @@ type LikeParams struct {
 type LikeRow struct {
 	Readable int32
 	Added    int32
+	Likes    int32
+	Comments int32
+	Liked    bool
+	Likers   []byte
 }
 
 // A like by a viewer of a post they may read; a second like is a no-op. readable is 0 when
-// the post is not theirs to read (nothing is stored then).
+// the post is not theirs to read (nothing is stored then). With it, what the post's card
+// shows of its conversation now, exactly as PostTalk reads it (likes and comments less
+// those of people in a ban with the viewer, liked, the newest few likers but the viewer),
+// so that an answer needs no second round trip: the counts are the post's after this
+// statement (the update's when it liked, else the snapshot's); the likes and comments read
+// here are the statement's snapshot, which lacks only the viewer's own like, never counted
+// as banned nor named.
 func (q *Queries) Like(ctx context.Context, arg LikeParams) (LikeRow, error) {
 	row := q.db.QueryRow(ctx, like,
-		arg.PostID,
-		arg.UserID,
 		arg.Blocked,
+		arg.UserID,
+		arg.PostID,
 		arg.PrivateFeeds,
 		arg.At,
 	)
 	var i LikeRow
-	err := row.Scan(&i.Readable, &i.Added)
+	err := row.Scan(
+		&i.Readable,
+		&i.Added,
+		&i.Likes,
+		&i.Comments,
+		&i.Liked,
+		&i.Likers,
+	)
 	return i, err
 }
 
@@ -243,6 +298,163 @@ func (q *Queries) Likers(ctx context.Context, arg LikersParams) ([]LikersRow, er
 			&i.Handle,
 			&i.DisplayName,
 			&i.Vip,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const postPage = `-- name: PostPage :one
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip,
+       (p.like_count - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY($1::bigint[])))::int AS likes,
+       (p.comment_count - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY($1::bigint[])))::int AS comments,
+       (p.like_count > 0 AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = $2::bigint))::boolean AS liked,
+       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY($1::bigint[]) AND l.user_id <> $2::bigint
+                          ORDER BY l.created_at DESC LIMIT 3) k
+                   JOIN users u ON u.id = k.user_id), '[]')::json AS likers,
+       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name, u.vip) ORDER BY k.created_at DESC, u.id)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY($1::bigint[])
+                          ORDER BY l.created_at DESC, l.user_id LIMIT $3::int) k
+                   JOIN users u ON u.id = k.user_id), '[]')::json AS page_likers
+  FROM post_cards p
+ WHERE p.id = $4 AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $1::bigint[], $5::bigint[])
+`
+
+type PostPageParams struct {
+	Blocked      []int64
+	ViewerID     int64
+	Likers       int32
+	ID           int64
+	PrivateFeeds []int64
+}
+
+type PostPageRow struct {
+	PostCard   PostCard
+	Likes      int32
+	Comments   int32
+	Liked      bool
+	Likers     []byte
+	PageLikers []byte
+}
+
+// A post as a viewer may read it (ReadablePost: no row when it does not exist, is deleted or
+// is not theirs to read) with what its page shows of its conversation but the thread, in one
+// round trip: the card's talk exactly as PostTalk reads it (likes, comments, liked, the
+// newest few likers but the viewer) and the newest likers the viewer sees as Likers lists
+// them (page_likers: [[id, handle, name, vip], ...]).
+func (q *Queries) PostPage(ctx context.Context, arg PostPageParams) (PostPageRow, error) {
+	row := q.db.QueryRow(ctx, postPage,
+		arg.Blocked,
+		arg.ViewerID,
+		arg.Likers,
+		arg.ID,
+		arg.PrivateFeeds,
+	)
+	var i PostPageRow
+	err := row.Scan(
+		&i.PostCard.ID,
+		&i.PostCard.AuthorID,
+		&i.PostCard.AnchorID,
+		&i.PostCard.Url,
+		&i.PostCard.Title,
+		&i.PostCard.Body,
+		&i.PostCard.CanonicalUrl,
+		&i.PostCard.AnchorUrl,
+		&i.PostCard.Kind,
+		&i.PostCard.Host,
+		&i.PostCard.LinkHosts,
+		&i.PostCard.LinkedUrls,
+		&i.PostCard.ImageCount,
+		&i.PostCard.UrlCount,
+		&i.PostCard.SciScore,
+		&i.PostCard.Tags,
+		&i.PostCard.IsPublic,
+		&i.PostCard.ProtectedOwnerIds,
+		&i.PostCard.PrivateFeedIds,
+		&i.PostCard.CreatedAt,
+		&i.PostCard.DeletedAt,
+		&i.PostCard.AnchorKind,
+		&i.PostCard.LikeCount,
+		&i.PostCard.CommentCount,
+		&i.PostCard.BumpedAt,
+		&i.PostCard.AuthorHandle,
+		&i.PostCard.AuthorName,
+		&i.PostCard.AuthorVip,
+		&i.Likes,
+		&i.Comments,
+		&i.Liked,
+		&i.Likers,
+		&i.PageLikers,
+	)
+	return i, err
+}
+
+const postThread = `-- name: PostThread :many
+SELECT c.id, c.body, c.created_at, c.edited_at,
+       u.id AS author_id, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
+  FROM comments c JOIN users u ON u.id = c.author_id
+ WHERE c.post_id = $1 AND NOT c.author_id = ANY($2::bigint[])
+   AND EXISTS (SELECT 1 FROM posts p
+                WHERE p.id = $1 AND p.deleted_at IS NULL
+                  AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $3::bigint, $2::bigint[], $4::bigint[]))
+ ORDER BY c.created_at, c.id
+`
+
+type PostThreadParams struct {
+	PostID       int64
+	Blocked      []int64
+	ViewerID     int64
+	PrivateFeeds []int64
+}
+
+type PostThreadRow struct {
+	ID           int64
+	Body         string
+	CreatedAt    time.Time
+	EditedAt     *time.Time
+	AuthorID     int64
+	AuthorHandle string
+	AuthorName   string
+	AuthorVip    bool
+}
+
+// Thread for one post, with the post's access checked in the same statement: none when the
+// post does not exist, is deleted or is not the viewer's to read. The post page reads it
+// beside PostPage, at once. The check is a one-time filter (it names no comment column): a
+// post the viewer may not read costs no read of its comments, however long its thread, so
+// its answer takes as long as that for no post.
+func (q *Queries) PostThread(ctx context.Context, arg PostThreadParams) ([]PostThreadRow, error) {
+	rows, err := q.db.Query(ctx, postThread,
+		arg.PostID,
+		arg.Blocked,
+		arg.ViewerID,
+		arg.PrivateFeeds,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PostThreadRow{}
+	for rows.Next() {
+		var i PostThreadRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Body,
+			&i.CreatedAt,
+			&i.EditedAt,
+			&i.AuthorID,
+			&i.AuthorHandle,
+			&i.AuthorName,
+			&i.AuthorVip,
 		); err != nil {
 			return nil, err
 		}
@@ -314,38 +526,62 @@ func (q *Queries) Thread(ctx context.Context, arg ThreadParams) ([]ThreadRow, er
 
 const unlike = `-- name: Unlike :one
 WITH p AS (
-    SELECT po.id FROM posts po
-     WHERE po.id = $1 AND po.deleted_at IS NULL
-       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])),
+    SELECT po.id, po.like_count, po.comment_count FROM posts po
+     WHERE po.id = $3 AND po.deleted_at IS NULL
+       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $2::bigint, $1::bigint[], $4::bigint[])),
 del AS (
     DELETE FROM likes l USING p WHERE l.post_id = p.id AND l.user_id = $2::bigint
     RETURNING l.post_id),
 upd AS (
-    UPDATE posts SET like_count = like_count - 1 WHERE posts.id IN (SELECT del.post_id FROM del) RETURNING posts.id)
-SELECT (SELECT count(*) FROM p)::int AS readable, (SELECT count(*) FROM upd)::int AS removed
+    UPDATE posts SET like_count = like_count - 1 WHERE posts.id IN (SELECT del.post_id FROM del)
+    RETURNING posts.id, posts.like_count, posts.comment_count)
+SELECT (p.id IS NOT NULL)::int AS readable, (u.id IS NOT NULL)::int AS removed,
+       coalesce(coalesce(u.like_count, p.like_count)
+                - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY($1::bigint[])), 0)::int AS likes,
+       coalesce(coalesce(u.comment_count, p.comment_count)
+                - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY($1::bigint[])), 0)::int AS comments,
+       false AS liked,
+       coalesce((SELECT json_agg(json_build_array(us.id, us.handle, us.display_name) ORDER BY k.created_at DESC)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY($1::bigint[]) AND l.user_id <> $2::bigint
+                          ORDER BY l.created_at DESC LIMIT 3) k
+                   JOIN users us ON us.id = k.user_id), '[]')::json AS likers
+  FROM (VALUES (1)) one (x) LEFT JOIN p ON true LEFT JOIN upd u ON true
 `
 
 type UnlikeParams struct {
-	PostID       int64
-	UserID       int64
 	Blocked      []int64
+	UserID       int64
+	PostID       int64
 	PrivateFeeds []int64
 }
 
 type UnlikeRow struct {
 	Readable int32
 	Removed  int32
+	Likes    int32
+	Comments int32
+	Liked    bool
+	Likers   []byte
 }
 
-// Takes a like back; unliking what was not liked is a no-op.
+// Takes a like back; unliking what was not liked is a no-op. With it, the card's talk as
+// Like returns it (liked is false now).
 func (q *Queries) Unlike(ctx context.Context, arg UnlikeParams) (UnlikeRow, error) {
 	row := q.db.QueryRow(ctx, unlike,
-		arg.PostID,
-		arg.UserID,
 		arg.Blocked,
+		arg.UserID,
+		arg.PostID,
 		arg.PrivateFeeds,
 	)
 	var i UnlikeRow
-	err := row.Scan(&i.Readable, &i.Removed)
+	err := row.Scan(
+		&i.Readable,
+		&i.Removed,
+		&i.Likes,
+		&i.Comments,
+		&i.Liked,
+		&i.Likers,
+	)
 	return i, err
 }

@@ -1,0 +1,166 @@
+package db_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"tributary"
+)
+
+// A like, an unlike and a comment return the post card's talk in the same statement: it must
+// be what PostTalk reads right after, for viewers in bans with some of the post's likers and
+// commenters (left out of the counts and never named), liked or not. The post page's two
+// statements read what Post, PostTalk, Likers and Threads read. A post the viewer may not
+// read gets none of it (404, as for no post).
+func TestConversationReadsAgree(t *testing.T) {
+	s, _ := seeded(t, seedSmall(4))
+	ctx := context.Background()
+	var posts []int64
+	rows, err := s.Pool.Query(ctx, "SELECT id FROM posts WHERE deleted_at IS NULL ORDER BY like_count + comment_count DESC, id LIMIT 12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		posts = append(posts, id)
+	}
+	if rows.Err() != nil || len(posts) == 0 {
+		t.Fatalf("no discussed posts: %v", rows.Err())
+	}
+	// people who liked or commented on a post: the bans of the viewers below.
+	talkers := func(post int64) []int64 {
+		var ids []int64
+		if err := s.Pool.QueryRow(ctx, `SELECT coalesce(array_agg(DISTINCT u), '{}') FROM (
+			SELECT user_id FROM likes WHERE post_id = $1 UNION ALL SELECT author_id FROM comments WHERE post_id = $1) t(u)`,
+			post).Scan(&ids); err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	rng := rand.New(rand.NewPCG(4, 12))
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	banned, liked := 0, 0
+	for step := range 240 {
+		post := posts[rng.IntN(len(posts))]
+		v, err := s.ViewerAccess(ctx, int64(1+rng.IntN(60)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range talkers(post) {
+			if u != v.ID && rng.IntN(3) == 0 {
+				v.Blocked = append(v.Blocked, u)
+			}
+		}
+		banned += len(v.Blocked)
+		now = now.Add(time.Duration(rng.IntN(5)) * time.Second) // some likes at the same instant
+		var got tributary.Talk
+		var op string
+		switch rng.IntN(3) {
+		case 0:
+			op = "like"
+			got, err = s.LikeTalk(ctx, v, post, now)
+		case 1:
+			op = "unlike"
+			got, err = s.UnlikeTalk(ctx, v, post)
+		default:
+			op = "comment"
+			_, _, got, err = s.AddCommentTalk(ctx, v, post, "Agreed, @ada #ml", now, tributary.DefaultBumpRule)
+		}
+		if err != nil {
+			t.Fatalf("step %d: %s of %d by %d: %v", step, op, post, v.ID, err)
+		}
+		want, err := s.PostTalk(ctx, v, []int64{post})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want[post]) {
+			t.Fatalf("step %d: %s of %d by %d (bans %v): returned %+v, PostTalk reads %+v", step, op, post, v.ID, v.Blocked, got, want[post])
+		}
+		if got.Liked {
+			liked++
+		}
+	}
+	if banned == 0 || liked == 0 {
+		t.Fatalf("the test did not exercise bans (%d) or liked posts (%d)", banned, liked)
+	}
+
+	// The post page reads the post with its talk and likers in one statement and its thread
+	// in another, each checking access: the same as Post, PostTalk, Likers and Threads.
+	for step := range 60 {
+		post := posts[rng.IntN(len(posts))]
+		v, err := s.ViewerAccess(ctx, int64(1+rng.IntN(60)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range talkers(post) {
+			if u != v.ID && rng.IntN(3) == 0 {
+				v.Blocked = append(v.Blocked, u)
+			}
+		}
+		got, likers, err := s.PostPage(ctx, v, post, 50)
+		if err != nil {
+			t.Fatalf("step %d: post page %d for %d: %v", step, post, v.ID, err)
+		}
+		cards, err := s.PostsByID(ctx, v, []int64{post})
+		if err != nil || len(cards) != 1 {
+			t.Fatalf("step %d: post %d: %v, %v", step, post, cards, err)
+		}
+		talk, err := s.PostTalk(ctx, v, []int64{post})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := cards[0]
+		want.Talk = talk[post]
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d: post page %d for %d (bans %v): %+v, want %+v", step, post, v.ID, v.Blocked, got, want)
+		}
+		wantLikers, err := s.Likers(ctx, v, post, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(likers, wantLikers) {
+			t.Fatalf("step %d: likers of %d for %d (bans %v): %+v, want %+v", step, post, v.ID, v.Blocked, likers, wantLikers)
+		}
+		thread, err := s.PostThread(ctx, v, post)
+		if err != nil {
+			t.Fatal(err)
+		}
+		threads, err := s.Threads(ctx, v, []int64{post})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(thread) == 0 || !reflect.DeepEqual(thread, threads[post]) {
+			t.Fatalf("step %d: thread of %d for %d (bans %v): %d comments, want %d", step, post, v.ID, v.Blocked, len(thread), len(threads[post]))
+		}
+	}
+
+	// A post the viewer may not read: nothing stored, no talk.
+	var private int64
+	err = s.Pool.QueryRow(ctx, "UPDATE posts SET is_public = false WHERE id = $1 RETURNING id", posts[0]).Scan(&private)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outsider := tributary.Viewer{ID: 0}
+	if tk, err := s.LikeTalk(ctx, outsider, private, now); tributary.ErrorCode(err) != tributary.ENotFound || !reflect.DeepEqual(tk, tributary.Talk{}) {
+		t.Fatalf("like of an unreadable post: %+v, %v", tk, err)
+	}
+	if tk, err := s.UnlikeTalk(ctx, outsider, private); tributary.ErrorCode(err) != tributary.ENotFound || !reflect.DeepEqual(tk, tributary.Talk{}) {
+		t.Fatalf("unlike of an unreadable post: %+v, %v", tk, err)
+	}
+	if _, _, tk, err := s.AddCommentTalk(ctx, outsider, private, "hi", now, tributary.DefaultBumpRule); tributary.ErrorCode(err) != tributary.ENotFound || !reflect.DeepEqual(tk, tributary.Talk{}) {
+		t.Fatalf("comment on an unreadable post: %+v, %v", tk, err)
+	}
+	_, _, missing := s.PostPage(ctx, outsider, 1<<40, 50)
+	if p, likers, err := s.PostPage(ctx, outsider, private, 50); err == nil || err.Error() != missing.Error() || p.ID != 0 || likers != nil {
+		t.Fatalf("post page of an unreadable post: %+v %v, %v; want %v as for no post", p, likers, err, missing)
+	}
+	if thread, err := s.PostThread(ctx, outsider, private); err != nil || len(thread) != 0 {
+		t.Fatalf("thread of an unreadable post: %d comments, %v", len(thread), err)
+	}
+}
