@@ -194,6 +194,7 @@ func restore(ctx context.Context, pool *pgxpool.Pool, d DatasetInfo) error {
 		{"DELETE FROM comments WHERE post_id > $1", d.MaxPost},
 		{"DELETE FROM post_bumps WHERE post_id > $1", d.MaxPost},
 		{"DELETE FROM filter_posts WHERE post_id > $1", d.MaxPost},
+		{"DELETE FROM filter_bumps WHERE post_id > $1", d.MaxPost},
 		{"DELETE FROM feed_posts WHERE post_id > $1", d.MaxPost},
 		{"DELETE FROM posts WHERE id > $1", d.MaxPost},
 		{"DELETE FROM feed_snapshot WHERE anchor_id > $1", d.MaxAnchor},

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"fmt"
 
 	"tributary"
 	"tributary/db/internal/dbq"
@@ -33,4 +34,16 @@ func inOrder(posts []tributary.Post, ids []int64) []tributary.Post {
 		}
 	}
 	return out
+}
+
+// ApplyFilterBumps moves the bumps queued since the last call into the discussions feeds
+// holding their posts (a bump updates one row per discussant, so it is done after the
+// bumping comment's answer, by the filter-bumps job; any instance may run it). It returns how
+// many posts moved.
+func (s *Store) ApplyFilterBumps(ctx context.Context) (int64, error) {
+	n, err := s.q.ApplyFilterBumps(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("db: apply filter bumps: %w", err)
+	}
+	return n, nil
 }

@@ -449,6 +449,11 @@ func (fm *filterModel) filterTalk(t *testing.T, ctx context.Context, store *db.S
 			err = store.Unlike(ctx, access, p.id)
 		case "comment":
 			added, bumped, err = store.AddComment(ctx, access, p.id, body, at, tributary.DefaultBumpRule)
+			if bumped { // what the filter-bumps job does a moment later
+				if _, err := store.ApplyFilterBumps(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 		what := fmt.Sprintf("%s: user %d's %s on post %d", label, actor, kind, p.id)
 		if got := codeOf(err); got != want {

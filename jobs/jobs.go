@@ -57,5 +57,9 @@ func once(ctx context.Context, log *slog.Logger, j Job) {
 		}
 		return
 	}
-	log.Info("job ran", "job", j.Name, "dur", time.Since(start).Round(time.Millisecond), "result", summary)
+	level := slog.LevelInfo
+	if summary == "" { // a frequent job with nothing done
+		level = slog.LevelDebug
+	}
+	log.Log(ctx, level, "job ran", "job", j.Name, "dur", time.Since(start).Round(time.Millisecond), "result", summary)
 }

@@ -27,6 +27,12 @@ CREATE TABLE filter_posts (
 CREATE INDEX filter_posts_feed_idx ON filter_posts (feed, at DESC, post_id DESC);
 CREATE INDEX filter_posts_post_idx ON filter_posts (post_id);
 
+-- Bumps not yet applied to the discussions holding their posts (see filter_bumped_posts).
+CREATE TABLE filter_bumps (
+    post_id bigint      PRIMARY KEY REFERENCES posts (id) ON DELETE CASCADE,
+    at      timestamptz NOT NULL
+);
+
 -- +goose StatementBegin
 -- in_ban says two users are in a ban, either way: a mention by one does not reach the other's
 -- mentions feed (their comments are hidden from each other).
@@ -101,15 +107,28 @@ BEGIN
 END
 $$;
 
--- A bump moves the post up in the discussions it is in.
+-- A bump moves the post up in the discussions it is in: every discussant's entry, so not in
+-- the bumping comment's statement (a post discussed by 2,000 took 74 ms), but queued here
+-- and applied by apply_filter_bumps a moment later (seed 003: aggregators may be brought up
+-- to date asynchronously).
 CREATE FUNCTION filter_bumped_posts() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE filter_posts f SET at = n.bumped_at
-      FROM new_posts n JOIN old_posts o ON o.id = n.id
-     WHERE n.bumped_at > o.bumped_at
-       AND f.post_id = n.id AND f.feed LIKE 'd:%' AND f.at < n.bumped_at;
+    INSERT INTO filter_bumps AS b (post_id, at)
+    SELECT n.id, n.bumped_at FROM new_posts n JOIN old_posts o ON o.id = n.id WHERE n.bumped_at > o.bumped_at
+    ON CONFLICT (post_id) DO UPDATE SET at = greatest(b.at, EXCLUDED.at);
     RETURN NULL;
 END
+$$;
+
+-- apply_filter_bumps moves the queued bumps into the discussions (any instance may run it;
+-- concurrent runs take disjoint rows) and returns how many posts it moved.
+CREATE FUNCTION apply_filter_bumps() RETURNS bigint LANGUAGE sql AS $$
+    WITH b AS (DELETE FROM filter_bumps RETURNING post_id, at),
+    moved AS (
+        UPDATE filter_posts f SET at = b.at FROM b
+         WHERE f.post_id = b.post_id AND f.feed LIKE 'd:%' AND f.at < b.at
+        RETURNING f.post_id)
+    SELECT count(*) FROM b;
 $$;
 
 CREATE FUNCTION filter_new_likes() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -215,11 +234,13 @@ DROP FUNCTION filter_changed_comments;
 DROP FUNCTION filter_new_comments;
 DROP FUNCTION filter_old_likes;
 DROP FUNCTION filter_new_likes;
+DROP FUNCTION apply_filter_bumps;
 DROP FUNCTION filter_bumped_posts;
 DROP FUNCTION filter_new_posts;
 DROP FUNCTION refilter_posts;
 DROP FUNCTION post_filters;
 DROP FUNCTION in_ban;
+DROP TABLE filter_bumps;
 DROP TABLE filter_posts;
 ALTER TABLE import_rows DROP COLUMN mentions;
 ALTER TABLE comments DROP COLUMN tags, DROP COLUMN mentions;

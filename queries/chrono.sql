@@ -65,3 +65,7 @@ SELECT p.* FROM post_cards p
  WHERE p.id = ANY(@ids::bigint[]) AND p.deleted_at IS NULL
    AND EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = @feed::text AND f.post_id = p.id)
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);
+
+-- name: ApplyFilterBumps :one
+-- Moves queued bumps into the discussions holding their posts (apply_filter_bumps).
+SELECT apply_filter_bumps()::bigint AS posts;

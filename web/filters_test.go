@@ -125,6 +125,10 @@ func (c *client) filterUnlike(post int64) {
 func (c *client) filterComment(post int64, body string) int64 {
 	c.a.t.Helper()
 	c.filterAct("/p/"+itoa(post)+"/comments", url.Values{"body": {body}})
+	// What the filter-bumps job of a running server does a moment later.
+	if _, err := c.a.store.ApplyFilterBumps(c.a.t.Context()); err != nil {
+		c.a.t.Fatal(err)
+	}
 	var id int64
 	if err := c.a.store.Pool.QueryRow(c.a.t.Context(), "SELECT max(id) FROM comments").Scan(&id); err != nil {
 		c.a.t.Fatal(err)

@@ -118,6 +118,14 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 					return fmt.Sprintf("%d rows in %s, copied for ranking in %s", res.Rows, res.Duration.Round(time.Millisecond),
 						time.Since(start).Round(time.Millisecond)), nil
 				}},
+			jobs.Job{Name: "filter-bumps", Every: time.Second, Jitter: 0.1,
+				Run: func(ctx context.Context) (string, error) {
+					n, err := store.ApplyFilterBumps(ctx)
+					if n == 0 {
+						return "", err // nothing to say: logged at debug level
+					}
+					return fmt.Sprintf("%d bumped posts moved up in their discussions", n), err
+				}},
 			jobs.Job{Name: "fence-evict", Every: 10 * time.Minute, Jitter: 0.2,
 				Run: func(ctx context.Context) (string, error) {
 					n, err := store.EvictFences(ctx, time.Now().Add(-24*time.Hour))

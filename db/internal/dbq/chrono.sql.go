@@ -10,6 +10,18 @@ import (
 	"time"
 )
 
+const applyFilterBumps = `-- name: ApplyFilterBumps :one
+SELECT apply_filter_bumps()::bigint AS posts
+`
+
+// Moves queued bumps into the discussions holding their posts (apply_filter_bumps).
+func (q *Queries) ApplyFilterBumps(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, applyFilterBumps)
+	var posts int64
+	err := row.Scan(&posts)
+	return posts, err
+}
+
 const chronoArrivals = `-- name: ChronoArrivals :many
 WITH v AS (SELECT $2::bigint AS author_id, $3::bigint AS feed_id, $4::boolean AS directs,
                   $5::bigint AS viewer_id, $6::bigint[] AS blocked,
