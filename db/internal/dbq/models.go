@@ -127,6 +127,11 @@ type Fencepost struct {
 	CreatedAt time.Time
 }
 
+type FilterBump struct {
+	PostID int64
+	At     time.Time
+}
+
 type FilterPost struct {
 	Feed   string
 	PostID int64
