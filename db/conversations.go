@@ -95,17 +95,7 @@ func (s *Store) PostsByID(ctx context.Context, v tributary.Viewer, ids []int64) 
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[int64]tributary.Post, len(got))
-	for _, p := range got {
-		byID[p.ID] = p
-	}
-	out := make([]tributary.Post, 0, len(got))
-	for _, id := range ids {
-		if p, ok := byID[id]; ok {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return inOrder(got, ids), nil
 }
 
 // Like records that the viewer likes a post they may read; liking twice is a no-op.

@@ -34,11 +34,11 @@ var genericPlans = map[string]bool{
 	"MarkDirty": true, "DeleteSnapshotRows": true,
 	// conversations: cards' counts, post pages, likes and comments (index probes whatever the
 	// arguments; AnchorTalk took 10 ms to plan and 1 ms to run)
-	"AnchorTalk": true, "PostTalk": true, "ReadablePost": true, "ReadablePostsByID": true, "ReadablePostsOfAnchor": true,
+	"AnchorTalk": true, "PostTalk": true, "ReadablePostsByID": true, "ReadablePostsOfAnchor": true,
 	"Thread": true, "Likers": true, "Like": true, "Unlike": true, "AddComment": true, "PostPage": true, "PostThread": true,
 	"CommentForAction": true, "EditComment": true, "DeleteComment": true,
 	// filter feeds: one index range whatever the feed
-	"FilterArrivals": true,
+	"FilterArrivals": true, "ReadablePostsInFilter": true,
 	"ViewerAccessOf": true, "UserWithAccess": true,
 }
 
@@ -47,7 +47,7 @@ var genericPlans = map[string]bool{
 // after a minute is estimated at one row, so auto planned it on every call (0.25-0.45 ms,
 // 2,000 followees included) for a plan that is the same whatever the arguments.
 var forcedGeneric = map[string]bool{"RecentArrivals": true, "AnchorTalk": true, "PostTalk": true, "Thread": true,
-	"PostThread": true, "ReadablePostsByID": true, "Likers": true, "FilterArrivals": true}
+	"PostThread": true, "ReadablePostsByID": true, "Likers": true, "FilterArrivals": true, "ReadablePostsInFilter": true}
 
 // ForcesGeneric reports whether the query named (by sqlc) always runs on its generic plan.
 func ForcesGeneric(name string) bool { return forcedGeneric[name] }

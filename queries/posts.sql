@@ -20,13 +20,6 @@ RETURNING id;
 INSERT INTO feed_posts (feed_id, post_id, time_ord) VALUES (@feed_id, @post_id, @time_ord)
 ON CONFLICT DO NOTHING;
 
--- name: ReadablePost :one
--- A post as a viewer may read it: none when it does not exist, is deleted or is not theirs
--- to read (one answer for all three).
-SELECT * FROM post_cards p
- WHERE p.id = @id AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);
-
 -- name: ReadablePostsOfAnchor :many
 -- Every share of an item that a viewer may read, oldest first: the item page.
 SELECT * FROM post_cards p

@@ -95,62 +95,6 @@ func (q *Queries) PostsFeedOf(ctx context.Context, ownerID int64) (int64, error)
 	return id, err
 }
 
-const readablePost = `-- name: ReadablePost :one
-SELECT id, author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, host, link_hosts, linked_urls, image_count, url_count, sci_score, tags, is_public, protected_owner_ids, private_feed_ids, created_at, deleted_at, anchor_kind, like_count, comment_count, bumped_at, author_handle, author_name, author_vip FROM post_cards p
- WHERE p.id = $1 AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
-`
-
-type ReadablePostParams struct {
-	ID           int64
-	ViewerID     int64
-	Blocked      []int64
-	PrivateFeeds []int64
-}
-
-// A post as a viewer may read it: none when it does not exist, is deleted or is not theirs
-// to read (one answer for all three).
-func (q *Queries) ReadablePost(ctx context.Context, arg ReadablePostParams) (PostCard, error) {
-	row := q.db.QueryRow(ctx, readablePost,
-		arg.ID,
-		arg.ViewerID,
-		arg.Blocked,
-		arg.PrivateFeeds,
-	)
-	var i PostCard
-	err := row.Scan(
-		&i.ID,
-		&i.AuthorID,
-		&i.AnchorID,
-		&i.Url,
-		&i.Title,
-		&i.Body,
-		&i.CanonicalUrl,
-		&i.AnchorUrl,
-		&i.Kind,
-		&i.Host,
-		&i.LinkHosts,
-		&i.LinkedUrls,
-		&i.ImageCount,
-		&i.UrlCount,
-		&i.SciScore,
-		&i.Tags,
-		&i.IsPublic,
-		&i.ProtectedOwnerIds,
-		&i.PrivateFeedIds,
-		&i.CreatedAt,
-		&i.DeletedAt,
-		&i.AnchorKind,
-		&i.LikeCount,
-		&i.CommentCount,
-		&i.BumpedAt,
-		&i.AuthorHandle,
-		&i.AuthorName,
-		&i.AuthorVip,
-	)
-	return i, err
-}
-
 const readablePostsByID = `-- name: ReadablePostsByID :many
 SELECT id, author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, host, link_hosts, linked_urls, image_count, url_count, sci_score, tags, is_public, protected_owner_ids, private_feed_ids, created_at, deleted_at, anchor_kind, like_count, comment_count, bumped_at, author_handle, author_name, author_vip FROM post_cards p
  WHERE p.id = ANY($1::bigint[]) AND p.deleted_at IS NULL
