@@ -85,11 +85,13 @@ func (w *world) talkScenarios(conc int) []scenario {
 		posts, err = w.freshPosts(ctx, talkPosts)
 		return err
 	}
-	// Request n acts as talker n mod T on post n / T mod P: every (talker, post) pair once
-	// before any repeats, so each like is a new one.
+	// Request n acts as talker t = n mod T on post (n / T + t) mod P: every (talker, post) pair
+	// once before any repeats, so each like is a new one, and requests in flight together act
+	// on different posts (likes of one post wait for each other on its row: a viral post's
+	// queue, not a like's cost).
 	pick := func(n int64) (*client, int64) {
 		t := int64(len(talkers))
-		return talkers[n%t], posts[(n/t)%int64(len(posts))]
+		return talkers[n%t], posts[(n/t+n%t)%int64(len(posts))]
 	}
 	likeSeq, commentSeq := new(atomic.Int64), new(atomic.Int64)
 	like := scenario{Name: "like", Group: "conversations", Kind: "http", Concurrency: conc,

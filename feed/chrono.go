@@ -3,6 +3,7 @@ package feed
 import (
 	"cmp"
 	"context"
+	"slices"
 	"errors"
 	"strconv"
 	"time"
@@ -135,7 +136,7 @@ func (s *Service) chronoRequest(ctx context.Context, viewer *tributary.User, acc
 	if r.codec, err = s.keys.get(ctx); err != nil {
 		return nil, err
 	}
-	r.src = &chronoSource{store: s.store, feed: c, access: access, posts: map[int64]tributary.Post{}}
+	r.src = &chronoSource{store: s.store, feed: c, access: access, posts: map[int64]tributary.Post{}, talk: map[int64]tributary.Talk{}}
 	r.fence = Fence{Store: newFenceStore(s.store, r.now, nil), Source: r.src, HeadSize: s.cfg.HeadSize}
 	return r, nil
 }
@@ -149,8 +150,23 @@ func (s *Service) chronoPage(ctx context.Context, r *chronoRequest, p Page, newe
 			out.In = append(out.In, p.In[i])
 		}
 	}
-	if err := s.postTalk(ctx, r.src.access, out.Posts); err != nil {
-		return ChronoPage{}, err
+	var untalked []tributary.Post // posts whose talk Keep did not read beside them
+	for i, p := range out.Posts {
+		if t, ok := r.src.talk[p.ID]; ok {
+			out.Posts[i].Talk = t
+		} else {
+			untalked = append(untalked, p)
+		}
+	}
+	if len(untalked) > 0 {
+		if err := s.postTalk(ctx, r.src.access, untalked); err != nil {
+			return ChronoPage{}, err
+		}
+		for i, p := range out.Posts {
+			if j := slices.IndexFunc(untalked, func(u tributary.Post) bool { return u.ID == p.ID }); j >= 0 {
+				out.Posts[i].Talk = untalked[j].Talk
+			}
+		}
 	}
 	if p.Next != nil {
 		out.NextCursor = r.codec.encode(r.key, *p.Next, r.now)
@@ -205,6 +221,7 @@ type chronoSource struct {
 	feed   Chrono
 	access tributary.Viewer
 	posts  map[int64]tributary.Post // read by Keep, to render
+	talk   map[int64]tributary.Talk // read by Keep beside them
 }
 
 func (c *chronoSource) query(from, to time.Time, pos Pos, skip []int64, limit int) db.ChronoQuery {
@@ -240,6 +257,15 @@ func (c *chronoSource) Tail(ctx context.Context, from, to time.Time, pos Pos, sk
 // Keep reads the posts as the viewer may read them now: deleted and no longer readable ones
 // are dropped, and those the viewer hid or muted (collapsed ones are kept, marked).
 func (c *chronoSource) Keep(ctx context.Context, ids []int64) ([]int64, error) {
+	// The posts' talk is read beside them, on another connection: a page waits for one round
+	// trip, not two (the talk of posts not kept is not shown).
+	var talk map[int64]tributary.Talk
+	var talkErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		talk, talkErr = c.store.PostTalk(ctx, c.access, ids)
+	}()
 	var posts []tributary.Post
 	var err error
 	if c.feed.Filter != "" { // and those that left the filter feed since it was listed
@@ -247,8 +273,12 @@ func (c *chronoSource) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 	} else {
 		posts, err = c.store.PostsByID(ctx, c.access, ids)
 	}
-	if err != nil {
+	<-done
+	if err = cmp.Or(err, talkErr); err != nil {
 		return nil, err
+	}
+	for id, t := range talk {
+		c.talk[id] = t
 	}
 	kept := make([]int64, 0, len(posts))
 	for _, p := range posts {

@@ -84,19 +84,25 @@ SELECT x.anchor_id, x.arrival
 
 -- name: ActivityArrivals :many
 -- Items that arrived in (from, to] by the activity of the viewer's followees: a readable post
--- one of them liked or commented on, arriving at the latest such like or comment (their likes
--- and comments feeds, one index range each), newest first after a position, with who and how.
--- Used for short intervals (the fenceposts after the first): it reads every such like and
--- comment in the interval.
-WITH keys AS (
-    SELECT k.act || f.followed_id AS feed, f.followed_id AS user_id, k.act = 'c:' AS commented
-      FROM follows f, (VALUES ('l:'), ('c:')) k(act)
-     WHERE f.follower_id = @viewer_id::bigint AND f.state = 'active'),
-acts AS (
-    SELECT DISTINCT ON (p.anchor_id) p.anchor_id, fp.at, keys.user_id, keys.commented
-      FROM keys
-      JOIN filter_posts fp ON fp.feed = keys.feed AND fp.at > @from_at::timestamptz AND fp.at <= @to_at::timestamptz
-      JOIN posts p ON p.id = fp.post_id
+-- one of them liked or commented on, arriving at the latest such like or comment (their
+-- likes and comments feeds' places), newest first after a position, with who and how. The
+-- interval's likes and comments are read newest first, at most scan of them (the site's, not
+-- only the followees': one index range, whatever the number of followees; probing 2,000
+-- followees' feeds took 28 ms), and filtered on the way.
+WITH acts AS MATERIALIZED (
+    SELECT fp.feed, fp.post_id, fp.at FROM filter_posts fp
+     WHERE (fp.feed LIKE 'l:%' OR fp.feed LIKE 'c:%')
+       AND fp.at > @from_at::timestamptz AND fp.at <= @to_at::timestamptz
+     ORDER BY fp.at DESC
+     LIMIT sqlc.arg(scan)::int),
+followed AS (
+    SELECT substr(a.feed, 3)::bigint AS user_id, a.feed LIKE 'c:%' AS commented, a.post_id, a.at FROM acts a
+     WHERE EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @viewer_id::bigint
+                      AND f.followed_id = substr(a.feed, 3)::bigint AND f.state = 'active')),
+items AS (
+    SELECT DISTINCT ON (p.anchor_id) p.anchor_id, a.at, a.user_id, a.commented
+      FROM followed a
+      JOIN posts p ON p.id = a.post_id
      WHERE p.deleted_at IS NULL
        AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
        AND NOT (p.anchor_id = ANY(@skip::bigint[]))
@@ -113,11 +119,11 @@ acts AS (
                        AND f2.state = 'active'))
                AND can_read(q.is_public, q.protected_owner_ids, q.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
                AND (@tag::text = '' OR q.tags @> ARRAY[@tag::text]))
-     ORDER BY p.anchor_id, fp.at DESC, keys.commented DESC)
-SELECT a.anchor_id, a.at AS arrival, a.commented, u.id AS user_id, u.handle, u.display_name, u.vip
-  FROM acts a JOIN users u ON u.id = a.user_id
- WHERE (a.at, a.anchor_id) < (@pos_at::timestamptz, @pos_id::bigint)
- ORDER BY a.at DESC, a.anchor_id DESC
+     ORDER BY p.anchor_id, a.at DESC, a.commented DESC)
+SELECT i.anchor_id, i.at AS arrival, i.commented::boolean AS commented, u.id AS user_id, u.handle, u.display_name, u.vip
+  FROM items i JOIN users u ON u.id = i.user_id
+ WHERE (i.at, i.anchor_id) < (@pos_at::timestamptz, @pos_id::bigint)
+ ORDER BY i.at DESC, i.anchor_id DESC
  LIMIT @lim::int;
 
 -- name: ActivityReasons :many

@@ -11,36 +11,41 @@ import (
 )
 
 const activityArrivals = `-- name: ActivityArrivals :many
-WITH keys AS (
-    SELECT k.act || f.followed_id AS feed, f.followed_id AS user_id, k.act = 'c:' AS commented
-      FROM follows f, (VALUES ('l:'), ('c:')) k(act)
-     WHERE f.follower_id = $4::bigint AND f.state = 'active'),
-acts AS (
-    SELECT DISTINCT ON (p.anchor_id) p.anchor_id, fp.at, keys.user_id, keys.commented
-      FROM keys
-      JOIN filter_posts fp ON fp.feed = keys.feed AND fp.at > $5::timestamptz AND fp.at <= $6::timestamptz
-      JOIN posts p ON p.id = fp.post_id
+WITH acts AS MATERIALIZED (
+    SELECT fp.feed, fp.post_id, fp.at FROM filter_posts fp
+     WHERE (fp.feed LIKE 'l:%' OR fp.feed LIKE 'c:%')
+       AND fp.at > $4::timestamptz AND fp.at <= $5::timestamptz
+     ORDER BY fp.at DESC
+     LIMIT $6::int),
+followed AS (
+    SELECT substr(a.feed, 3)::bigint AS user_id, a.feed LIKE 'c:%' AS commented, a.post_id, a.at FROM acts a
+     WHERE EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $7::bigint
+                      AND f.followed_id = substr(a.feed, 3)::bigint AND f.state = 'active')),
+items AS (
+    SELECT DISTINCT ON (p.anchor_id) p.anchor_id, a.at, a.user_id, a.commented
+      FROM followed a
+      JOIN posts p ON p.id = a.post_id
      WHERE p.deleted_at IS NULL
-       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $4::bigint, $7::bigint[], $8::bigint[])
-       AND NOT (p.anchor_id = ANY($9::bigint[]))
-       AND ($10::text = '' OR p.anchor_kind = $10::text)
-       AND ($11::text = '' OR p.tags @> ARRAY[$11::text])
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $7::bigint, $8::bigint[], $9::bigint[])
+       AND NOT (p.anchor_id = ANY($10::bigint[]))
+       AND ($11::text = '' OR p.anchor_kind = $11::text)
+       AND ($12::text = '' OR p.tags @> ARRAY[$12::text])
        -- An item a followee (or the viewer) shared in the interval arrives by that share
        -- (ArrivedAnchors): the two lists never hold the same item.
        AND NOT EXISTS (
             SELECT 1 FROM posts q
-             WHERE q.anchor_id = p.anchor_id AND q.created_at > $5::timestamptz AND q.created_at <= $6::timestamptz
+             WHERE q.anchor_id = p.anchor_id AND q.created_at > $4::timestamptz AND q.created_at <= $5::timestamptz
                AND q.deleted_at IS NULL
-               AND (q.author_id = $4::bigint OR EXISTS (
-                    SELECT 1 FROM follows f2 WHERE f2.follower_id = $4::bigint AND f2.followed_id = q.author_id
+               AND (q.author_id = $7::bigint OR EXISTS (
+                    SELECT 1 FROM follows f2 WHERE f2.follower_id = $7::bigint AND f2.followed_id = q.author_id
                        AND f2.state = 'active'))
-               AND can_read(q.is_public, q.protected_owner_ids, q.private_feed_ids, $4::bigint, $7::bigint[], $8::bigint[])
-               AND ($11::text = '' OR q.tags @> ARRAY[$11::text]))
-     ORDER BY p.anchor_id, fp.at DESC, keys.commented DESC)
-SELECT a.anchor_id, a.at AS arrival, a.commented, u.id AS user_id, u.handle, u.display_name, u.vip
-  FROM acts a JOIN users u ON u.id = a.user_id
- WHERE (a.at, a.anchor_id) < ($1::timestamptz, $2::bigint)
- ORDER BY a.at DESC, a.anchor_id DESC
+               AND can_read(q.is_public, q.protected_owner_ids, q.private_feed_ids, $7::bigint, $8::bigint[], $9::bigint[])
+               AND ($12::text = '' OR q.tags @> ARRAY[$12::text]))
+     ORDER BY p.anchor_id, a.at DESC, a.commented DESC)
+SELECT i.anchor_id, i.at AS arrival, i.commented::boolean AS commented, u.id AS user_id, u.handle, u.display_name, u.vip
+  FROM items i JOIN users u ON u.id = i.user_id
+ WHERE (i.at, i.anchor_id) < ($1::timestamptz, $2::bigint)
+ ORDER BY i.at DESC, i.anchor_id DESC
  LIMIT $3::int
 `
 
@@ -48,9 +53,10 @@ type ActivityArrivalsParams struct {
 	PosAt        time.Time
 	PosID        int64
 	Lim          int32
-	ViewerID     int64
 	FromAt       time.Time
 	ToAt         time.Time
+	Scan         int32
+	ViewerID     int64
 	Blocked      []int64
 	PrivateFeeds []int64
 	Skip         []int64
@@ -69,18 +75,20 @@ type ActivityArrivalsRow struct {
 }
 
 // Items that arrived in (from, to] by the activity of the viewer's followees: a readable post
-// one of them liked or commented on, arriving at the latest such like or comment (their likes
-// and comments feeds, one index range each), newest first after a position, with who and how.
-// Used for short intervals (the fenceposts after the first): it reads every such like and
-// comment in the interval.
+// one of them liked or commented on, arriving at the latest such like or comment (their
+// likes and comments feeds' places), newest first after a position, with who and how. The
+// interval's likes and comments are read newest first, at most scan of them (the site's, not
+// only the followees': one index range, whatever the number of followees; probing 2,000
+// followees' feeds took 28 ms), and filtered on the way.
 func (q *Queries) ActivityArrivals(ctx context.Context, arg ActivityArrivalsParams) ([]ActivityArrivalsRow, error) {
 	rows, err := q.db.Query(ctx, activityArrivals,
 		arg.PosAt,
 		arg.PosID,
 		arg.Lim,
-		arg.ViewerID,
 		arg.FromAt,
 		arg.ToAt,
+		arg.Scan,
+		arg.ViewerID,
 		arg.Blocked,
 		arg.PrivateFeeds,
 		arg.Skip,
