@@ -189,7 +189,7 @@ func (q *Queries) FilterArrivals(ctx context.Context, arg FilterArrivalsParams) 
 const readablePostsInFilter = `-- name: ReadablePostsInFilter :many
 SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip FROM post_cards p
  WHERE p.id = ANY($1::bigint[]) AND p.deleted_at IS NULL
-   AND EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = $2::text AND f.post_id = p.id)
+   AND EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = $2::text AND f.post_id = p.id OFFSET 0)
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $3::bigint, $4::bigint[], $5::bigint[])
 `
 
@@ -202,7 +202,9 @@ type ReadablePostsInFilterParams struct {
 }
 
 // Some posts of a filter feed as a viewer may read them, those still in the feed (the rest
-// left out: an unliked post leaves a likes feed that a fencepost listed), in no order.
+// left out: an unliked post leaves a likes feed that a fencepost listed), in no order. Each
+// post's entry is probed (OFFSET 0 keeps the subquery a per-row probe: as a semi-join its
+// generic plan merged the whole feed in, 40,000 entries of a popular tag, 6.5 ms).
 func (q *Queries) ReadablePostsInFilter(ctx context.Context, arg ReadablePostsInFilterParams) ([]PostCard, error) {
 	rows, err := q.db.Query(ctx, readablePostsInFilter,
 		arg.Ids,
