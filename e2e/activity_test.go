@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"regexp"
 	"testing"
 	"time"
 
@@ -36,7 +37,7 @@ func TestFolloweeCommentBringsPostThroughPill(t *testing.T) {
 	markDocument(t, page)
 
 	// Ada comments on cy's older post while the reader's page is open.
-	if _, _, err := f.store.AddComment(context.Background(), viewerOf(f, "ada"), old, "This is the one to read.", time.Now(),
+	if _, _, err := f.store.AddComment(context.Background(), viewerOf(f, "ada"), old, "This is the one to read, @reader.", time.Now(),
 		tributary.DefaultBumpRule); err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +51,19 @@ func TestFolloweeCommentBringsPostThroughPill(t *testing.T) {
 	must(t, expect.Locator(first.GetByTestId("why-activity")).ToContainText("Ada Lovelace, whom you follow, commented"))
 	sameDocument(t, page)
 
+	// The comment mentioned the reader: the post is in their mentions; liked, in their
+	// discussions.
+	must(t, page.GetByTestId("nav-mentions").Click())
+	must(t, expect.Locator(page.GetByTestId("feed-heading")).ToHaveText("Mentions"))
+	must(t, expect.Locator(cards).ToHaveCount(1))
+	must(t, expect.Locator(cards.First()).ToContainText("An older paper nobody you follow shared"))
+	must(t, cards.First().GetByTestId("like").Click())
+	must(t, expect.Locator(cards.First().GetByTestId("unlike")).ToHaveCount(1))
+	must(t, page.GetByTestId("nav-discussions").Click())
+	must(t, expect.Locator(page.GetByTestId("feed-heading")).ToHaveText("My discussions"))
+	must(t, expect.Locator(cards).ToHaveCount(1))
+	must(t, expect.Locator(cards.First()).ToContainText("An older paper nobody you follow shared"))
+
 	// "People I follow only": ada's like of another of cy's posts brings nothing.
 	_, err = page.Goto(srv.URL + "/settings")
 	must(t, err)
@@ -61,6 +75,23 @@ func TestFolloweeCommentBringsPostThroughPill(t *testing.T) {
 	must(t, err)
 	must(t, expect.Locator(cards).ToHaveCount(1)) // what ada shared: the fence starts again without activity
 	likeAs(f, "ada", other, time.Now())
-	time.Sleep(2500 * time.Millisecond) // two polls
+	awaitPolls(t, page, homePoll, 2)
 	must(t, expect.Locator(pill).ToHaveCount(0))
+}
+
+// The "N new" polls of the home feed, and of a chronological feed.
+var (
+	homePoll   = regexp.MustCompile(`/feed/new\?`)
+	chronoPoll = regexp.MustCompile(`[?&]new=`)
+)
+
+// awaitPolls waits until the open page's "N new" poll has been answered n more times: what
+// it shows then is what the server counts, not what it counted before.
+func awaitPolls(t *testing.T, page playwright.Page, poll *regexp.Regexp, n int) {
+	t.Helper()
+	for range n {
+		_, err := page.ExpectResponse(poll, func() error { return nil },
+			playwright.PageExpectResponseOptions{Timeout: playwright.Float(10000)})
+		must(t, err)
+	}
 }

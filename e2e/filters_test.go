@@ -595,8 +595,8 @@ func TestFilterLikesFeedNewPill(t *testing.T) {
 	}
 	must(t, expect.Locator(pill).ToHaveCount(0))
 	sameDocument(t, page)
-	// The next poll counts from the new fencepost: nothing new until the next like.
-	time.Sleep(1500 * time.Millisecond)
+	// The next polls count from the new fencepost: nothing new until the next like.
+	awaitPolls(t, page, chronoPoll, 2)
 	must(t, expect.Locator(pill).ToHaveCount(0))
 	likeAs(f, "ada", posts[0], time.Now())
 	must(t, expect.Locator(pill).ToHaveText("1 new", playwright.LocatorAssertionsToHaveTextOptions{Timeout: playwright.Float(10000)}))
