@@ -355,11 +355,7 @@ func (s *Store) ChronoArrived(ctx context.Context, q ChronoQuery) ([]PostArrival
 		if err != nil {
 			return nil, fmt.Errorf("db: filter feed: %w", err)
 		}
-		out := make([]PostArrival, len(rows))
-		for i, r := range rows {
-			out[i] = PostArrival{PostID: r.ID, At: r.Arrival}
-		}
-		return out, nil
+		return postArrivalsOf(rows), nil
 	}
 	rows, err := s.reads(ctx).ChronoArrivals(ctx, dbq.ChronoArrivalsParams{AuthorID: q.Author, FeedID: q.Feed, Directs: q.Directs,
 		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
@@ -367,11 +363,17 @@ func (s *Store) ChronoArrived(ctx context.Context, q ChronoQuery) ([]PostArrival
 	if err != nil {
 		return nil, fmt.Errorf("db: chronological feed: %w", err)
 	}
+	return postArrivalsOf(rows), nil
+}
+
+// postArrivalsOf converts the rows of either chronological arrival query.
+func postArrivalsOf[R dbq.ChronoArrivalsRow | dbq.FilterArrivalsRow](rows []R) []PostArrival {
 	out := make([]PostArrival, len(rows))
 	for i, r := range rows {
-		out[i] = PostArrival{PostID: r.ID, At: r.Arrival}
+		a := dbq.ChronoArrivalsRow(r)
+		out[i] = PostArrival{PostID: a.ID, At: a.Arrival}
 	}
-	return out, nil
+	return out
 }
 
 // Filter feeds (filter_posts.feed): the posts a user liked, commented on, or is mentioned

@@ -3,7 +3,6 @@ package feed
 import (
 	"cmp"
 	"context"
-	"slices"
 	"errors"
 	"strconv"
 	"time"
@@ -136,12 +135,13 @@ func (s *Service) chronoRequest(ctx context.Context, viewer *tributary.User, acc
 	if r.codec, err = s.keys.get(ctx); err != nil {
 		return nil, err
 	}
-	r.src = &chronoSource{store: s.store, feed: c, access: access, posts: map[int64]tributary.Post{}, talk: map[int64]tributary.Talk{}}
+	r.src = &chronoSource{store: s.store, feed: c, access: access, posts: map[int64]tributary.Post{}}
 	r.fence = Fence{Store: newFenceStore(s.store, r.now, nil), Source: r.src, HeadSize: s.cfg.HeadSize}
 	return r, nil
 }
 
-// chronoPage is a page's posts from fenceposts newer than newerThan, with their talk.
+// chronoPage is a page's posts from fenceposts newer than newerThan (with their talk, read
+// by Keep).
 func (s *Service) chronoPage(ctx context.Context, r *chronoRequest, p Page, newerThan time.Time) (ChronoPage, error) {
 	out := ChronoPage{Posts: make([]tributary.Post, 0, len(p.IDs))}
 	for i, id := range p.IDs {
@@ -150,45 +150,11 @@ func (s *Service) chronoPage(ctx context.Context, r *chronoRequest, p Page, newe
 			out.In = append(out.In, p.In[i])
 		}
 	}
-	var untalked []tributary.Post // posts whose talk Keep did not read beside them
-	for i, p := range out.Posts {
-		if t, ok := r.src.talk[p.ID]; ok {
-			out.Posts[i].Talk = t
-		} else {
-			untalked = append(untalked, p)
-		}
-	}
-	if len(untalked) > 0 {
-		if err := s.postTalk(ctx, r.src.access, untalked); err != nil {
-			return ChronoPage{}, err
-		}
-		for i, p := range out.Posts {
-			if j := slices.IndexFunc(untalked, func(u tributary.Post) bool { return u.ID == p.ID }); j >= 0 {
-				out.Posts[i].Talk = untalked[j].Talk
-			}
-		}
-	}
 	if p.Next != nil {
 		out.NextCursor = r.codec.encode(r.key, *p.Next, r.now)
 	}
 	out.Fencepost = FormatFencepost(cmp.Or(p.Fencepost, r.now)) // an empty feed: it shows all up to now
 	return out, nil
-}
-
-// postTalk fills in what the viewer sees of each post's conversation.
-func (s *Service) postTalk(ctx context.Context, access tributary.Viewer, posts []tributary.Post) error {
-	ids := make([]int64, len(posts))
-	for i, p := range posts {
-		ids[i] = p.ID
-	}
-	talk, err := s.store.PostTalk(ctx, access, ids)
-	if err != nil {
-		return err
-	}
-	for i := range posts {
-		posts[i].Talk = talk[posts[i].ID]
-	}
-	return nil
 }
 
 // itemTalk fills in what the viewer sees of the conversations on each item's shares, for
@@ -220,8 +186,7 @@ type chronoSource struct {
 	store  *db.Store
 	feed   Chrono
 	access tributary.Viewer
-	posts  map[int64]tributary.Post // read by Keep, to render
-	talk   map[int64]tributary.Talk // read by Keep beside them
+	posts  map[int64]tributary.Post // read by Keep with their talk, to render
 }
 
 func (c *chronoSource) query(from, to time.Time, pos Pos, skip []int64, limit int) db.ChronoQuery {
@@ -277,9 +242,6 @@ func (c *chronoSource) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 	if err = cmp.Or(err, talkErr); err != nil {
 		return nil, err
 	}
-	for id, t := range talk {
-		c.talk[id] = t
-	}
 	kept := make([]int64, 0, len(posts))
 	for _, p := range posts {
 		if c.access.HidesItem(p.AnchorID) {
@@ -291,6 +253,7 @@ func (c *chronoSource) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 			}
 			p.Muted = m.Word
 		}
+		p.Talk = talk[p.ID]
 		c.posts[p.ID] = p
 		kept = append(kept, p.ID)
 	}

@@ -140,6 +140,8 @@ type request struct {
 	fence Fence
 	key   FenceKey
 	now   time.Time
+	// fenced: the fence asked for has a fencepost (read with the viewer's state).
+	fenced bool
 }
 
 // request loads the viewer's state for a request at now, and with it (one round trip) the
@@ -157,7 +159,7 @@ func (s *Service) request(ctx context.Context, viewer *tributary.User, q tributa
 	path := s.path(q, v, now)
 	src := &source{s: s, viewer: viewer, v: v, q: q, now: now, path: path, items: map[int64]tributary.Item{},
 		talked: map[int64]bool{}, reasons: map[int64]tributary.Activity{}}
-	return &request{codec: codec, src: src, now: now, key: key,
+	return &request{codec: codec, src: src, now: now, key: key, fenced: pre != nil && pre.ok,
 		fence: Fence{Store: newFenceStore(s.store, now, pre), Source: src, HeadSize: s.cfg.HeadSize}}, nil
 }
 
@@ -262,7 +264,7 @@ func (s *Service) NewCount(ctx context.Context, viewer *tributary.User, q tribut
 		return 0, err
 	}
 	aq := r.src.arrivedQuery(after, r.now, Pos{}, nil, max)
-	if p, ok := r.fence.Store.(*fenceStore).preread(r.key, time.Time{}); !ok || !p.ok {
+	if !r.fenced {
 		// No fencepost yet: the first ranks the window by shares, so activity would not show.
 		aq.Activity = false
 	}

@@ -15,34 +15,39 @@ import (
 // (/mentions) and the viewer's discussions (/discussions). Each is a chronological feed
 // like a user's posts: fenceposts, infinite scroll, "N new" and ?format=json.
 
+// userFilter is one of a user's filter feeds: its feed, and what its page says.
+type userFilter struct {
+	feed                 func(user int64) string
+	heading, verb, order string
+}
+
+var (
+	likesFilter    = userFilter{feed: db.LikedByFeed, heading: "Liked by ", verb: "liked", order: "most recently liked first"}
+	commentsFilter = userFilter{feed: db.CommentedByFeed, heading: "Commented on by ", verb: "commented on", order: "most recently commented first"}
+)
+
 func (s *Server) likesPage(w http.ResponseWriter, r *http.Request) {
-	s.userFilterPage(w, r, "likes")
+	s.userFilterPage(w, r, "likes", likesFilter)
 }
 
 func (s *Server) commentsPage(w http.ResponseWriter, r *http.Request) {
-	s.userFilterPage(w, r, "comments")
+	s.userFilterPage(w, r, "comments", commentsFilter)
 }
 
-func (s *Server) userFilterPage(w http.ResponseWriter, r *http.Request, which string) {
+func (s *Server) userFilterPage(w http.ResponseWriter, r *http.Request, tab string, f userFilter) {
 	u, err := s.store.UserByHandle(r.Context(), r.PathValue("handle"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	path := "/u/" + u.Handle + "/" + which
-	c, v := feed.Chrono{Filter: db.LikedByFeed(u.ID)}, views.FilterView{Heading: "Liked by " + u.DisplayName}
-	v.Intro = "Posts @" + u.Handle + " liked, most recently liked first."
-	empty := "@" + u.Handle + " has not liked any post you can read."
-	if which == "comments" {
-		c, v = feed.Chrono{Filter: db.CommentedByFeed(u.ID)}, views.FilterView{Heading: "Commented on by " + u.DisplayName}
-		v.Intro = "Posts @" + u.Handle + " commented on, most recently commented first."
-		empty = "@" + u.Handle + " has not commented on any post you can read."
-	}
-	l, done := s.chronoList(w, r, c, path, empty, false)
+	path := "/u/" + u.Handle + "/" + tab
+	l, done := s.chronoList(w, r, feed.Chrono{Filter: f.feed(u.ID)}, path,
+		"@"+u.Handle+" has not "+f.verb+" any post you can read.", false)
 	if done {
 		return
 	}
-	v.Tabs, v.Posts = views.UserTabs(u.Handle, which), l
+	v := views.FilterView{Heading: f.heading + u.DisplayName, Intro: "Posts @" + u.Handle + " " + f.verb + ", " + f.order + ".",
+		Tabs: views.UserTabs(u.Handle, tab), Posts: l}
 	pg := s.page(r, v.Heading)
 	pg.Preview, pg.URL, pg.Description = true, absoluteURL(r, path), v.Intro
 	s.render(w, r, http.StatusOK, views.FilterPage(pg, v))

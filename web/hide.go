@@ -15,38 +15,32 @@ import (
 // hiddenLimit is how many hidden posts /hidden lists, newest first.
 const hiddenLimit = 500
 
-func (s *Server) hidePost(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "Post")
-	if err == nil {
-		err = s.store.HideItem(r.Context(), s.viewerAccess(r), id, s.now())
-	}
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if isHTMX(r) {
-		s.render(w, r, http.StatusOK, views.HiddenStub(id))
-		return
-	}
-	s.flash(r, "Hidden from your feeds. Bring it back from Hidden posts.")
-	http.Redirect(w, r, localPath(r.PostFormValue("return"), "/"), http.StatusSeeOther)
-}
+func (s *Server) hidePost(w http.ResponseWriter, r *http.Request)   { s.setHidden(w, r, true) }
+func (s *Server) unhidePost(w http.ResponseWriter, r *http.Request) { s.setHidden(w, r, false) }
 
-func (s *Server) unhidePost(w http.ResponseWriter, r *http.Request) {
+// setHidden hides the item of the post in the path from the viewer's feeds, or brings it
+// back: htmx gets the stub that stands where the card was, a form post goes back.
+func (s *Server) setHidden(w http.ResponseWriter, r *http.Request, hide bool) {
 	id, err := pathID(r, "Post")
-	if err == nil {
+	if err == nil && hide {
+		err = s.store.HideItem(r.Context(), s.viewerAccess(r), id, s.now())
+	} else if err == nil {
 		err = s.store.UnhideItem(r.Context(), s.viewerAccess(r), id)
 	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
+	stub, msg, back := views.HiddenStub(id), "Hidden from your feeds. Bring it back from Hidden posts.", "/"
+	if !hide {
+		stub, msg, back = views.UnhiddenStub(id), "Back in your feeds.", "/hidden"
+	}
 	if isHTMX(r) {
-		s.render(w, r, http.StatusOK, views.UnhiddenStub(id))
+		s.render(w, r, http.StatusOK, stub)
 		return
 	}
-	s.flash(r, "Back in your feeds.")
-	http.Redirect(w, r, localPath(r.PostFormValue("return"), "/hidden"), http.StatusSeeOther)
+	s.flash(r, msg)
+	http.Redirect(w, r, localPath(r.PostFormValue("return"), back), http.StatusSeeOther)
 }
 
 func (s *Server) hiddenPage(w http.ResponseWriter, r *http.Request) {
