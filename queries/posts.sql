@@ -33,3 +33,42 @@ SELECT * FROM post_cards p
 SELECT * FROM post_cards p
  WHERE p.id = ANY(@ids::bigint[]) AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);
+
+-- name: PostPage :one
+-- A post as a viewer may read it (ReadablePost: no row when it does not exist, is deleted or
+-- is not theirs to read) with what its page shows of its conversation but the thread, in one
+-- round trip: the card's talk exactly as PostTalk reads it (likes, comments, liked, the
+-- newest few likers but the viewer) and the newest likers the viewer sees as Likers lists
+-- them (page_likers: [[id, handle, name, vip], ...]).
+SELECT sqlc.embed(p),
+       (p.like_count - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])))::int AS likes,
+       (p.comment_count - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(@blocked::bigint[])))::int AS comments,
+       (p.like_count > 0 AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = @viewer_id::bigint))::boolean AS liked,
+       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY(@blocked::bigint[]) AND l.user_id <> @viewer_id::bigint
+                          ORDER BY l.created_at DESC LIMIT 3) k
+                   JOIN users u ON u.id = k.user_id), '[]')::json AS likers,
+       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name, u.vip) ORDER BY k.created_at DESC, u.id)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY(@blocked::bigint[])
+                          ORDER BY l.created_at DESC, l.user_id LIMIT @likers::int) k
+                   JOIN users u ON u.id = k.user_id), '[]')::json AS page_likers
+  FROM post_cards p
+ WHERE p.id = @id AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);
+
+-- name: PostThread :many
+-- Thread for one post, with the post's access checked in the same statement: none when the
+-- post does not exist, is deleted or is not the viewer's to read. The post page reads it
+-- beside PostPage, at once. The check is a one-time filter (it names no comment column): a
+-- post the viewer may not read costs no read of its comments, however long its thread, so
+-- its answer takes as long as that for no post.
+SELECT c.id, c.body, c.created_at, c.edited_at,
+       u.id AS author_id, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
+  FROM comments c JOIN users u ON u.id = c.author_id
+ WHERE c.post_id = @post_id AND NOT c.author_id = ANY(@blocked::bigint[])
+   AND EXISTS (SELECT 1 FROM posts p
+                WHERE p.id = @post_id AND p.deleted_at IS NULL
+                  AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]))
+ ORDER BY c.created_at, c.id;

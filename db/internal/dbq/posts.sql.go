@@ -84,6 +84,163 @@ func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (int64, 
 	return id, err
 }
 
+const postPage = `-- name: PostPage :one
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip,
+       (p.like_count - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY($1::bigint[])))::int AS likes,
+       (p.comment_count - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY($1::bigint[])))::int AS comments,
+       (p.like_count > 0 AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = $2::bigint))::boolean AS liked,
+       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY($1::bigint[]) AND l.user_id <> $2::bigint
+                          ORDER BY l.created_at DESC LIMIT 3) k
+                   JOIN users u ON u.id = k.user_id), '[]')::json AS likers,
+       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name, u.vip) ORDER BY k.created_at DESC, u.id)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.post_id = p.id AND NOT l.user_id = ANY($1::bigint[])
+                          ORDER BY l.created_at DESC, l.user_id LIMIT $3::int) k
+                   JOIN users u ON u.id = k.user_id), '[]')::json AS page_likers
+  FROM post_cards p
+ WHERE p.id = $4 AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $1::bigint[], $5::bigint[])
+`
+
+type PostPageParams struct {
+	Blocked      []int64
+	ViewerID     int64
+	Likers       int32
+	ID           int64
+	PrivateFeeds []int64
+}
+
+type PostPageRow struct {
+	PostCard   PostCard
+	Likes      int32
+	Comments   int32
+	Liked      bool
+	Likers     []byte
+	PageLikers []byte
+}
+
+// A post as a viewer may read it (ReadablePost: no row when it does not exist, is deleted or
+// is not theirs to read) with what its page shows of its conversation but the thread, in one
+// round trip: the card's talk exactly as PostTalk reads it (likes, comments, liked, the
+// newest few likers but the viewer) and the newest likers the viewer sees as Likers lists
+// them (page_likers: [[id, handle, name, vip], ...]).
+func (q *Queries) PostPage(ctx context.Context, arg PostPageParams) (PostPageRow, error) {
+	row := q.db.QueryRow(ctx, postPage,
+		arg.Blocked,
+		arg.ViewerID,
+		arg.Likers,
+		arg.ID,
+		arg.PrivateFeeds,
+	)
+	var i PostPageRow
+	err := row.Scan(
+		&i.PostCard.ID,
+		&i.PostCard.AuthorID,
+		&i.PostCard.AnchorID,
+		&i.PostCard.Url,
+		&i.PostCard.Title,
+		&i.PostCard.Body,
+		&i.PostCard.CanonicalUrl,
+		&i.PostCard.AnchorUrl,
+		&i.PostCard.Kind,
+		&i.PostCard.Host,
+		&i.PostCard.LinkHosts,
+		&i.PostCard.LinkedUrls,
+		&i.PostCard.ImageCount,
+		&i.PostCard.UrlCount,
+		&i.PostCard.SciScore,
+		&i.PostCard.Tags,
+		&i.PostCard.IsPublic,
+		&i.PostCard.ProtectedOwnerIds,
+		&i.PostCard.PrivateFeedIds,
+		&i.PostCard.CreatedAt,
+		&i.PostCard.DeletedAt,
+		&i.PostCard.AnchorKind,
+		&i.PostCard.LikeCount,
+		&i.PostCard.CommentCount,
+		&i.PostCard.BumpedAt,
+		&i.PostCard.AuthorHandle,
+		&i.PostCard.AuthorName,
+		&i.PostCard.AuthorVip,
+		&i.Likes,
+		&i.Comments,
+		&i.Liked,
+		&i.Likers,
+		&i.PageLikers,
+	)
+	return i, err
+}
+
+const postThread = `-- name: PostThread :many
+SELECT c.id, c.body, c.created_at, c.edited_at,
+       u.id AS author_id, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
+  FROM comments c JOIN users u ON u.id = c.author_id
+ WHERE c.post_id = $1 AND NOT c.author_id = ANY($2::bigint[])
+   AND EXISTS (SELECT 1 FROM posts p
+                WHERE p.id = $1 AND p.deleted_at IS NULL
+                  AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $3::bigint, $2::bigint[], $4::bigint[]))
+ ORDER BY c.created_at, c.id
+`
+
+type PostThreadParams struct {
+	PostID       int64
+	Blocked      []int64
+	ViewerID     int64
+	PrivateFeeds []int64
+}
+
+type PostThreadRow struct {
+	ID           int64
+	Body         string
+	CreatedAt    time.Time
+	EditedAt     *time.Time
+	AuthorID     int64
+	AuthorHandle string
+	AuthorName   string
+	AuthorVip    bool
+}
+
+// Thread for one post, with the post's access checked in the same statement: none when the
+// post does not exist, is deleted or is not the viewer's to read. The post page reads it
+// beside PostPage, at once. The check is a one-time filter (it names no comment column): a
+// post the viewer may not read costs no read of its comments, however long its thread, so
+// its answer takes as long as that for no post.
+func (q *Queries) PostThread(ctx context.Context, arg PostThreadParams) ([]PostThreadRow, error) {
+	rows, err := q.db.Query(ctx, postThread,
+		arg.PostID,
+		arg.Blocked,
+		arg.ViewerID,
+		arg.PrivateFeeds,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PostThreadRow{}
+	for rows.Next() {
+		var i PostThreadRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Body,
+			&i.CreatedAt,
+			&i.EditedAt,
+			&i.AuthorID,
+			&i.AuthorHandle,
+			&i.AuthorName,
+			&i.AuthorVip,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const postsFeedOf = `-- name: PostsFeedOf :one
 SELECT id FROM feeds WHERE owner_id = $1 AND kind = 'posts' AND name = ''
 `
