@@ -29,7 +29,7 @@ func TestRecentArrivalsAgreeWithArrivedAnchors(t *testing.T) {
 	checked, nonEmpty := 0, 0
 	for w := range worlds {
 		r := rand.New(rand.NewPCG(uint64(w), 7))
-		if _, err := store.Pool.Exec(ctx, `TRUNCATE users, anchors, feed_snapshot, snapshot_meta, fences, fenceposts RESTART IDENTITY CASCADE`); err != nil {
+		if _, err := store.Pool.Exec(ctx, `TRUNCATE users, anchors, feed_snapshot, snapshot_meta, fences, fenceposts, filter_posts RESTART IDENTITY CASCADE`); err != nil {
 			t.Fatal(err)
 		}
 		m := build(t, ctx, store, r, now)

@@ -264,7 +264,7 @@ type activityViewer struct {
 func (aw *activityWorker) world(w int) {
 	t, ctx, store, rep := aw.t, aw.ctx, aw.store, aw.rep
 	r := rand.New(rand.NewPCG(uint64(w), 0x8e9f84b))
-	if _, err := store.Pool.Exec(ctx, `TRUNCATE users, anchors, feed_snapshot, snapshot_meta, fences, fenceposts RESTART IDENTITY CASCADE`); err != nil {
+	if _, err := store.Pool.Exec(ctx, `TRUNCATE users, anchors, feed_snapshot, snapshot_meta, fences, fenceposts, filter_posts RESTART IDENTITY CASCADE`); err != nil {
 		t.Fatal(err)
 	}
 	base := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)

@@ -134,7 +134,7 @@ func filterWorld(t *testing.T, store *db.Store, w int) (cases, left tally, kept 
 	clock := func() time.Time { return now }
 	cases, left = tally{}, tally{}
 	r := rand.New(rand.NewPCG(uint64(w), 3003))
-	if _, err := store.Pool.Exec(ctx, `TRUNCATE users, anchors, feed_snapshot, snapshot_meta, fences, fenceposts RESTART IDENTITY CASCADE`); err != nil {
+	if _, err := store.Pool.Exec(ctx, `TRUNCATE users, anchors, feed_snapshot, snapshot_meta, fences, fenceposts, filter_posts RESTART IDENTITY CASCADE`); err != nil {
 		t.Fatal(err)
 	}
 	world := fmt.Sprintf("filter world %d", w)

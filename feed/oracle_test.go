@@ -48,7 +48,7 @@ func TestAccessOracle(t *testing.T) {
 	}
 	for w := range worlds {
 		r := rand.New(rand.NewPCG(uint64(w), 2026))
-		if _, err := store.Pool.Exec(ctx, `TRUNCATE users, anchors, feed_snapshot, snapshot_meta, fences, fenceposts RESTART IDENTITY CASCADE`); err != nil {
+		if _, err := store.Pool.Exec(ctx, `TRUNCATE users, anchors, feed_snapshot, snapshot_meta, fences, fenceposts, filter_posts RESTART IDENTITY CASCADE`); err != nil {
 			t.Fatal(err)
 		}
 		m := build(t, ctx, store, r, now)
