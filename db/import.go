@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"golang.org/x/sync/errgroup"
+
 	"tributary"
 	"tributary/db/internal/dbq"
 )
@@ -89,14 +91,19 @@ func (s *Store) Import(ctx context.Context, recs []tributary.ImportRecord) (Impo
 	if err != nil {
 		return ImportResult{}, err
 	}
-	// Imported shares show in ranked feeds at once, not at the next snapshot refresh.
+	// Imported shares show in ranked feeds at once, not at the next snapshot refresh. The
+	// chunks go on importWorkers connections, so that rolling one chunk up in Go overlaps
+	// PostgreSQL reading and writing another.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(importWorkers)
 	for chunk := range slices.Chunk(anchors, importChunk) {
-		if err := s.RefreshAnchors(ctx, chunk, time.Now()); err != nil {
-			return res, err
-		}
+		g.Go(func() error { return s.RefreshAnchors(gctx, chunk, time.Now()) })
 	}
-	return res, nil
+	return res, g.Wait()
 }
+
+// importWorkers is how many connections redo an import's snapshot rows at once.
+const importWorkers = 3
 
 // importChunk is how many items' snapshot rows an import redoes per transaction: each takes
 // an advisory lock, and a stock PostgreSQL has room for 64 per connection on average
