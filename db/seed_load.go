@@ -249,6 +249,7 @@ func seedSkipTriggers(ctx context.Context, tx pgx.Tx) (bool, map[string]bool, er
 	rows, err := tx.Query(ctx, `SELECT DISTINCT tgrelid::regclass::text FROM pg_trigger
 		WHERE NOT tgisinternal AND tgtype & 4 <> 0 -- TRIGGER_TYPE_INSERT
 		  AND tgname NOT LIKE 'filter\_feeds\_%' -- derived tables the seeder fills itself (fillFilterFeeds)
+		  AND tgname NOT LIKE 'live\_changes\_%' -- what open pages hear of: nothing is open
 		  AND tgrelid = ANY ($1::text[]::regclass[])`, seedTables)
 	if err != nil {
 		return false, nil, fmt.Errorf("db: seed: check triggers: %w", err)

@@ -84,6 +84,11 @@ type SiteChange struct {
 	IDs  []int64
 }
 
+// Live reports whether the change is one that open pages hear of (new posts, the talk of
+// posts) and no cache or replica needs to: it changes neither who may read what nor anything
+// cached (cards' talk is read per request).
+func (c SiteChange) Live() bool { return c.Kind == "new_posts" || c.Kind == "talk" }
+
 // SiteLog reads the change log on one connection (the site listener's own, so that a
 // listener that cannot reach the database cannot claim to be up to date either).
 type SiteLog struct{ q *dbq.Queries }

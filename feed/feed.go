@@ -88,14 +88,16 @@ func (s *Service) Attach(b *site.Bus) {
 	b.Subscribe(s.siteChanged)
 }
 
-// siteChanged drops what the changes may have made stale: the anonymous pages after any
-// change in content or access, the cursor keys after a rotation, everything after a reset.
+// siteChanged drops what the changes may have made stale: the anonymous pages after a change
+// in access or content (new posts and talk reach them within the cache's lifetime), the
+// cursor keys after a rotation, everything after a reset.
 func (s *Service) siteChanged(changes []db.SiteChange, reset bool) {
 	keys, content := reset, reset
 	for _, c := range changes {
-		if c.Kind == "cursor_keys" {
+		switch {
+		case c.Kind == "cursor_keys":
 			keys = true
-		} else {
+		case !c.Live(): // new posts and talk reach anonymous pages with the cache's lifetime
 			content = true
 		}
 	}

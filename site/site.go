@@ -11,6 +11,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -211,14 +212,16 @@ func (b *Bus) catchUp(ctx context.Context, log db.SiteLog, cursor *int64, applie
 			fresh = append(fresh, c)
 		}
 	}
-	if len(fresh) > 0 || reset {
+	if reset || slices.ContainsFunc(fresh, func(c db.SiteChange) bool { return !c.Live() }) {
 		// A read replica takes no reads until it has replayed these changes (or, after a
-		// reset, whatever was missed).
+		// reset, whatever was missed); what open pages hear of alone does not fence it.
 		lsn, err := log.LSN(ctx)
 		if err != nil {
 			return err
 		}
 		b.store.FenceReplica(lsn)
+	}
+	if len(fresh) > 0 || reset {
 		b.deliver(fresh, reset)
 	}
 	if xmin > *cursor {

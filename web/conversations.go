@@ -222,6 +222,8 @@ func (s *Server) onPost(w http.ResponseWriter, r *http.Request, act func(*Server
 	} else if err != nil {
 		s.fail(w, r, err)
 		return
+	} else {
+		s.contentChanged()
 	}
 	if !isHTMX(r) {
 		back := t.Return
@@ -325,6 +327,9 @@ func (s *Server) onComment(w http.ResponseWriter, r *http.Request, act func(v tr
 	}
 	v := s.viewerAccess(r)
 	postID, err := act(v, id)
+	if err == nil {
+		s.contentChanged()
+	}
 	if tributary.ErrorField(err) == "body" {
 		cm, err2 := s.store.OwnComment(r.Context(), v, id)
 		if err2 != nil {

@@ -166,6 +166,7 @@ func (s *Server) share(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	s.contentChanged()
 	s.flash(r, "Shared.")
 	switch {
 	case len(dest.DirectTo) > 0:

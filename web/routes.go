@@ -19,6 +19,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/timeline", s.apiTimeline)
 	mux.HandleFunc("GET /feed/new", s.newCount)
 	mux.HandleFunc("GET /feed/new/items", s.newItems)
+	mux.HandleFunc("GET /live", s.liveStream)
 	mux.HandleFunc("POST /events", s.requireUser(s.events))
 	mux.HandleFunc("GET /signup", s.signupForm)
 	mux.HandleFunc("POST /signup", s.signup)
@@ -68,6 +69,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /g/{name}/members/{handle}/admin", s.requireUser(s.onGroup(makeAdmin)))
 	mux.HandleFunc("POST /g/{name}/members/{handle}/remove", s.requireUser(s.onGroup(removeMember)))
 	mux.HandleFunc("/", s.notFound)
+	s.mux = mux
 
 	csrf := http.NewCrossOriginProtection()
 	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

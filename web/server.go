@@ -40,6 +40,8 @@ type Server struct {
 	decoy       string
 	metrics     *Metrics
 	bump        tributary.BumpRule
+	live        *liveHub       // this instance's open live streams
+	mux         *http.ServeMux // the routes, for the asks of live streams (set by Handler)
 }
 
 // Config configures a Server.
@@ -95,7 +97,11 @@ func NewServer(cfg Config) *Server {
 		s.log = slog.Default()
 	}
 	s.log = slog.New(requestIDHandler{s.log.Handler()})
-	s.metrics = newMetrics(cfg.Store.Pool, s.feed.CacheStats, s.bus.Up)
+	s.live = newLiveHub()
+	if s.bus != nil {
+		s.bus.Subscribe(s.live.siteChanged)
+	}
+	s.metrics = newMetrics(cfg.Store.Pool, s.feed.CacheStats, s.bus.Up, s.live.open)
 	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) { s.fail(w, r, err) }
 	return s
 }
@@ -138,6 +144,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, c te
 func (s *Server) accessChanged(ctx context.Context) {
 	s.feed.AccessChanged()
 	s.bus.Sync(ctx)
+	s.live.notify() // open pages' notices may count less now
 }
 
 // flash shows msg on the next page rendered for this session.

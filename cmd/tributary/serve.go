@@ -87,6 +87,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	httpSrv.RegisterOnShutdown(srv.CloseStreams) // open live streams would hold the shutdown
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
