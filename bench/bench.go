@@ -133,6 +133,8 @@ type Report struct {
 	// machine shows here.
 	LoadBefore string `json:"loadavg_before"`
 	LoadAfter  string `json:"loadavg_after"`
+	// Live notices (seed 002's tier 1), when measured.
+	Live *LiveReport `json:"live_notices,omitempty"`
 }
 
 // Settings are how the load was applied.
@@ -232,6 +234,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	if rep.Results, err = runScenarios(ctx, cfg, srv, pool, all); err != nil {
 		return rep, err
+	}
+	if cfg.Only == nil || cfg.Only.MatchString("live_notice") {
+		if rep.Live, err = liveNotice(ctx, cfg, srv, dbase.DSN, pool); err != nil {
+			return rep, err
+		}
 	}
 	if rep.PeakRSSBytes, err = srv.peakRSS(); err != nil {
 		return rep, err

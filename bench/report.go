@@ -139,6 +139,16 @@ func evaluate(r Report) []Target {
 		errs += x.Errors
 	}
 	out = append(out, Target{What: "zero errors", Measured: fmt.Sprintf("%d errors", errs), Met: errs == 0})
+	if l := r.Live; l != nil {
+		out = append(out,
+			Target{What: fmt.Sprintf("a share → the notice on every open follower's page, p99 ≤ 500 ms (%d streams, %d instances)", l.Streams, l.Instances),
+				Measured: fmt.Sprintf("p50 %s, p99 %s; %d of %d notices arrived", fmtMs(l.P50ms), fmtMs(l.P99ms), l.Delivered, l.Due),
+				Met: l.Due > 0 && l.Delivered == l.Due && l.P99ms <= 500},
+			Target{What: "memory per open stream ≤ 20 KiB", Measured: fmt.Sprintf("%.1f KiB", l.KiBPerStream), Met: l.KiBPerStream <= 20},
+			Target{What: "no stream, goroutine or connection left after the streams close",
+				Measured: fmt.Sprintf("goroutines %d before, %d open, %d after; %d streams counted open", l.GoroutinesBefore, l.GoroutinesOpen, l.GoroutinesAfter, l.OpenAfter),
+				Met: l.OpenAfter == 0 && l.GoroutinesAfter <= l.GoroutinesBefore+10})
+	}
 	return out
 }
 
@@ -250,6 +260,11 @@ func markdown(r Report) string {
 		p("| `%s` | %s | %d | %d | %s | %s | %s | %s | %s | %s | %.0f | %d | %s | %s | %s | %.0f%% |\n", x.Name, x.Group, x.Concurrency, x.Requests,
 			fmtMs(x.P50), fmtMs(x.P95), fmtMs(x.P99), fmtMs(x.ServerP50), fmtMs(x.ServerP95), fmtMs(x.ServerP99),
 			x.RPS, x.Errors, cpuCell(x.AppCPUms), cpuCell(x.PgCPUms), cpuCell(x.DriverCPUms), 100*x.Busy)
+	}
+	if l := r.Live; l != nil {
+		p("\nLive notices (`live_notice`): the home pages of the %d followers of the most followed author open, their live streams (`/live`) spread over %d instances on the database; the author shares %d times through the first instance, a second apart. Latency: from sending the share to the notice with the new count arriving on a stream, over every stream and share: p50 %s, p99 %s, max %s; %d of %d notices arrived. The share itself was answered in %s (p50). Memory: %.1f KiB of resident memory per open stream; goroutines %d before the streams, %d with them open, %d after they closed.\n",
+			l.Streams, l.Instances, l.Shares, fmtMs(l.P50ms), fmtMs(l.P99ms), fmtMs(l.MaxMs), l.Delivered, l.Due, fmtMs(l.ShareP50ms), l.KiBPerStream,
+			l.GoroutinesBefore, l.GoroutinesOpen, l.GoroutinesAfter)
 	}
 	p("\n![Latency per scenario: p50, p95, p99 on a log scale](bench/latency.svg)\n")
 	p("\nWhat each scenario does:\n\n")

@@ -79,7 +79,10 @@ func rss(s *server) int64 {
 }
 
 // goroutines reads go_goroutines from the server's /metrics.
-func goroutines(s *server) int {
+func goroutines(s *server) int { return int(metric(s, "go_goroutines")) }
+
+// metric reads one unlabelled metric from the server's /metrics (0 when it cannot).
+func metric(s *server, name string) float64 {
 	resp, err := http.Get(s.URL + "/metrics")
 	if err != nil {
 		return 0
@@ -87,9 +90,9 @@ func goroutines(s *server) int {
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
 			n, _ := strconv.ParseFloat(v, 64)
-			return int(n)
+			return n
 		}
 	}
 	return 0

@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"tributary"
@@ -37,6 +39,10 @@ type liveHub struct {
 	streams map[chan struct{}]struct{}
 	closed  bool
 	done    chan struct{} // closed when the server shuts down: streams end
+	// epoch moves at every change that may change who may read what, or whose session is
+	// whose (and after a reset): a stream reads its reader's session and access again then,
+	// and keeps them between new posts and talk.
+	epoch atomic.Int64
 }
 
 func newLiveHub() *liveHub {
@@ -92,10 +98,19 @@ func (h *liveHub) close() {
 	}
 }
 
+// accessChanged wakes every stream to read its reader's session and access again.
+func (h *liveHub) accessChanged() {
+	h.epoch.Add(1)
+	h.notify()
+}
+
 // siteChanged hears of the site's changes (from every instance): the streams ask again
 // after new posts, talk, a change in access, or a reset (a change may have been missed).
 func (h *liveHub) siteChanged(changes []db.SiteChange, reset bool) {
-	if reset || len(changes) > 0 {
+	switch {
+	case reset || slices.ContainsFunc(changes, func(c db.SiteChange) bool { return !c.Live() }):
+		h.accessChanged()
+	case len(changes) > 0:
 		h.notify()
 	}
 }
@@ -153,6 +168,7 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	var sent []byte
 	var seq int
+	var reader liveReader // the reader's session and access as last read
 	heartbeat := time.NewTicker(liveHeartbeat)
 	defer heartbeat.Stop()
 	// The first ask is at once: after a reconnect (Last-Event-ID) the notice is brought up to
@@ -160,7 +176,7 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 	ask := true
 	for {
 		if ask {
-			notice, ok, gone := s.askLive(ctx, r, src)
+			notice, ok, gone := s.askLive(ctx, r, src, &reader)
 			if gone {
 				writeEvent(w, seq+1, "gone", nil)
 				rc.Flush()
@@ -193,23 +209,30 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 			if _, err := fmt.Fprint(w, ": still here\n\n"); err != nil || rc.Flush() != nil {
 				return
 			}
-			ask = true
+			ask, reader.read = true, false
 		}
 	}
 }
 
-// askLive asks src as the stream's reader and returns the notice. Each ask loads the
-// session and the reader's access afresh (the stream may be open for hours; a follower
-// removed meanwhile must not go on counting a private feed). ok is false when no notice could
-// be had (the database away): the page keeps what it shows; gone is true when the session no
-// longer has the stream's reader (logged out): the stream ends.
-func (s *Server) askLive(ctx context.Context, r *http.Request, src *url.URL) (notice []byte, ok, gone bool) {
-	reader := userID(currentUser(r.Context()))
-	// A context without the stream's session and user in it, ended with the stream.
-	base, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	defer context.AfterFunc(ctx, cancel)()
-	sub := r.Clone(base)
+// liveReader is a stream's reader as its last full ask read them: their user and access,
+// good while the hub's epoch stays where it was.
+type liveReader struct {
+	read   bool
+	epoch  int64
+	user   *tributary.User
+	access tributary.Viewer
+}
+
+// askLive asks src as the stream's reader and returns the notice. The reader's session and
+// access are read afresh (the stream may be open for hours; a follower removed meanwhile must
+// not go on counting a private feed) whenever the hub's epoch moved since the last read, and
+// at each heartbeat; between them only new posts and talk happened, and the last read holds.
+// ok is false when no notice could be had (the database away): the page keeps what it shows;
+// gone is true when the session no longer has the stream's reader (logged out): the stream
+// ends.
+func (s *Server) askLive(ctx context.Context, r *http.Request, src *url.URL, reader *liveReader) (notice []byte, ok, gone bool) {
+	want := userID(currentUser(r.Context()))
+	sub := r.Clone(ctx)
 	sub.Method = http.MethodGet
 	sub.URL = src
 	sub.RequestURI = src.RequestURI()
@@ -217,13 +240,25 @@ func (s *Server) askLive(ctx context.Context, r *http.Request, src *url.URL) (no
 	sub.Header.Set("HX-Request", "true")
 	sub.Header.Del("Last-Event-ID")
 	rec := httptest.NewRecorder()
-	s.sessions.LoadAndSave(s.loadUser(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if userID(currentUser(r.Context())) != reader {
-			gone = true
-			return
-		}
-		s.mux.ServeHTTP(w, r)
-	}))).ServeHTTP(rec, sub)
+	if epoch := s.live.epoch.Load(); reader.read && reader.epoch == epoch {
+		// The stream's own context has the session it opened with; the reader read since.
+		sub = sub.WithContext(context.WithValue(context.WithValue(ctx, userKey, reader.user), accessKey, reader.access))
+		s.mux.ServeHTTP(rec, sub)
+	} else {
+		// A context without the stream's session and user in it, ended with the stream.
+		base, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		defer context.AfterFunc(ctx, cancel)()
+		s.sessions.LoadAndSave(s.loadUser(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			u := currentUser(r.Context())
+			if userID(u) != want {
+				gone = true
+				return
+			}
+			*reader = liveReader{read: true, epoch: epoch, user: u, access: s.viewerAccess(r)}
+			s.mux.ServeHTTP(w, r)
+		}))).ServeHTTP(rec, sub.WithContext(base))
+	}
 	if gone || rec.Code != http.StatusOK {
 		return nil, false, gone
 	}

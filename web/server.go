@@ -144,7 +144,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, c te
 func (s *Server) accessChanged(ctx context.Context) {
 	s.feed.AccessChanged()
 	s.bus.Sync(ctx)
-	s.live.notify() // open pages' notices may count less now
+	s.live.accessChanged() // open pages' notices may count less now
 }
 
 // flash shows msg on the next page rendered for this session.
