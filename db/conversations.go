@@ -397,3 +397,23 @@ func RecountItemTalk(ctx context.Context, tx pgx.Tx) error {
 	}
 	return nil
 }
+
+// LivePost is a post as live streams check it: its item and who may read it.
+type LivePost struct {
+	ID, AnchorID int64
+	Access       tributary.PostAccess
+}
+
+// LivePosts returns the posts among ids that are not deleted, with their items and access.
+func (s *Store) LivePosts(ctx context.Context, ids []int64) ([]LivePost, error) {
+	rows, err := s.q.LivePosts(ctx, nonNilIDs(ids))
+	if err != nil {
+		return nil, fmt.Errorf("db: live posts: %w", err)
+	}
+	out := make([]LivePost, len(rows))
+	for i, r := range rows {
+		out[i] = LivePost{ID: r.ID, AnchorID: r.AnchorID,
+			Access: tributary.PostAccess{Public: r.IsPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds}}
+	}
+	return out, nil
+}

@@ -36,7 +36,7 @@ var genericPlans = map[string]bool{
 	// arguments; AnchorTalk took 10 ms to plan and 1 ms to run)
 	"AnchorTalk": true, "PostTalk": true, "ReadablePostsByID": true, "ReadablePostsOfAnchor": true,
 	"Thread": true, "Likers": true, "Like": true, "Unlike": true, "AddComment": true, "PostPage": true, "PostThread": true,
-	"CommentForAction": true, "EditComment": true, "DeleteComment": true,
+	"CommentForAction": true, "EditComment": true, "DeleteComment": true, "LivePosts": true,
 	// filter feeds: one index range whatever the feed
 	"FilterArrivals": true, "ReadablePostsInFilter": true, "ActivityArrivals": true, "ActivityReasons": true,
 	"ViewerAccessOf": true, "UserWithAccess": true,

@@ -72,3 +72,9 @@ SELECT c.id, c.body, c.created_at, c.edited_at,
                 WHERE p.id = @post_id AND p.deleted_at IS NULL
                   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]))
  ORDER BY c.created_at, c.id;
+
+-- name: LivePosts :many
+-- Some posts' items and access (deleted ones left out): what live streams check each reader
+-- against before telling them that the posts' talk changed.
+SELECT id, anchor_id, is_public, protected_owner_ids, private_feed_ids FROM posts
+ WHERE id = ANY(@ids::bigint[]) AND deleted_at IS NULL;

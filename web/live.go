@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +17,7 @@ import (
 
 	"tributary"
 	"tributary/db"
+	"tributary/views"
 )
 
 // Live pages (seed 002's tier 1): an open feed page holds one server-sent-events stream,
@@ -35,50 +38,81 @@ const liveHeartbeat = 25 * time.Second
 
 // liveHub is this instance's open streams.
 type liveHub struct {
+	store *db.Store
+	log   *slog.Logger
+
 	mu      sync.Mutex
-	streams map[chan struct{}]struct{}
+	streams map[*liveConn]struct{}
 	closed  bool
 	done    chan struct{} // closed when the server shuts down: streams end
 	// epoch moves at every change that may change who may read what, or whose session is
 	// whose (and after a reset): a stream reads its reader's session and access again then,
-	// and keeps them between new posts and talk.
+	// tells its page to check the cards it shows, and keeps them between new posts and talk.
 	epoch atomic.Int64
 }
 
-func newLiveHub() *liveHub {
-	return &liveHub{streams: map[chan struct{}]struct{}{}, done: make(chan struct{})}
+// liveConn is one open stream as the hub sees it.
+type liveConn struct {
+	wake chan struct{} // a value when the stream should ask again
+	mu   sync.Mutex
+	talk []db.LivePost // posts whose talk changed since the stream last looked
+	lost bool          // more talked of than kept: the page checks every card it shows
 }
 
-// join adds a stream; its channel receives a value when the stream should ask again. ok is
-// false after close.
-func (h *liveHub) join() (wake chan struct{}, ok bool) {
+// liveTalkKept is how many posts' talk a stream keeps between two looks.
+const liveTalkKept = 500
+
+func newLiveHub(store *db.Store, log *slog.Logger) *liveHub {
+	return &liveHub{store: store, log: log, streams: map[*liveConn]struct{}{}, done: make(chan struct{})}
+}
+
+// join adds a stream. ok is false after close.
+func (h *liveHub) join() (c *liveConn, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return nil, false
 	}
-	wake = make(chan struct{}, 1)
-	h.streams[wake] = struct{}{}
-	return wake, true
+	c = &liveConn{wake: make(chan struct{}, 1)}
+	h.streams[c] = struct{}{}
+	return c, true
 }
 
-func (h *liveHub) leave(wake chan struct{}) {
+func (h *liveHub) leave(c *liveConn) {
 	h.mu.Lock()
-	delete(h.streams, wake)
+	delete(h.streams, c)
 	h.mu.Unlock()
 }
 
 // notify wakes every open stream (coalesced: a stream asks once however many notifications
-// came while it waited).
-func (h *liveHub) notify() {
+// came while it waited), telling each of the posts talked of, if any.
+func (h *liveHub) notify(talked ...db.LivePost) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for wake := range h.streams {
+	for c := range h.streams {
+		if len(talked) > 0 {
+			c.mu.Lock()
+			if len(c.talk)+len(talked) > liveTalkKept {
+				c.talk, c.lost = nil, true
+			} else {
+				c.talk = append(c.talk, talked...)
+			}
+			c.mu.Unlock()
+		}
 		select {
-		case wake <- struct{}{}:
+		case c.wake <- struct{}{}:
 		default:
 		}
 	}
+}
+
+// taken returns and forgets the posts talked of since the last call.
+func (c *liveConn) taken() (talk []db.LivePost, lost bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	talk, lost = c.talk, c.lost
+	c.talk, c.lost = nil, false
+	return talk, lost
 }
 
 // open is how many streams are open.
@@ -106,12 +140,35 @@ func (h *liveHub) accessChanged() {
 
 // siteChanged hears of the site's changes (from every instance): the streams ask again
 // after new posts, talk, a change in access, or a reset (a change may have been missed).
+// The posts talked of are read once here, with their access, for every stream to check
+// against its reader.
 func (h *liveHub) siteChanged(changes []db.SiteChange, reset bool) {
-	switch {
-	case reset || slices.ContainsFunc(changes, func(c db.SiteChange) bool { return !c.Live() }):
+	var talked []int64
+	for _, c := range changes {
+		if c.Kind == "talk" {
+			if len(c.IDs) == 0 { // too many to list: every card may have changed
+				reset = true
+			}
+			talked = append(talked, c.IDs...)
+		}
+	}
+	if reset || slices.ContainsFunc(changes, func(c db.SiteChange) bool { return !c.Live() }) {
 		h.accessChanged()
-	case len(changes) > 0:
-		h.notify()
+		return
+	}
+	var posts []db.LivePost
+	if len(talked) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		var err error
+		if posts, err = h.store.LivePosts(ctx, talked); err != nil {
+			h.log.Warn("live: posts talked of", "err", err)
+			h.accessChanged() // the pages check what they show
+			return
+		}
+	}
+	if len(changes) > 0 {
+		h.notify(posts...)
 	}
 }
 
@@ -146,13 +203,13 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	wake, ok := s.live.join()
+	conn, ok := s.live.join()
 	if !ok {
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, "The server is shutting down.", http.StatusServiceUnavailable)
 		return
 	}
-	defer s.live.leave(wake)
+	defer s.live.leave(conn)
 
 	rc := http.NewResponseController(w)
 	h := w.Header()
@@ -173,23 +230,39 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 	defer heartbeat.Stop()
 	// The first ask is at once: after a reconnect (Last-Event-ID) the notice is brought up to
 	// date rather than replayed.
-	ask := true
+	ask, asked := true, false
 	for {
 		if ask {
+			talk, lost := conn.taken()
+			before := reader.epoch
 			notice, ok, gone := s.askLive(ctx, r, src, &reader)
 			if gone {
 				writeEvent(w, seq+1, "gone", nil)
 				rc.Flush()
 				return
 			}
+			var events []liveEvent
 			if ok && !bytes.Equal(notice, sent) {
-				seq++
-				if writeEvent(w, seq, "pill", notice) != nil || rc.Flush() != nil {
-					return
-				}
+				events = append(events, liveEvent{"pill", notice})
 				sent = notice
 			}
-			ask = false
+			if lost || (asked && reader.epoch != before) {
+				// Who may read what changed (or too much was said at once): the page checks
+				// every card it shows.
+				events = append(events, liveEvent{"recheck", nil})
+			} else if cards := talkedCards(talk, reader.access); len(cards) > 0 {
+				events = append(events, liveEvent{"talk", cards})
+			}
+			for _, ev := range events {
+				seq++
+				if writeEvent(w, seq, ev.name, ev.data) != nil {
+					return
+				}
+			}
+			if len(events) > 0 && rc.Flush() != nil {
+				return
+			}
+			ask, asked = false, true
 			select { // at most one ask per liveEvery
 			case <-ctx.Done():
 				return
@@ -203,7 +276,7 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-s.live.done:
 			return
-		case <-wake:
+		case <-conn.wake:
 			ask = true
 		case <-heartbeat.C: // and ask again: the session may have ended elsewhere
 			if _, err := fmt.Fprint(w, ": still here\n\n"); err != nil || rc.Flush() != nil {
@@ -212,6 +285,33 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 			ask, reader.read = true, false
 		}
 	}
+}
+
+type liveEvent struct {
+	name string
+	data []byte
+}
+
+// talkedCards names the cards whose talk changed, among the posts talked of, that the reader
+// may read: "p<post id>" for a post's card, "i<item id>" for its item's card, unique.
+func talkedCards(talk []db.LivePost, v tributary.Viewer) []byte {
+	var b []byte
+	seen := map[string]bool{}
+	for _, p := range talk {
+		if !v.CanRead(p.Access) {
+			continue
+		}
+		for _, key := range []string{"p" + strconv.FormatInt(p.ID, 10), "i" + strconv.FormatInt(p.AnchorID, 10)} {
+			if !seen[key] {
+				seen[key] = true
+				if len(b) > 0 {
+					b = append(b, ' ')
+				}
+				b = append(b, key...)
+			}
+		}
+	}
+	return b
 }
 
 // liveReader is a stream's reader as its last full ask read them: their user and access,
@@ -284,4 +384,95 @@ func writeEvent(w http.ResponseWriter, id int, name string, data []byte) error {
 	b.WriteByte('\n')
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// liveTalkMost is how many cards of each kind one GET /talk brings up to date.
+const liveTalkMost = 200
+
+// talkNow serves GET /talk?p=<post ids>&i=<item id>:<post id>,…&return=<path>: the open page's
+// cards named there, brought up to date for the reader (a live stream said their talk
+// changed, or told the page to check every card): post cards and item cards get their
+// counts, like button and likers anew; post cards the reader may no longer read leave.
+func (s *Server) talkNow(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	posts, err := idList(q.Get("p"), "p", "post ids")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var anchors, reps []int64
+	if q.Get("i") != "" {
+		for pair := range strings.SplitSeq(q.Get("i"), ",") {
+			a, p, ok := strings.Cut(pair, ":")
+			an, err1 := strconv.ParseInt(a, 10, 64)
+			pn, err2 := strconv.ParseInt(p, 10, 64)
+			if !ok || err1 != nil || err2 != nil || an <= 0 || pn <= 0 {
+				s.fail(w, r, tributary.Errorf(tributary.EInvalid, "Parameter 'i' must be item:post id pairs separated by commas."))
+				return
+			}
+			anchors, reps = append(anchors, an), append(reps, pn)
+		}
+	}
+	if len(posts) > liveTalkMost || len(anchors) > liveTalkMost {
+		s.fail(w, r, tributary.Errorf(tributary.EInvalid, "At most %d cards of each kind at once.", liveTalkMost))
+		return
+	}
+	v := s.viewerAccess(r)
+	back := localPath(q.Get("return"), "/")
+	var talks []views.Talk
+	var gone []string
+	if len(posts) > 0 {
+		readable, err := s.store.PostsByID(r.Context(), v, posts)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		ids := make([]int64, len(readable))
+		for i, p := range readable {
+			ids[i] = p.ID
+		}
+		talk, err := s.store.PostTalk(r.Context(), v, ids)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		for _, id := range posts {
+			if slices.Contains(ids, id) {
+				talks = append(talks, views.Talk{View: "post", PostID: id, Talk: talk[id], Return: back, LoggedIn: v.ID != 0})
+			} else {
+				gone = append(gone, "post-"+strconv.FormatInt(id, 10))
+			}
+		}
+	}
+	if len(anchors) > 0 {
+		talk, err := s.store.AnchorTalk(r.Context(), v, anchors)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		for i, a := range anchors {
+			t := views.Talk{View: "item", AnchorID: a, PostID: reps[i], Talk: talk[a], Return: back, LoggedIn: v.ID != 0}
+			if t.Talk.LikedPost != 0 {
+				t.PostID = t.Talk.LikedPost
+			}
+			talks = append(talks, t)
+		}
+	}
+	s.render(w, r, http.StatusOK, views.TalkNow(talks, gone))
+}
+
+// idList parses a comma-separated list of ids (empty: none).
+func idList(s, param, what string) ([]int64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var ids []int64
+	for f := range strings.SplitSeq(s, ",") {
+		id, err := strconv.ParseInt(f, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, tributary.Errorf(tributary.EInvalid, "Parameter '%s' must be %s separated by commas.", param, what)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
 }

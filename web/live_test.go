@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ type liveEvent struct{ id, name, data string }
 type liveStream struct {
 	t      *testing.T
 	events chan liveEvent
+	other  []liveEvent // events passed over while waiting for another
 }
 
 // openLive opens the stream of the "N new" slot of the page at path, as c, and checks that
@@ -31,7 +33,7 @@ func (c *client) openLive(path string) *liveStream {
 	page := c.get(path).body
 	slot := filterSlotRe.FindString(page)
 	src, connect := html.UnescapeString(attr(slot, "hx-get")), html.UnescapeString(attr(slot, "sse-connect"))
-	if src == "" || connect != "/live?src="+url.QueryEscape(src) || attr(slot, "sse-swap") != "pill" {
+	if src == "" || connect != "/live?src="+url.QueryEscape(src) || attr(slot, "sse-swap") != "pill,talk,recheck" {
 		c.a.t.Fatalf("%s: the new-items slot has no live stream of its notice: %q", path, slot)
 	}
 	return c.stream(connect)
@@ -85,21 +87,38 @@ func (c *client) stream(path string) *liveStream {
 
 var livePillRe = regexp.MustCompile(`(\d+\+?) new`)
 
-// pill waits up to within for a notice event and returns the count it shows ("" for none).
-func (s *liveStream) pill(within time.Duration) (string, bool) {
-	select {
-	case ev := <-s.events:
-		if ev.name != "pill" {
-			s.t.Fatalf("event %q, want pill", ev.name)
+// event waits up to within for the next event named name, keeping the others it passes
+// (other); ok is false when none came.
+func (s *liveStream) event(name string, within time.Duration) (liveEvent, bool) {
+	if i := slices.IndexFunc(s.other, func(ev liveEvent) bool { return ev.name == name }); i >= 0 {
+		ev := s.other[i]
+		s.other = slices.Delete(s.other, i, i+1)
+		return ev, true
+	}
+	deadline := time.After(within)
+	for {
+		select {
+		case ev := <-s.events:
+			if ev.name == name {
+				return ev, true
+			}
+			s.other = append(s.other, ev)
+		case <-deadline:
+			return liveEvent{}, false
 		}
-		if m := livePillRe.FindStringSubmatch(ev.data); m != nil {
-			return m[1], true
-		}
-		return "", true
-	case <-time.After(within):
-		return "", false
 	}
 }
+
+// pill waits up to within for a notice event and returns the count it shows ("" for none).
+func (s *liveStream) pill(within time.Duration) (string, bool) {
+	ev, ok := s.event("pill", within)
+	if m := livePillRe.FindStringSubmatch(ev.data); m != nil {
+		return m[1], ok
+	}
+	return "", ok
+}
+
+
 
 func (s *liveStream) wantPill(what, want string) {
 	s.t.Helper()
@@ -145,6 +164,23 @@ func TestLiveNoticeAcrossInstances(t *testing.T) {
 	bobs.wantQuiet("nothing new yet")
 	share(1) // through A
 	bobs.wantPill("a share through the other instance", "1")
+	// Likes and comments on a post name its cards (post and item) to the pages that may read
+	// it, through any instance.
+	var first int64
+	if err := a.store.Pool.QueryRow(context.Background(), "SELECT min(id) FROM posts").Scan(&first); err != nil {
+		t.Fatal(err)
+	}
+	var anchor int64
+	a.store.Pool.QueryRow(context.Background(), "SELECT anchor_id FROM posts WHERE id = $1", first).Scan(&anchor)
+	if r := carol.on(a).post("/p/"+itoa(first)+"/like", url.Values{}); r.status != http.StatusSeeOther {
+		t.Fatalf("like: %d", r.status)
+	}
+	want := fmt.Sprintf("p%d i%d", first, anchor)
+	for _, s := range []*liveStream{bobs, carols} {
+		if ev, ok := s.event("talk", 5*time.Second); !ok || ev.data != want {
+			t.Fatalf("a like: talk event %q (%v), want %q", ev.data, ok, want)
+		}
+	}
 	carols.wantPill("a share through the other instance, to a stranger", "1")
 	share(2)
 	bobs.wantPill("a second share", "2")
@@ -156,9 +192,21 @@ func TestLiveNoticeAcrossInstances(t *testing.T) {
 		t.Fatalf("go private: %d", r.status)
 	}
 	carols.wantPill("ada went private", "")
+	if _, ok := carols.event("recheck", 5*time.Second); !ok {
+		t.Fatal("ada went private: carol's page was not told to check its cards")
+	}
 	share(3)
 	bobs.wantPill("a private share, to a follower", "3")
 	carols.wantQuiet("a private share, to a stranger")
+	if r := bob.post("/p/"+itoa(first)+"/like", url.Values{}); r.status != http.StatusSeeOther {
+		t.Fatalf("like: %d %s", r.status, r.body)
+	}
+	if ev, ok := bobs.event("talk", 5*time.Second); !ok || ev.data != want {
+		t.Fatalf("a like of a private post: bob's talk event %q (%v), want %q", ev.data, ok, want)
+	}
+	if ev, ok := carols.event("talk", time.Second); ok {
+		t.Fatalf("a like of a private post reached a stranger's page: %q", ev.data)
+	}
 
 	// B's listening connection is killed: it reconnects, catches up, and the stream hears of
 	// what was written meanwhile.
@@ -206,5 +254,50 @@ func TestLiveStreamRefusesOtherSources(t *testing.T) {
 	for _, who := range []*client{c, a.client()} {
 		s := who.stream("/live?src=" + url.QueryEscape("/feed/new?fencepost=1"))
 		s.wantQuiet("nothing new")
+	}
+}
+
+// GET /talk brings the cards an open page names up to date for its reader: counts and
+// likers of the ones they may read, out of band; the post cards they may not read leave.
+func TestTalkNow(t *testing.T) {
+	a := newApp(t)
+	ada, bob, carol, dan := a.client(), a.client(), a.client(), a.client()
+	ada.signup("ada")
+	bob.signup("bob")
+	carol.signup("carol")
+	dan.signup("dan")
+	open := dan.filterShare("https://example.com/talk/open", "", "")
+	bob.filterLike(open)
+	bob.post("/u/ada/follow", url.Values{})
+	if r := ada.post("/settings/visibility", url.Values{"visibility": {"private"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("go private: %d", r.status)
+	}
+	closed := ada.filterShare("https://example.com/talk/closed", "", "")
+	var anchor int64
+	a.store.Pool.QueryRow(context.Background(), "SELECT anchor_id FROM posts WHERE id = $1", open).Scan(&anchor)
+
+	r := carol.get(fmt.Sprintf("/talk?p=%d,%d&i=%d:%d&return=/u/ada", open, closed, anchor, open))
+	if r.status != http.StatusOK {
+		t.Fatalf("GET /talk: %d %s", r.status, r.body)
+	}
+	for _, want := range []string{
+		fmt.Sprintf(`id="talk-p%d-bar"`, open), fmt.Sprintf(`id="talk-p%d-likers"`, open), `data-likes="1"`, ">bob</a>",
+		fmt.Sprintf(`id="talk-i%d-bar"`, anchor), fmt.Sprintf(`id="post-%d" hx-swap-oob="delete"`, closed),
+	} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("GET /talk lacks %s: %s", want, r.body)
+		}
+	}
+	if strings.Contains(r.body, fmt.Sprintf(`id="talk-p%d-bar"`, closed)) {
+		t.Errorf("a stranger got the talk of a private post: %s", r.body)
+	}
+	if r := bob.get(fmt.Sprintf("/talk?p=%d,%d", open, closed)); !strings.Contains(r.body, fmt.Sprintf(`id="talk-p%d-bar"`, closed)) ||
+		strings.Contains(r.body, "delete") || !strings.Contains(r.body, `aria-pressed="true"`) {
+		t.Errorf("a follower's /talk: %s", r.body)
+	}
+	for _, q := range []string{"p=x", "p=1,-2", "i=1", "i=1:x", "p=" + strings.Repeat("1,", 200) + "1"} {
+		if r := bob.get("/talk?" + q); r.status != http.StatusBadRequest {
+			t.Errorf("GET /talk?%.40s: %d, want 400", q, r.status)
+		}
 	}
 }

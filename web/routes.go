@@ -20,6 +20,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /feed/new", s.newCount)
 	mux.HandleFunc("GET /feed/new/items", s.newItems)
 	mux.HandleFunc("GET /live", s.liveStream)
+	mux.HandleFunc("GET /talk", s.talkNow)
 	mux.HandleFunc("POST /events", s.requireUser(s.events))
 	mux.HandleFunc("GET /signup", s.signupForm)
 	mux.HandleFunc("POST /signup", s.signup)

@@ -97,7 +97,7 @@ func NewServer(cfg Config) *Server {
 		s.log = slog.Default()
 	}
 	s.log = slog.New(requestIDHandler{s.log.Handler()})
-	s.live = newLiveHub()
+	s.live = newLiveHub(cfg.Store, s.log)
 	if s.bus != nil {
 		s.bus.Subscribe(s.live.siteChanged)
 	}

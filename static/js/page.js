@@ -14,6 +14,28 @@
   // The "N new" slot ([data-poll-seconds]) hears of new items from its live stream; while
   // the stream is not open (it could not be opened, or is reconnecting) the slot asks for
   // itself every data-poll-seconds ("poll" triggers its hx-get).
+  // The stream's other events are about the cards on the page: "talk" names the cards whose
+  // likes or comments changed ("p<post id>", "i<item id>"), "recheck" asks for every card;
+  // the cards on screen among them are brought up to date (GET /talk), and the ones the
+  // reader may no longer read leave.
+  document.addEventListener("htmx:sseBeforeMessage", function (e) {
+    var type = e.detail && e.detail.type;
+    if (type !== "talk" && type !== "recheck") return;
+    e.preventDefault(); // nothing goes into the slot
+    var want = type === "talk" ? new Set(String(e.detail.data).split(" ")) : null;
+    var posts = [], items = [];
+    document.querySelectorAll('.talk[id^="talk-"]').forEach(function (el) {
+      var key = el.id.slice(5); // "p12" or "i7"
+      if (want && !want.has(key)) return;
+      if (key[0] === "p") posts.push(key.slice(1));
+      else if (key[0] === "i") items.push(key.slice(1) + ":" + el.getAttribute("data-post"));
+    });
+    if (posts.length + items.length === 0) return;
+    var url = "/talk?p=" + posts.slice(0, 200).join(",") + "&i=" + items.slice(0, 200).join(",") +
+      "&return=" + encodeURIComponent(location.pathname + location.search);
+    htmx.ajax("GET", url, { swap: "none" });
+  });
+
   var live = new WeakMap(); // slot -> true while its stream is open
   var asked = new WeakMap(); // slot -> when it last asked (or appeared)
   document.addEventListener("htmx:sseOpen", function (e) { live.set(e.target, true); });

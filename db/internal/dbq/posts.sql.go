@@ -84,6 +84,47 @@ func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (int64, 
 	return id, err
 }
 
+const livePosts = `-- name: LivePosts :many
+SELECT id, anchor_id, is_public, protected_owner_ids, private_feed_ids FROM posts
+ WHERE id = ANY($1::bigint[]) AND deleted_at IS NULL
+`
+
+type LivePostsRow struct {
+	ID                int64
+	AnchorID          int64
+	IsPublic          bool
+	ProtectedOwnerIds []int64
+	PrivateFeedIds    []int64
+}
+
+// Some posts' items and access (deleted ones left out): what live streams check each reader
+// against before telling them that the posts' talk changed.
+func (q *Queries) LivePosts(ctx context.Context, ids []int64) ([]LivePostsRow, error) {
+	rows, err := q.db.Query(ctx, livePosts, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LivePostsRow{}
+	for rows.Next() {
+		var i LivePostsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.AnchorID,
+			&i.IsPublic,
+			&i.ProtectedOwnerIds,
+			&i.PrivateFeedIds,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const postPage = `-- name: PostPage :one
 SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip,
        (p.like_count - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY($1::bigint[])))::int AS likes,
