@@ -143,11 +143,11 @@ func evaluate(r Report) []Target {
 		out = append(out,
 			Target{What: fmt.Sprintf("a share → the notice on every open follower's page, p99 ≤ 500 ms (%d streams, %d instances)", l.Streams, l.Instances),
 				Measured: fmt.Sprintf("p50 %s, p99 %s; %d of %d notices arrived", fmtMs(l.P50ms), fmtMs(l.P99ms), l.Delivered, l.Due),
-				Met: l.Due > 0 && l.Delivered == l.Due && l.P99ms <= 500},
+				Met:      l.Due > 0 && l.Delivered == l.Due && l.P99ms <= 500},
 			Target{What: "memory per open stream ≤ 20 KiB", Measured: fmt.Sprintf("%.1f KiB", l.KiBPerStream), Met: l.KiBPerStream <= 20},
 			Target{What: "no stream, goroutine or connection left after the streams close",
 				Measured: fmt.Sprintf("goroutines %d before, %d open, %d after; %d streams counted open", l.GoroutinesBefore, l.GoroutinesOpen, l.GoroutinesAfter, l.OpenAfter),
-				Met: l.OpenAfter == 0 && l.GoroutinesAfter <= l.GoroutinesBefore+10})
+				Met:      l.OpenAfter == 0 && l.GoroutinesAfter <= l.GoroutinesBefore+10})
 	}
 	return out
 }

@@ -118,8 +118,6 @@ func (s *liveStream) pill(within time.Duration) (string, bool) {
 	return "", ok
 }
 
-
-
 func (s *liveStream) wantPill(what, want string) {
 	s.t.Helper()
 	got, ok := s.pill(5 * time.Second)
