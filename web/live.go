@@ -229,8 +229,9 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 	heartbeat := time.NewTicker(liveHeartbeat)
 	defer heartbeat.Stop()
 	// The first ask is at once: after a reconnect (Last-Event-ID) the notice is brought up to
-	// date rather than replayed.
+	// date and the page checks its cards, rather than what was missed being replayed.
 	ask, asked := true, false
+	reconnected := r.Header.Get("Last-Event-ID") != ""
 	for {
 		if ask {
 			talk, lost := conn.taken()
@@ -246,9 +247,9 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 				events = append(events, liveEvent{"pill", notice})
 				sent = notice
 			}
-			if lost || (asked && reader.epoch != before) {
-				// Who may read what changed (or too much was said at once): the page checks
-				// every card it shows.
+			if lost || (asked && reader.epoch != before) || (!asked && reconnected) {
+				// Who may read what changed (or too much was said at once, or the page was
+				// away for a while): the page checks every card it shows.
 				events = append(events, liveEvent{"recheck", nil})
 			} else if cards := talkedCards(talk, reader.access); len(cards) > 0 {
 				events = append(events, liveEvent{"talk", cards})

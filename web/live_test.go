@@ -248,6 +248,23 @@ func TestLiveStreamRefusesOtherSources(t *testing.T) {
 			t.Errorf("src %q: %d %.100s, want 400 naming src", src, r.status, r.body)
 		}
 	}
+	// A page coming back after losing its stream checks its cards (what was missed is not
+	// replayed).
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", a.srv.URL+"/live?src="+url.QueryEscape("/feed/new?fencepost=2026-11-20T12%3A00%3A00Z"), nil)
+	req.Header.Set("Last-Event-ID", "41")
+	res, err := c.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() && sc.Text() != "event: recheck" {
+	}
+	if sc.Text() != "event: recheck" {
+		t.Error("a stream opened again (Last-Event-ID) did not tell its page to check its cards")
+	}
+	res.Body.Close()
 	// The home feed's notice streams too, for a reader and for nobody.
 	for _, who := range []*client{c, a.client()} {
 		s := who.stream("/live?src=" + url.QueryEscape("/feed/new?fencepost=1"))
