@@ -393,7 +393,8 @@ const liveTalkMost = 200
 // talkNow serves GET /talk?p=<post ids>&i=<item id>:<post id>,…&return=<path>: the open page's
 // cards named there, brought up to date for the reader (a live stream said their talk
 // changed, or told the page to check every card): post cards and item cards get their
-// counts, like button and likers anew; post cards the reader may no longer read leave.
+// counts, like button and likers anew; cards the reader may no longer read leave (an item
+// card when none of the item's shares is theirs to read).
 func (s *Server) talkNow(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	posts, err := idList(q.Get("p"), "p", "post ids")
@@ -446,12 +447,21 @@ func (s *Server) talkNow(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(anchors) > 0 {
+		readable, err := s.store.ReadableAnchors(r.Context(), anchors, v)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
 		talk, err := s.store.AnchorTalk(r.Context(), v, anchors)
 		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
 		for i, a := range anchors {
+			if !readable[a] {
+				gone = append(gone, "item-"+strconv.FormatInt(a, 10))
+				continue
+			}
 			t := views.Talk{View: "item", AnchorID: a, PostID: reps[i], Talk: talk[a], Return: back, LoggedIn: v.ID != 0}
 			if t.Talk.LikedPost != 0 {
 				t.PostID = t.Talk.LikedPost

@@ -303,6 +303,11 @@ func TestTalkNow(t *testing.T) {
 			t.Errorf("GET /talk lacks %s: %s", want, r.body)
 		}
 	}
+	var closedItem int64
+	a.store.Pool.QueryRow(context.Background(), "SELECT anchor_id FROM posts WHERE id = $1", closed).Scan(&closedItem)
+	if r := carol.get(fmt.Sprintf("/talk?i=%d:%d", closedItem, closed)); !strings.Contains(r.body, fmt.Sprintf(`id="item-%d" hx-swap-oob="delete"`, closedItem)) {
+		t.Errorf("an item none of whose shares a stranger may read stays: %s", r.body)
+	}
 	if strings.Contains(r.body, fmt.Sprintf(`id="talk-p%d-bar"`, closed)) {
 		t.Errorf("a stranger got the talk of a private post: %s", r.body)
 	}
