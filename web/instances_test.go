@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,7 +27,23 @@ import (
 type testSite struct {
 	t   *testing.T
 	dsn string
+
+	mu  sync.Mutex // the instances' live streams read the clock while the test moves it
 	now time.Time
+}
+
+// time is the site's clock.
+func (ts *testSite) time() time.Time {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.now
+}
+
+// advance moves the site's clock on by d.
+func (ts *testSite) advance(d time.Duration) {
+	ts.mu.Lock()
+	ts.now = ts.now.Add(d)
+	ts.mu.Unlock()
 }
 
 func newTestSite(t *testing.T) *testSite {
@@ -43,7 +60,7 @@ func (ts *testSite) instance() (*app, *site.Bus) {
 	}
 	t.Cleanup(pool.Close)
 	// Changes must arrive by the event path, not by the poll.
-	return startInstance(t, db.NewStore(pool), func() time.Time { return ts.now }, time.Hour)
+	return startInstance(t, db.NewStore(pool), ts.time, time.Hour)
 }
 
 // startInstance runs an instance of the site on store: its listener (reading the log every
@@ -96,7 +113,7 @@ func TestInstancesShareCursorsAndAccessChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 30 {
-		ts.now = ts.now.Add(time.Minute)
+		ts.advance(time.Minute)
 		if r := ada.post("/share", url.Values{"url": {fmt.Sprintf("https://example.com/notes/%d", i)}}); r.status != http.StatusSeeOther {
 			t.Fatalf("share: %d %s", r.status, r.body)
 		}
@@ -111,7 +128,7 @@ func TestInstancesShareCursorsAndAccessChanges(t *testing.T) {
 	bob.post("/u/ada/follow", url.Values{})
 	carol := b.client()
 	carol.signup("carol")
-	ts.now = ts.now.Add(2 * time.Hour)
+	ts.advance(2 * time.Hour)
 
 	// A cursor crosses both ways and survives a restart.
 	first, p := bob.apiIDs("limit=10")
@@ -194,15 +211,15 @@ func TestCursorKeyRotationAcrossInstances(t *testing.T) {
 	ada := a.client()
 	ada.signup("ada")
 	for i := range 25 {
-		ts.now = ts.now.Add(time.Minute)
+		ts.advance(time.Minute)
 		ada.post("/share", url.Values{"url": {fmt.Sprintf("https://example.com/rot/%d", i)}})
 	}
-	ts.now = ts.now.Add(2 * time.Hour)
+	ts.advance(2 * time.Hour)
 	_, old := ada.apiIDs("limit=10")
 
 	ctx := context.Background()
 	before := busB.Acked()
-	if _, _, err := a.store.RotateCursorKey(ctx, ts.now, feed.CursorMaxAge); err != nil {
+	if _, _, err := a.store.RotateCursorKey(ctx, ts.time(), feed.CursorMaxAge); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.store.Wake(ctx); err != nil {

@@ -145,7 +145,7 @@ func TestLiveNoticeAcrossInstances(t *testing.T) {
 	ada.signup("ada")
 	share := func(i int) {
 		t.Helper()
-		ts.now = ts.now.Add(time.Minute)
+		ts.advance(time.Minute)
 		if r := ada.post("/share", url.Values{"url": {fmt.Sprintf("https://example.com/live/%d", i)}}); r.status != http.StatusSeeOther {
 			t.Fatalf("share: %d %s", r.status, r.body)
 		}
