@@ -398,10 +398,10 @@ func RecountItemTalk(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
-// LivePost is a post as live streams check it: its item and who may read it.
+// LivePost is a post as live streams check it: its item, author and who may read it.
 type LivePost struct {
-	ID, AnchorID int64
-	Access       tributary.PostAccess
+	ID, AnchorID, AuthorID int64
+	Access                 tributary.PostAccess
 }
 
 // LivePosts returns the posts among ids that are not deleted, with their items and access.
@@ -412,7 +412,7 @@ func (s *Store) LivePosts(ctx context.Context, ids []int64) ([]LivePost, error) 
 	}
 	out := make([]LivePost, len(rows))
 	for i, r := range rows {
-		out[i] = LivePost{ID: r.ID, AnchorID: r.AnchorID,
+		out[i] = LivePost{ID: r.ID, AnchorID: r.AnchorID, AuthorID: r.AuthorID,
 			Access: tributary.PostAccess{Public: r.IsPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds}}
 	}
 	return out, nil

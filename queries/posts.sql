@@ -74,7 +74,8 @@ SELECT c.id, c.body, c.created_at, c.edited_at,
  ORDER BY c.created_at, c.id;
 
 -- name: LivePosts :many
--- Some posts' items and access (deleted ones left out): what live streams check each reader
--- against before telling them that the posts' talk changed.
-SELECT id, anchor_id, is_public, protected_owner_ids, private_feed_ids FROM posts
+-- Some posts' items, authors and access (deleted ones left out): what live streams check
+-- each reader against before telling them that the posts' talk changed, or asking whether
+-- new posts are new to them.
+SELECT id, anchor_id, author_id, is_public, protected_owner_ids, private_feed_ids FROM posts
  WHERE id = ANY(@ids::bigint[]) AND deleted_at IS NULL;

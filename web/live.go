@@ -49,14 +49,17 @@ type liveHub struct {
 	// whose (and after a reset): a stream reads its reader's session and access again then,
 	// tells its page to check the cards it shows, and keeps them between new posts and talk.
 	epoch atomic.Int64
+	asks  atomic.Int64 // the notices asked for, since the start
 }
 
 // liveConn is one open stream as the hub sees it.
 type liveConn struct {
-	wake chan struct{} // a value when the stream should ask again
-	mu   sync.Mutex
-	talk []db.LivePost // posts whose talk changed since the stream last looked
-	lost bool          // more talked of than kept: the page checks every card it shows
+	wake    chan struct{} // a value when the stream should look again
+	mu      sync.Mutex
+	talk    []db.LivePost // posts whose talk changed since the stream last looked
+	arrived []db.LivePost // posts made since then
+	must    bool          // something else changed: ask whatever the posts are
+	lost    bool          // more talked of than kept: the page checks every card it shows
 }
 
 // liveTalkKept is how many posts' talk a stream keeps between two looks.
@@ -84,21 +87,21 @@ func (h *liveHub) leave(c *liveConn) {
 	h.mu.Unlock()
 }
 
-// notify wakes every open stream (coalesced: a stream asks once however many notifications
-// came while it waited), telling each of the posts talked of, if any.
-func (h *liveHub) notify(talked ...db.LivePost) {
+// notify wakes every open stream (coalesced: a stream looks once however many
+// notifications came while it waited), telling each of the posts talked of and the posts
+// made, if any; must says something else changed too.
+func (h *liveHub) notify(must bool, talked, arrived []db.LivePost) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for c := range h.streams {
-		if len(talked) > 0 {
-			c.mu.Lock()
-			if len(c.talk)+len(talked) > liveTalkKept {
-				c.talk, c.lost = nil, true
-			} else {
-				c.talk = append(c.talk, talked...)
-			}
-			c.mu.Unlock()
+		c.mu.Lock()
+		if len(c.talk)+len(talked) > liveTalkKept || len(c.arrived)+len(arrived) > liveTalkKept {
+			c.talk, c.arrived, c.lost, c.must = nil, nil, true, true
+		} else {
+			c.talk, c.arrived = append(c.talk, talked...), append(c.arrived, arrived...)
 		}
+		c.must = c.must || must
+		c.mu.Unlock()
 		select {
 		case c.wake <- struct{}{}:
 		default:
@@ -106,13 +109,13 @@ func (h *liveHub) notify(talked ...db.LivePost) {
 	}
 }
 
-// taken returns and forgets the posts talked of since the last call.
-func (c *liveConn) taken() (talk []db.LivePost, lost bool) {
+// taken returns and forgets what the stream was told since the last call.
+func (c *liveConn) taken() (talk, arrived []db.LivePost, must, lost bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	talk, lost = c.talk, c.lost
-	c.talk, c.lost = nil, false
-	return talk, lost
+	talk, arrived, must, lost = c.talk, c.arrived, c.must, c.lost
+	c.talk, c.arrived, c.must, c.lost = nil, nil, false, false
+	return talk, arrived, must, lost
 }
 
 // open is how many streams are open.
@@ -135,7 +138,7 @@ func (h *liveHub) close() {
 // accessChanged wakes every stream to read its reader's session and access again.
 func (h *liveHub) accessChanged() {
 	h.epoch.Add(1)
-	h.notify()
+	h.notify(true, nil, nil)
 }
 
 // siteChanged hears of the site's changes (from every instance): the streams ask again
@@ -143,43 +146,63 @@ func (h *liveHub) accessChanged() {
 // The posts talked of are read once here, with their access, for every stream to check
 // against its reader.
 func (h *liveHub) siteChanged(changes []db.SiteChange, reset bool) {
-	var talked []int64
+	var talked, made []int64
 	for _, c := range changes {
-		if c.Kind == "talk" {
-			if len(c.IDs) == 0 { // too many to list: every card may have changed
-				reset = true
-			}
+		switch {
+		case c.Kind == "talk" && len(c.IDs) == 0, c.Kind == "new_posts" && len(c.IDs) == 0:
+			reset = true // too many to list: every card and notice may have changed
+		case c.Kind == "talk":
 			talked = append(talked, c.IDs...)
+		case c.Kind == "new_posts":
+			made = append(made, c.IDs...)
 		}
 	}
 	if reset || slices.ContainsFunc(changes, func(c db.SiteChange) bool { return !c.Live() }) {
 		h.accessChanged()
 		return
 	}
-	var posts []db.LivePost
-	if len(talked) > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		var err error
-		if posts, err = h.store.LivePosts(ctx, talked); err != nil {
-			h.log.Warn("live: posts talked of", "err", err)
-			h.accessChanged() // the pages check what they show
-			return
+	if len(talked)+len(made) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	posts, err := h.store.LivePosts(ctx, append(slices.Clone(talked), made...))
+	if err != nil {
+		h.log.Warn("live: posts talked of and made", "err", err)
+		h.accessChanged() // the pages ask and check what they show
+		return
+	}
+	isTalk := make(map[int64]bool, len(talked))
+	for _, id := range talked {
+		isTalk[id] = true
+	}
+	isNew := make(map[int64]bool, len(made))
+	for _, id := range made {
+		isNew[id] = true
+	}
+	var talk, arrived []db.LivePost
+	for _, p := range posts {
+		if isTalk[p.ID] {
+			talk = append(talk, p)
+		}
+		if isNew[p.ID] {
+			arrived = append(arrived, p)
 		}
 	}
-	if len(changes) > 0 {
-		h.notify(posts...)
-	}
+	h.notify(false, talk, arrived)
 }
 
 // CloseStreams ends every open live stream; call it when shutting down.
 func (s *Server) CloseStreams() { s.live.close() }
 
 // contentChanged is called after a write that open pages may hear of (a share, a like, a
-// comment) committed: this instance's streams ask at once, every other instance's as soon as
-// the site's wake-up reaches it.
+// comment) committed: every instance's streams hear of it (this one's too) as soon as the
+// site's wake-up reaches them, with what it was about.
 func (s *Server) contentChanged() {
-	s.live.notify()
+	if s.bus == nil { // this process is the whole site: nothing comes round the event path
+		s.live.notify(true, nil, nil)
+		return
+	}
 	s.bus.Changed()
 }
 
@@ -230,46 +253,51 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 	defer heartbeat.Stop()
 	// The first ask is at once: after a reconnect (Last-Event-ID) the notice is brought up to
 	// date and the page checks its cards, rather than what was missed being replayed.
-	ask, asked := true, false
+	ask, asked, force := true, false, false
 	reconnected := r.Header.Get("Last-Event-ID") != ""
+	author := s.pageAuthor(ctx, src)
 	for {
 		if ask {
-			talk, lost := conn.taken()
-			before := reader.epoch
-			notice, ok, gone := s.askLive(ctx, r, src, &reader)
-			if gone {
-				writeEvent(w, seq+1, "gone", nil)
-				rc.Flush()
-				return
-			}
-			var events []liveEvent
-			if ok && !bytes.Equal(notice, sent) {
-				events = append(events, liveEvent{"pill", notice})
-				sent = notice
-			}
-			if lost || (asked && reader.epoch != before) || (!asked && reconnected) {
-				// Who may read what changed (or too much was said at once, or the page was
-				// away for a while): the page checks every card it shows.
-				events = append(events, liveEvent{"recheck", nil})
-			} else if cards := talkedCards(talk, reader.access); len(cards) > 0 {
-				events = append(events, liveEvent{"talk", cards})
-			}
-			for _, ev := range events {
-				seq++
-				if writeEvent(w, seq, ev.name, ev.data) != nil {
+			ask = false
+			talk, arrived, must, lost := conn.taken()
+			if !asked || must || lost || force || len(talk) > 0 || newToPage(arrived, reader.access, author) {
+				force = false
+				before := reader.epoch
+				notice, ok, gone := s.askLive(ctx, r, src, &reader)
+				if gone {
+					writeEvent(w, seq+1, "gone", nil)
+					rc.Flush()
 					return
 				}
-			}
-			if len(events) > 0 && rc.Flush() != nil {
-				return
-			}
-			ask, asked = false, true
-			select { // at most one ask per liveEvery
-			case <-ctx.Done():
-				return
-			case <-s.live.done:
-				return
-			case <-time.After(liveEvery):
+				var events []liveEvent
+				if ok && !bytes.Equal(notice, sent) {
+					events = append(events, liveEvent{"pill", notice})
+					sent = notice
+				}
+				if lost || (asked && reader.epoch != before) || (!asked && reconnected) {
+					// Who may read what changed (or too much was said at once, or the page was
+					// away for a while): the page checks every card it shows.
+					events = append(events, liveEvent{"recheck", nil})
+				} else if cards := talkedCards(talk, reader.access); len(cards) > 0 {
+					events = append(events, liveEvent{"talk", cards})
+				}
+				for _, ev := range events {
+					seq++
+					if writeEvent(w, seq, ev.name, ev.data) != nil {
+						return
+					}
+				}
+				if len(events) > 0 && rc.Flush() != nil {
+					return
+				}
+				asked = true
+				select { // at most one ask per liveEvery
+				case <-ctx.Done():
+					return
+				case <-s.live.done:
+					return
+				case <-time.After(liveEvery):
+				}
 			}
 		}
 		select {
@@ -283,9 +311,31 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 			if _, err := fmt.Fprint(w, ": still here\n\n"); err != nil || rc.Flush() != nil {
 				return
 			}
-			ask, reader.read = true, false
+			ask, force, reader.read = true, true, false
 		}
 	}
+}
+
+// pageAuthor is the user whose page src is the notice of (/u/{handle}?new=…: only their
+// posts are new there), 0 for every other page.
+func (s *Server) pageAuthor(ctx context.Context, src *url.URL) int64 {
+	handle, ok := strings.CutPrefix(src.Path, "/u/")
+	if !ok || handle == "" || strings.Contains(handle, "/") {
+		return 0
+	}
+	u, err := s.store.UserByHandle(ctx, handle)
+	if err != nil {
+		return 0
+	}
+	return u.ID
+}
+
+// newToPage reports whether any of the posts made may be new on the page: one the reader may
+// read (by the page's author, on a user's page). Any other post changes no notice of theirs.
+func newToPage(arrived []db.LivePost, v tributary.Viewer, author int64) bool {
+	return slices.ContainsFunc(arrived, func(p db.LivePost) bool {
+		return v.CanRead(p.Access) && (author == 0 || p.AuthorID == author)
+	})
 }
 
 type liveEvent struct {
@@ -332,6 +382,7 @@ type liveReader struct {
 // gone is true when the session no longer has the stream's reader (logged out): the stream
 // ends.
 func (s *Server) askLive(ctx context.Context, r *http.Request, src *url.URL, reader *liveReader) (notice []byte, ok, gone bool) {
+	s.live.asks.Add(1)
 	want := userID(currentUser(r.Context()))
 	sub := r.Clone(ctx)
 	sub.Method = http.MethodGet

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -320,4 +321,52 @@ func TestTalkNow(t *testing.T) {
 			t.Errorf("GET /talk?%.40s: %d, want 400", q, r.status)
 		}
 	}
+}
+
+// A stream asks its notice again only when a new post may be new on its page: one its reader
+// may read, and on a user's page one by that user.
+func TestLiveStreamsAskOnlyWhenNewToThePage(t *testing.T) {
+	ts := newTestSite(t)
+	a, _ := ts.instance()
+	b, _ := ts.instance()
+	ada, bob, carol := a.client(), a.client(), b.client()
+	ada.signup("ada")
+	bob.signup("bob")
+	carol.signup("carol")
+	share := func(c *client, link string) {
+		t.Helper()
+		ts.advance(time.Minute)
+		if r := c.post("/share", url.Values{"url": {link}}); r.status != http.StatusSeeOther {
+			t.Fatalf("share: %d %s", r.status, r.body)
+		}
+	}
+	share(ada, "https://example.com/asks/0")
+	carol.get("/u/ada")                      // the site's first cursor key, made on B ...
+	share(bob, "https://example.com/asks/1") // ... and a wake-up that brings it round
+	asks := func() int {
+		t.Helper()
+		m := regexp.MustCompile(`(?m)^tributary_live_asks_total (\d+)$`).FindStringSubmatch(carol.get("/metrics").body)
+		if m == nil {
+			t.Fatal("no tributary_live_asks_total on /metrics")
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	adas := carol.openLive("/u/ada") // on B
+	bobs := carol.openLive("/u/bob")
+	adas.wantQuiet("nothing new yet")
+	before := asks()
+	for n := -1; n != before; { // until B has heard of everything before (the first cursor key)
+		n = before
+		time.Sleep(300 * time.Millisecond)
+		before = asks()
+	}
+	share(ada, "https://example.com/asks/2") // through A
+	adas.wantPill("ada's share on ada's page", "1")
+	if n := asks() - before; n != 1 {
+		t.Errorf("ada's share made %d asks on B, want 1 (bob's page has nothing new)", n)
+	}
+	bobs.wantQuiet("ada's share on bob's page")
+	share(bob, "https://example.com/asks/3")
+	bobs.wantPill("bob's share on bob's page", "1")
 }

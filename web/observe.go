@@ -84,7 +84,7 @@ type Metrics struct {
 // CacheStats reports a cache's hits and misses so far.
 type CacheStats func() (hits, misses uint64)
 
-func newMetrics(pool *pgxpool.Pool, anon CacheStats, up func() bool, streams func() int) *Metrics {
+func newMetrics(pool *pgxpool.Pool, anon CacheStats, up func() bool, live *liveHub) *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry(),
 		requests: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tributary_http_request_duration_seconds",
 			Help:    "Time to answer a request, by route, method and status.",
@@ -102,7 +102,9 @@ func newMetrics(pool *pgxpool.Pool, anon CacheStats, up func() bool, streams fun
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tributary_anon_cache_misses_total", Help: "Anonymous pages computed."},
 			func() float64 { _, m := anon(); return float64(m) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tributary_live_streams_open", Help: "Live streams open on this instance."},
-			func() float64 { return float64(streams()) }),
+			func() float64 { return float64(live.open()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tributary_live_asks_total", Help: "Notices live streams asked for as their readers."},
+			func() float64 { return float64(live.asks.Load()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tributary_site_listener_up", Help: "1 while this instance hears of every change on the site."},
 			func() float64 {
 				if up() {

@@ -101,7 +101,7 @@ func NewServer(cfg Config) *Server {
 	if s.bus != nil {
 		s.bus.Subscribe(s.live.siteChanged)
 	}
-	s.metrics = newMetrics(cfg.Store.Pool, s.feed.CacheStats, s.bus.Up, s.live.open)
+	s.metrics = newMetrics(cfg.Store.Pool, s.feed.CacheStats, s.bus.Up, s.live)
 	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) { s.fail(w, r, err) }
 	return s
 }

@@ -85,20 +85,22 @@ func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (int64, 
 }
 
 const livePosts = `-- name: LivePosts :many
-SELECT id, anchor_id, is_public, protected_owner_ids, private_feed_ids FROM posts
+SELECT id, anchor_id, author_id, is_public, protected_owner_ids, private_feed_ids FROM posts
  WHERE id = ANY($1::bigint[]) AND deleted_at IS NULL
 `
 
 type LivePostsRow struct {
 	ID                int64
 	AnchorID          int64
+	AuthorID          int64
 	IsPublic          bool
 	ProtectedOwnerIds []int64
 	PrivateFeedIds    []int64
 }
 
-// Some posts' items and access (deleted ones left out): what live streams check each reader
-// against before telling them that the posts' talk changed.
+// Some posts' items, authors and access (deleted ones left out): what live streams check
+// each reader against before telling them that the posts' talk changed, or asking whether
+// new posts are new to them.
 func (q *Queries) LivePosts(ctx context.Context, ids []int64) ([]LivePostsRow, error) {
 	rows, err := q.db.Query(ctx, livePosts, ids)
 	if err != nil {
@@ -111,6 +113,7 @@ func (q *Queries) LivePosts(ctx context.Context, ids []int64) ([]LivePostsRow, e
 		if err := rows.Scan(
 			&i.ID,
 			&i.AnchorID,
+			&i.AuthorID,
 			&i.IsPublic,
 			&i.ProtectedOwnerIds,
 			&i.PrivateFeedIds,
