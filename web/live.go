@@ -17,7 +17,6 @@ import (
 
 	"tributary"
 	"tributary/db"
-	"tributary/views"
 )
 
 // Live pages (seed 002's tier 1): an open feed page holds one server-sent-events stream,
@@ -436,105 +435,4 @@ func writeEvent(w http.ResponseWriter, id int, name string, data []byte) error {
 	b.WriteByte('\n')
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-// liveTalkMost is how many cards of each kind one GET /talk brings up to date.
-const liveTalkMost = 200
-
-// talkNow serves GET /talk?p=<post ids>&i=<item id>:<post id>,…&return=<path>: the open page's
-// cards named there, brought up to date for the reader (a live stream said their talk
-// changed, or told the page to check every card): post cards and item cards get their
-// counts, like button and likers anew; cards the reader may no longer read leave (an item
-// card when none of the item's shares is theirs to read).
-func (s *Server) talkNow(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	posts, err := idList(q.Get("p"), "p", "post ids")
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	var anchors, reps []int64
-	if q.Get("i") != "" {
-		for pair := range strings.SplitSeq(q.Get("i"), ",") {
-			a, p, ok := strings.Cut(pair, ":")
-			an, err1 := strconv.ParseInt(a, 10, 64)
-			pn, err2 := strconv.ParseInt(p, 10, 64)
-			if !ok || err1 != nil || err2 != nil || an <= 0 || pn <= 0 {
-				s.fail(w, r, tributary.Errorf(tributary.EInvalid, "Parameter 'i' must be item:post id pairs separated by commas."))
-				return
-			}
-			anchors, reps = append(anchors, an), append(reps, pn)
-		}
-	}
-	if len(posts) > liveTalkMost || len(anchors) > liveTalkMost {
-		s.fail(w, r, tributary.Errorf(tributary.EInvalid, "At most %d cards of each kind at once.", liveTalkMost))
-		return
-	}
-	v := s.viewerAccess(r)
-	back := localPath(q.Get("return"), "/")
-	var talks []views.Talk
-	var gone []string
-	if len(posts) > 0 {
-		readable, err := s.store.PostsByID(r.Context(), v, posts)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		ids := make([]int64, len(readable))
-		for i, p := range readable {
-			ids[i] = p.ID
-		}
-		talk, err := s.store.PostTalk(r.Context(), v, ids)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		for _, id := range posts {
-			if slices.Contains(ids, id) {
-				talks = append(talks, views.Talk{View: "post", PostID: id, Talk: talk[id], Return: back, LoggedIn: v.ID != 0})
-			} else {
-				gone = append(gone, "post-"+strconv.FormatInt(id, 10))
-			}
-		}
-	}
-	if len(anchors) > 0 {
-		readable, err := s.store.ReadableAnchors(r.Context(), anchors, v)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		talk, err := s.store.AnchorTalk(r.Context(), v, anchors)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		for i, a := range anchors {
-			if !readable[a] {
-				gone = append(gone, "item-"+strconv.FormatInt(a, 10))
-				continue
-			}
-			t := views.Talk{View: "item", AnchorID: a, PostID: reps[i], Talk: talk[a], Return: back, LoggedIn: v.ID != 0}
-			if t.Talk.LikedPost != 0 {
-				t.PostID = t.Talk.LikedPost
-			}
-			talks = append(talks, t)
-		}
-	}
-	s.render(w, r, http.StatusOK, views.TalkNow(talks, gone))
-}
-
-// idList parses a comma-separated list of ids (empty: none).
-func idList(s, param, what string) ([]int64, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var ids []int64
-	for f := range strings.SplitSeq(s, ",") {
-		id, err := strconv.ParseInt(f, 10, 64)
-		if err != nil || id <= 0 {
-			return nil, tributary.Errorf(tributary.EInvalid, "Parameter '%s' must be %s separated by commas.", param, what)
-		}
-		ids = append(ids, id)
-	}
-	return ids, nil
 }
