@@ -361,6 +361,9 @@ func TestItemPageGathersShares(t *testing.T) {
 	must(t, quiet.GetByRole("link", playwright.LocatorGetByRoleOptions{Name: "Bob Builder"}).Locator("xpath=following-sibling::a[1]").Click())
 	must(t, expect.Page(page).ToHaveURL(regexp.MustCompile(`/p/[0-9]+$`)))
 	writeComment(t, page.GetByTestId("conversation"), "On Bob's share")
+	// As a reader would: the comment shows before the like (without a live stream, the
+	// comment's answer, made before the like, would otherwise swap the like's count back).
+	must(t, expect.Locator(page.GetByTestId("comment-text")).ToHaveText([]string{"On Bob's share"}))
 	must(t, page.GetByTestId("like").Click())
 	must(t, expect.Locator(page.GetByTestId("conversation")).ToHaveAttribute("data-likes", "1"))
 
