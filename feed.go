@@ -88,6 +88,7 @@ type FeedQuery struct {
 	Since       time.Time // zero: unbounded
 	Until       time.Time // zero: unbounded
 	IncludeSeen bool
+	List        int64 // one of the viewer's lists instead of the home feed (0: the home feed)
 }
 
 // ParseFeedQuery validates timeline parameters; errors name the parameter at fault.
@@ -126,6 +127,13 @@ func ParseFeedQuery(v url.Values) (FeedQuery, error) {
 	}
 	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
 		return q, FieldErrorf("since", "Parameter 'since' must be before 'until'.")
+	}
+	if s := v.Get("list"); s != "" {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id < 1 {
+			return q, FieldErrorf("list", "Parameter 'list' must be a list's id, got %q.", s)
+		}
+		q.List = id
 	}
 	switch s := v.Get("include_seen"); s {
 	case "", "0", "false":
@@ -186,6 +194,9 @@ func (q FeedQuery) Signature() string {
 	}
 	if q.IncludeSeen {
 		b.WriteString("&include_seen=1")
+	}
+	if q.List != 0 {
+		b.WriteString("&list=" + strconv.FormatInt(q.List, 10))
 	}
 	return b.String()
 }

@@ -103,6 +103,9 @@ type ArrivedQuery struct {
 	// Activity: items also arrive by the likes and comments of the followees (a logged-in
 	// viewer's home feed; ActivityArrivals).
 	Activity bool
+	// SetOnly: Followed is the whole set, never read from follows (a list's members, or a
+	// home feed's followees less the members of the viewer's exclusive lists).
+	SetOnly bool
 }
 
 // DefaultArrivalsByFollows is the size of followed set from which the arrival query reads it
@@ -128,7 +131,7 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 		posAt, posID = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 0
 	}
 	// A logged-in viewer's large followed set is read from follows in the queries (see there).
-	byFollows := q.Viewer.ID != 0 && q.Followed.Len() >= s.ArrivalsByFollows
+	byFollows := q.Viewer.ID != 0 && !q.SetOnly && q.Followed.Len() >= s.ArrivalsByFollows
 	followed := q.Followed.IDs()
 	if byFollows {
 		followed = []int64{}
@@ -137,7 +140,12 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 	if err != nil || !q.Activity || q.Viewer.ID == 0 {
 		return shared, err
 	}
+	actors := []int64{}
+	if q.SetOnly {
+		actors = q.Followed.IDs()
+	}
 	rows, err := s.q.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{Scan: activityScan, ViewerID: q.Viewer.ID,
+		ByFollows: !q.SetOnly, Followed: actors,
 		Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To,
 		Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip), PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
 	if err != nil {
@@ -197,13 +205,18 @@ func (s *Store) sharedArrivals(ctx context.Context, q ArrivedQuery, followed []i
 }
 
 // ActivityReasons finds, for some items, the latest like or comment of someone the viewer
-// follows on a readable share of each, up to to: why an item that arrived by activity is in
-// their home feed. Items without one are left out.
-func (s *Store) ActivityReasons(ctx context.Context, v tributary.Viewer, anchors []int64, to time.Time) (map[int64]tributary.Activity, error) {
+// follows (or, when set is not nil, of someone in set) on a readable share of each, up to
+// to: why an item that arrived by activity is in their feed. Items without one are left out.
+func (s *Store) ActivityReasons(ctx context.Context, v tributary.Viewer, set *tributary.IDSet, anchors []int64, to time.Time) (map[int64]tributary.Activity, error) {
 	if v.ID == 0 || len(anchors) == 0 {
 		return nil, nil
 	}
+	actors := []int64{}
+	if set != nil {
+		actors = set.IDs()
+	}
 	rows, err := s.q.ActivityReasons(ctx, dbq.ActivityReasonsParams{ViewerID: v.ID, AnchorIds: anchors, ToAt: to,
+		ByFollows: set == nil, Followed: actors,
 		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	if err != nil {
 		return nil, fmt.Errorf("db: activity reasons: %w", err)

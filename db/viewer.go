@@ -18,10 +18,13 @@ type ViewerState struct {
 	// caller has, so Followed was not read.
 	FollowsVersion int64
 	FollowedKnown  bool
-	Seen           []int64
-	HomeActivity   bool                // the home feed brings in followees' likes and comments
-	Fresh          map[int64]time.Time // own shares since the fresh-self cutoff
-	Snapshot       time.Time           // when the snapshot was last rebuilt (zero: never)
+	// SetOnly: Followed is the whole set, never to be read from follows (a list's members,
+	// or the followees less the members of the viewer's exclusive lists).
+	SetOnly      bool
+	Seen         []int64
+	HomeActivity bool                // the home feed brings in followees' likes and comments
+	Fresh        map[int64]time.Time // own shares since the fresh-self cutoff
+	Snapshot     time.Time           // when the snapshot was last rebuilt (zero: never)
 	// Changes are the rows redone by transactions from the ChangesFrom asked for on;
 	// ChangesUpTo is the oldest transaction still running: the next ChangesFrom.
 	Changes     []SnapshotChange
@@ -53,6 +56,9 @@ type ViewerQuery struct {
 	// the fence's latest when FenceAt is zero (what Fencepost and LatestFencepost return).
 	FenceTemplate string
 	FenceAt       time.Time
+	// ListID: the followed set is the members of this list of the viewer's (0: the home
+	// feed's). A list that is not the viewer's is not found (ENotFound).
+	ListID int64
 }
 
 // LoadViewer reads a viewer's state in one round trip.
@@ -63,14 +69,21 @@ func (s *Store) LoadViewer(ctx context.Context, vq ViewerQuery) (ViewerState, er
 	}
 	r, err := s.q.ViewerState(ctx, dbq.ViewerStateParams{ViewerID: viewerID, SeenFrom: vq.SeenFrom, SeenTo: vq.SeenTo,
 		MinDwellMs: vq.MinDwellMs, FreshSince: vq.FreshSince, ChangesFrom: from, ChangesTo: to, KnownFollowsVersion: vq.FollowsVersion,
-		FenceTemplate: vq.FenceTemplate, FenceAt: timeOrNil(vq.FenceAt)})
+		FenceTemplate: vq.FenceTemplate, FenceAt: timeOrNil(vq.FenceAt), ListID: vq.ListID})
 	if err != nil {
 		return ViewerState{}, fmt.Errorf("db: viewer state: %w", err)
+	}
+	if !r.ListFound {
+		return ViewerState{}, tributary.Errorf(tributary.ENotFound, "No such list.")
 	}
 	st := ViewerState{Access: viewerOf(viewerID, r.Blocked, r.PrivateFeeds, r.Hidden, r.Muted, r.MutedCollapse),
 		Seen: r.Seen, HomeActivity: r.HomeActivity, Fresh: make(map[int64]time.Time, len(r.FreshIds)),
 		FollowsVersion: r.FollowsVersion, FollowedKnown: r.FollowedKnown}
-	if !r.FollowedKnown {
+	st.SetOnly = vq.ListID != 0 || r.HasExclusive
+	switch {
+	case vq.ListID != 0:
+		st.Followed = tributary.NewIDSet(r.Followed)
+	case !r.FollowedKnown:
 		st.Followed = tributary.NewIDSet(append(r.Followed, viewerID))
 	}
 	for i, id := range r.FreshIds {

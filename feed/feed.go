@@ -119,6 +119,9 @@ func (s *Service) cacheable() bool { return s.bus == nil || s.bus.Up() }
 // Timeline returns one page of the viewer's ranked feed (viewer nil: the anonymous front
 // page): a first page when q has no cursor, the page at the cursor otherwise.
 func (s *Service) Timeline(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery) (tributary.Timeline, error) {
+	if viewer == nil && q.List != 0 {
+		return tributary.Timeline{}, errNoList
+	}
 	if viewer != nil {
 		return s.page(ctx, viewer, q)
 	}
@@ -135,6 +138,10 @@ func (s *Service) Timeline(ctx context.Context, viewer *tributary.User, q tribut
 	return t, err
 }
 
+// errNoList answers a list that is not the viewer's (anonymous visitors have none): the
+// same answer as for a list that does not exist.
+var errNoList = tributary.Errorf(tributary.ENotFound, "No such list.")
+
 // request is one timeline request's state.
 type request struct {
 	codec cursorCodec
@@ -150,7 +157,10 @@ type request struct {
 // fencepost of the viewer's fence at (zero: the fence's latest), where the page will start.
 func (s *Service) request(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery, now, at time.Time) (*request, error) {
 	key := fenceKey(viewer, q)
-	v, pre, err := s.load(ctx, viewer, now, key, at)
+	if viewer == nil && q.List != 0 {
+		return nil, errNoList
+	}
+	v, pre, err := s.load(ctx, viewer, q.List, now, key, at)
 	if err != nil {
 		return nil, err
 	}
@@ -178,6 +188,9 @@ func fenceKey(viewer *tributary.User, q tributary.FeedQuery) FenceKey {
 // timeline is cached (render makes the encoding once per cached timeline and kind), or by
 // computing the timeline and rendering it.
 func (s *Service) AnonPage(ctx context.Context, q tributary.FeedQuery, kind string, render func(tributary.Timeline) ([]byte, error)) (*Encoded, error) {
+	if q.List != 0 {
+		return nil, errNoList
+	}
 	q.IncludeSeen = false
 	key := q.Signature() + "&cursor=" + q.Cursor
 	if s.cacheable() {
@@ -317,6 +330,7 @@ type versionedSet struct {
 type viewerState struct {
 	access   tributary.Viewer // what the access rules know of the viewer
 	followed tributary.IDSet
+	setOnly  bool                // followed is never to be read from follows (db.ViewerState.SetOnly)
 	seen     map[int64]bool      // items the viewer has seen
 	activity bool                // their home feed brings in their followees' likes and comments
 	fresh    map[int64]time.Time // the viewer's own shares within the fresh-self window
@@ -335,9 +349,10 @@ func (v viewerState) freshIDs() []int64 {
 	return ids
 }
 
-// load reads the viewer's state and, for a logged-in viewer, the fencepost of fence k at at
-// (zero: the latest) in the same round trip.
-func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Time, k FenceKey, at time.Time) (viewerState, *preread, error) {
+// load reads the viewer's state (with the members of list as the followed set, when not 0)
+// and, for a logged-in viewer, the fencepost of fence k at at (zero: the latest) in the same
+// round trip.
+func (s *Service) load(ctx context.Context, viewer *tributary.User, list int64, now time.Time, k FenceKey, at time.Time) (viewerState, *preread, error) {
 	var v viewerState
 	var err error
 	if viewer == nil {
@@ -351,19 +366,26 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, now time.Tim
 		}
 		return v, nil, err
 	}
-	known, _ := s.followed.Get(viewer.ID) // version 0 when not kept: no user's
+	// A list's members are read with every request; the home feed's followed set only
+	// when its version moved.
+	var known versionedSet
+	if list == 0 {
+		known, _ = s.followed.Get(viewer.ID) // version 0 when not kept: no user's
+	}
 	st, err := s.store.LoadViewer(ctx, db.ViewerQuery{ViewerID: viewer.ID, SeenFrom: now.Add(-s.cfg.SeenHorizon),
 		SeenTo: now.Add(-s.cfg.SeenGrace), MinDwellMs: s.cfg.MinSeenDwellMs, FreshSince: now.Add(-s.cfg.Weights.FreshSelfFor),
-		ChangesFrom: s.rank.cursor(), FollowsVersion: known.version, FenceTemplate: k.Template, FenceAt: at})
+		ChangesFrom: s.rank.cursor(), FollowsVersion: known.version, FenceTemplate: k.Template, FenceAt: at, ListID: list})
 	if err != nil {
 		return v, nil, err
 	}
-	if st.FollowedKnown {
+	switch {
+	case st.FollowedKnown:
 		st.Followed = known.set
-	} else {
+	case list == 0:
 		s.followed.Put(viewer.ID, versionedSet{version: st.FollowsVersion, set: st.Followed})
 	}
 	v.access, v.followed, v.fresh, v.snapshot, v.activity = st.Access, st.Followed, st.Fresh, st.Snapshot, st.HomeActivity
+	v.setOnly = st.SetOnly
 	v.changes, v.changesUpTo = st.Changes, st.ChangesUpTo
 	v.seen = make(map[int64]bool, len(st.Seen))
 	for _, id := range st.Seen {

@@ -183,7 +183,7 @@ func (src *source) arrivedQuery(from, to time.Time, pos Pos, skip []int64, limit
 	}
 	return db.ArrivedQuery{FeedFilter: src.filter(), Followed: src.v.followed, Viewer: src.v.access,
 		From: from, To: to, Skip: skip, PosAt: pos.Arrival, PosID: pos.ID, Limit: limit,
-		Activity: src.activity() && to.Sub(from) <= activitySpan}
+		Activity: src.activity() && to.Sub(from) <= activitySpan, SetOnly: src.v.setOnly}
 }
 
 // activitySpan is the longest arrival interval in which items arrive by the followees' likes
@@ -380,7 +380,11 @@ func (src *source) explainActivity(ctx context.Context, ids []int64) error {
 	if len(unexplained) == 0 {
 		return nil
 	}
-	found, err := src.s.store.ActivityReasons(ctx, src.v.access, unexplained, src.now)
+	var set *tributary.IDSet
+	if src.v.setOnly {
+		set = &src.v.followed
+	}
+	found, err := src.s.store.ActivityReasons(ctx, src.v.access, set, unexplained, src.now)
 	for id, a := range found {
 		src.reasons[id] = a
 	}

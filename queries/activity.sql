@@ -7,7 +7,9 @@
 -- likes and comments feeds' places), newest first after a position, with who and how. The
 -- interval's likes and comments are read newest first, at most scan of them (the site's, not
 -- only the followees': one index range, whatever the number of followees; probing 2,000
--- followees' feeds took 28 ms), and filtered on the way.
+-- followees' feeds took 28 ms), and filtered on the way. With by_follows the followees are
+-- read from follows; without, they are the followed set passed (a list's members, or the
+-- followees less an exclusive list's members).
 WITH acts AS MATERIALIZED (
     SELECT fp.feed, fp.post_id, fp.at FROM filter_posts fp
      WHERE (fp.feed LIKE 'l:%' OR fp.feed LIKE 'c:%')
@@ -16,8 +18,10 @@ WITH acts AS MATERIALIZED (
      LIMIT sqlc.arg(scan)::int),
 followed AS (
     SELECT substr(a.feed, 3)::bigint AS user_id, a.feed LIKE 'c:%' AS commented, a.post_id, a.at FROM acts a
-     WHERE EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @viewer_id::bigint
-                      AND f.followed_id = substr(a.feed, 3)::bigint AND f.state = 'active')),
+     WHERE CASE WHEN @by_follows::boolean
+                THEN EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @viewer_id::bigint
+                                AND f.followed_id = substr(a.feed, 3)::bigint AND f.state = 'active')
+                ELSE substr(a.feed, 3)::bigint = ANY(@followed::bigint[]) END),
 items AS (
     SELECT DISTINCT ON (p.anchor_id) p.anchor_id, a.at, a.user_id, a.commented
       FROM followed a
@@ -33,9 +37,11 @@ items AS (
             SELECT 1 FROM posts q
              WHERE q.anchor_id = p.anchor_id AND q.created_at > @from_at::timestamptz AND q.created_at <= @to_at::timestamptz
                AND q.deleted_at IS NULL
-               AND (q.author_id = @viewer_id::bigint OR EXISTS (
-                    SELECT 1 FROM follows f2 WHERE f2.follower_id = @viewer_id::bigint AND f2.followed_id = q.author_id
-                       AND f2.state = 'active'))
+               AND CASE WHEN @by_follows::boolean
+                        THEN q.author_id = @viewer_id::bigint OR EXISTS (
+                             SELECT 1 FROM follows f2 WHERE f2.follower_id = @viewer_id::bigint AND f2.followed_id = q.author_id
+                                AND f2.state = 'active')
+                        ELSE q.author_id = ANY(@followed::bigint[]) END
                AND can_read(q.is_public, q.protected_owner_ids, q.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
                AND (@tag::text = '' OR q.tags @> ARRAY[@tag::text]))
      ORDER BY p.anchor_id, a.at DESC, a.commented DESC)
@@ -47,14 +53,17 @@ SELECT i.anchor_id, i.at AS arrival, i.commented::boolean AS commented, u.id AS 
 
 -- name: ActivityReasons :many
 -- For some items, the latest like or comment of one of the viewer's followees on a readable
--- post of theirs, up to `to`: why an item that arrived by activity is in the home feed.
+-- post of theirs, up to `to`: why an item that arrived by activity is in the home feed
+-- (followees read from follows with by_follows, else the followed set passed).
 SELECT DISTINCT ON (p.anchor_id) p.anchor_id, fp.at, (fp.feed LIKE 'c:%')::boolean AS commented,
        u.id AS user_id, u.handle, u.display_name, u.vip
   FROM posts p
   JOIN filter_posts fp ON fp.post_id = p.id AND (fp.feed LIKE 'l:%' OR fp.feed LIKE 'c:%') AND fp.at <= @to_at::timestamptz
-  JOIN follows f ON f.follower_id = @viewer_id::bigint AND f.state = 'active'
-                AND f.followed_id = substr(fp.feed, 3)::bigint
-  JOIN users u ON u.id = f.followed_id
+  JOIN (SELECT f.followed_id AS id FROM follows f
+         WHERE @by_follows::boolean AND f.follower_id = @viewer_id::bigint AND f.state = 'active'
+        UNION ALL
+        SELECT unnest(@followed::bigint[]) WHERE NOT @by_follows::boolean) a ON a.id = substr(fp.feed, 3)::bigint
+  JOIN users u ON u.id = a.id
  WHERE p.anchor_id = ANY(@anchor_ids::bigint[])
    AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])

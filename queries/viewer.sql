@@ -7,14 +7,17 @@
 -- catch up on), with the oldest transaction still running (where to look from next time).
 -- Also the fencepost the page starts from, which a separate query fetched one round trip
 -- later: of the fence of fence_template, the one at fence_at, or the fence's latest when
--- fence_at is NULL (fence_found false: there is none).
+-- fence_at is NULL (fence_found false: there is none). With a list_id, the followed set is
+-- that list's members (list_found false: the viewer has no such list); without, the followees
+-- less the members of the viewer's exclusive lists.
 -- The plan is prepared once (db/plans.go): a range between two parameters keeps the
 -- index on snapshot_dirty in a generic plan, where an open-ended one was read whole.
 WITH v AS (SELECT @viewer_id::bigint AS id, @seen_from::timestamptz AS seen_from, @seen_to::timestamptz AS seen_to,
                   @min_dwell_ms::bigint AS min_dwell, @fresh_since::timestamptz AS fresh_since,
                   @changes_from::bigint AS changes_from, @changes_to::bigint AS changes_to,
                   @known_follows_version::bigint AS known_version,
-                  @fence_template::text AS fence_template, sqlc.narg(fence_at)::timestamptz AS fence_at),
+                  @fence_template::text AS fence_template, sqlc.narg(fence_at)::timestamptz AS fence_at,
+                  @list_id::bigint AS list_id),
      u AS (SELECT users.follows_version, users.home_activity FROM users, v WHERE users.id = v.id),
      fp AS (SELECT fp.at, fp.prev_at, fp.head FROM fenceposts fp, v
              WHERE fp.viewer_id = v.id AND fp.template = v.fence_template
@@ -22,10 +25,17 @@ WITH v AS (SELECT @viewer_id::bigint AS id, @seen_from::timestamptz AS seen_from
                                                   WHERE f.viewer_id = v.id AND f.template = v.fence_template)))
 SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version,
        coalesce((SELECT u.home_activity FROM u), true)::boolean AS home_activity,
-       coalesce((SELECT u.follows_version FROM u) = v.known_version, false)::boolean AS followed_known,
-       CASE WHEN (SELECT u.follows_version FROM u) = v.known_version THEN NULL
+       (v.list_id = 0 AND coalesce((SELECT u.follows_version FROM u) = v.known_version, false))::boolean AS followed_known,
+       CASE WHEN v.list_id <> 0
+            THEN ARRAY(SELECT m.member_id FROM list_members m JOIN lists l ON l.id = m.list_id
+                        WHERE m.list_id = v.list_id AND l.owner_id = v.id ORDER BY m.member_id)
+            WHEN (SELECT u.follows_version FROM u) = v.known_version THEN NULL
             ELSE ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
+                          AND NOT EXISTS (SELECT 1 FROM list_members m JOIN lists l ON l.id = m.list_id
+                                           WHERE l.owner_id = v.id AND l.exclusive AND m.member_id = f.followed_id)
                        ORDER BY f.followed_id) END::bigint[] AS followed,
+       (v.list_id = 0 OR EXISTS (SELECT 1 FROM lists l WHERE l.id = v.list_id AND l.owner_id = v.id))::boolean AS list_found,
+       EXISTS (SELECT 1 FROM lists l WHERE l.owner_id = v.id AND l.exclusive)::boolean AS has_exclusive,
        ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = v.id
              UNION SELECT b.user_id FROM bans b WHERE b.banned_id = v.id ORDER BY 1)::bigint[] AS blocked,
        ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = v.id ORDER BY 1)::bigint[] AS private_feeds,

@@ -128,6 +128,7 @@ type Profile struct {
 	IsSelf   bool
 	LoggedIn bool
 	Posts    PostList
+	Lists    []db.List // the viewer's lists, each saying whether this user is in it
 }
 
 // Ago renders a time relative to now: "just now", "5m", "3h", "2d", or a date.
@@ -280,4 +281,12 @@ func ActivityVerb(a tributary.Activity) string {
 		return "commented"
 	}
 	return "liked this"
+}
+
+// plural picks the word for n of something.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -43,6 +43,12 @@ func (s *Server) userPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pr := views.Profile{Profile: p, IsSelf: viewerID == p.User.ID, LoggedIn: viewer != nil, Posts: l}
+	if viewer != nil && !pr.IsSelf {
+		if pr.Lists, err = s.store.ListsOf(r.Context(), viewerID, p.User.ID); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
 	pg := s.page(r, p.User.DisplayName+" (@"+p.User.Handle+")")
 	pg.Preview, pg.URL = true, absoluteURL(r, "/u/"+p.User.Handle)
 	pg.Description = fmt.Sprintf("%s (@%s) on Tributary: papers, models, repositories and posts they shared.", p.User.DisplayName, p.User.Handle)

@@ -23,6 +23,10 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := currentUser(r.Context())
+	if q.List != 0 && u != nil && !isHTMX(r) { // a list's page after the first, without JavaScript
+		s.renderList(w, r, q, http.StatusOK, views.Form{})
+		return
+	}
 	if s.anonCacheable(r) {
 		b, err := s.feed.AnonPage(r.Context(), q, "html"+htmxKind(r), func(t tributary.Timeline) ([]byte, error) {
 			return s.renderBytes(r, s.homeView(r, q, t))

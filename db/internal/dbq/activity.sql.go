@@ -20,28 +20,32 @@ WITH acts AS MATERIALIZED (
      LIMIT $6::int),
 followed AS (
     SELECT substr(a.feed, 3)::bigint AS user_id, a.feed LIKE 'c:%' AS commented, a.post_id, a.at FROM acts a
-     WHERE EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $7::bigint
-                      AND f.followed_id = substr(a.feed, 3)::bigint AND f.state = 'active')),
+     WHERE CASE WHEN $7::boolean
+                THEN EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $8::bigint
+                                AND f.followed_id = substr(a.feed, 3)::bigint AND f.state = 'active')
+                ELSE substr(a.feed, 3)::bigint = ANY($9::bigint[]) END),
 items AS (
     SELECT DISTINCT ON (p.anchor_id) p.anchor_id, a.at, a.user_id, a.commented
       FROM followed a
       JOIN posts p ON p.id = a.post_id
      WHERE p.deleted_at IS NULL
-       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $7::bigint, $8::bigint[], $9::bigint[])
-       AND NOT (p.anchor_id = ANY($10::bigint[]))
-       AND ($11::text = '' OR p.anchor_kind = $11::text)
-       AND ($12::text = '' OR p.tags @> ARRAY[$12::text])
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $8::bigint, $10::bigint[], $11::bigint[])
+       AND NOT (p.anchor_id = ANY($12::bigint[]))
+       AND ($13::text = '' OR p.anchor_kind = $13::text)
+       AND ($14::text = '' OR p.tags @> ARRAY[$14::text])
        -- An item a followee (or the viewer) shared in the interval arrives by that share
        -- (ArrivedAnchors): the two lists never hold the same item.
        AND NOT EXISTS (
             SELECT 1 FROM posts q
              WHERE q.anchor_id = p.anchor_id AND q.created_at > $4::timestamptz AND q.created_at <= $5::timestamptz
                AND q.deleted_at IS NULL
-               AND (q.author_id = $7::bigint OR EXISTS (
-                    SELECT 1 FROM follows f2 WHERE f2.follower_id = $7::bigint AND f2.followed_id = q.author_id
-                       AND f2.state = 'active'))
-               AND can_read(q.is_public, q.protected_owner_ids, q.private_feed_ids, $7::bigint, $8::bigint[], $9::bigint[])
-               AND ($12::text = '' OR q.tags @> ARRAY[$12::text]))
+               AND CASE WHEN $7::boolean
+                        THEN q.author_id = $8::bigint OR EXISTS (
+                             SELECT 1 FROM follows f2 WHERE f2.follower_id = $8::bigint AND f2.followed_id = q.author_id
+                                AND f2.state = 'active')
+                        ELSE q.author_id = ANY($9::bigint[]) END
+               AND can_read(q.is_public, q.protected_owner_ids, q.private_feed_ids, $8::bigint, $10::bigint[], $11::bigint[])
+               AND ($14::text = '' OR q.tags @> ARRAY[$14::text]))
      ORDER BY p.anchor_id, a.at DESC, a.commented DESC)
 SELECT i.anchor_id, i.at AS arrival, i.commented::boolean AS commented, u.id AS user_id, u.handle, u.display_name, u.vip
   FROM items i JOIN users u ON u.id = i.user_id
@@ -57,7 +61,9 @@ type ActivityArrivalsParams struct {
 	FromAt       time.Time
 	ToAt         time.Time
 	Scan         int32
+	ByFollows    bool
 	ViewerID     int64
+	Followed     []int64
 	Blocked      []int64
 	PrivateFeeds []int64
 	Skip         []int64
@@ -82,7 +88,9 @@ type ActivityArrivalsRow struct {
 // likes and comments feeds' places), newest first after a position, with who and how. The
 // interval's likes and comments are read newest first, at most scan of them (the site's, not
 // only the followees': one index range, whatever the number of followees; probing 2,000
-// followees' feeds took 28 ms), and filtered on the way.
+// followees' feeds took 28 ms), and filtered on the way. With by_follows the followees are
+// read from follows; without, they are the followed set passed (a list's members, or the
+// followees less an exclusive list's members).
 func (q *Queries) ActivityArrivals(ctx context.Context, arg ActivityArrivalsParams) ([]ActivityArrivalsRow, error) {
 	rows, err := q.db.Query(ctx, activityArrivals,
 		arg.PosAt,
@@ -91,7 +99,9 @@ func (q *Queries) ActivityArrivals(ctx context.Context, arg ActivityArrivalsPara
 		arg.FromAt,
 		arg.ToAt,
 		arg.Scan,
+		arg.ByFollows,
 		arg.ViewerID,
+		arg.Followed,
 		arg.Blocked,
 		arg.PrivateFeeds,
 		arg.Skip,
@@ -129,18 +139,22 @@ SELECT DISTINCT ON (p.anchor_id) p.anchor_id, fp.at, (fp.feed LIKE 'c:%')::boole
        u.id AS user_id, u.handle, u.display_name, u.vip
   FROM posts p
   JOIN filter_posts fp ON fp.post_id = p.id AND (fp.feed LIKE 'l:%' OR fp.feed LIKE 'c:%') AND fp.at <= $1::timestamptz
-  JOIN follows f ON f.follower_id = $2::bigint AND f.state = 'active'
-                AND f.followed_id = substr(fp.feed, 3)::bigint
-  JOIN users u ON u.id = f.followed_id
- WHERE p.anchor_id = ANY($3::bigint[])
+  JOIN (SELECT f.followed_id AS id FROM follows f
+         WHERE $2::boolean AND f.follower_id = $3::bigint AND f.state = 'active'
+        UNION ALL
+        SELECT unnest($4::bigint[]) WHERE NOT $2::boolean) a ON a.id = substr(fp.feed, 3)::bigint
+  JOIN users u ON u.id = a.id
+ WHERE p.anchor_id = ANY($5::bigint[])
    AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $4::bigint[], $5::bigint[])
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $3::bigint, $6::bigint[], $7::bigint[])
  ORDER BY p.anchor_id, fp.at DESC, fp.feed
 `
 
 type ActivityReasonsParams struct {
 	ToAt         time.Time
+	ByFollows    bool
 	ViewerID     int64
+	Followed     []int64
 	AnchorIds    []int64
 	Blocked      []int64
 	PrivateFeeds []int64
@@ -157,11 +171,14 @@ type ActivityReasonsRow struct {
 }
 
 // For some items, the latest like or comment of one of the viewer's followees on a readable
-// post of theirs, up to `to`: why an item that arrived by activity is in the home feed.
+// post of theirs, up to `to`: why an item that arrived by activity is in the home feed
+// (followees read from follows with by_follows, else the followed set passed).
 func (q *Queries) ActivityReasons(ctx context.Context, arg ActivityReasonsParams) ([]ActivityReasonsRow, error) {
 	rows, err := q.db.Query(ctx, activityReasons,
 		arg.ToAt,
+		arg.ByFollows,
 		arg.ViewerID,
+		arg.Followed,
 		arg.AnchorIds,
 		arg.Blocked,
 		arg.PrivateFeeds,

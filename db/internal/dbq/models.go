@@ -189,6 +189,19 @@ type Like struct {
 	CreatedAt time.Time
 }
 
+type List struct {
+	ID        int64
+	OwnerID   int64
+	Name      string
+	Exclusive bool
+	CreatedAt time.Time
+}
+
+type ListMember struct {
+	ListID   int64
+	MemberID int64
+}
+
 type Mute struct {
 	UserID    int64
 	Word      string

@@ -15,7 +15,8 @@ WITH v AS (SELECT $1::bigint AS id, $2::timestamptz AS seen_from, $3::timestampt
                   $4::bigint AS min_dwell, $5::timestamptz AS fresh_since,
                   $6::bigint AS changes_from, $7::bigint AS changes_to,
                   $8::bigint AS known_version,
-                  $9::text AS fence_template, $10::timestamptz AS fence_at),
+                  $9::text AS fence_template, $10::timestamptz AS fence_at,
+                  $11::bigint AS list_id),
      u AS (SELECT users.follows_version, users.home_activity FROM users, v WHERE users.id = v.id),
      fp AS (SELECT fp.at, fp.prev_at, fp.head FROM fenceposts fp, v
              WHERE fp.viewer_id = v.id AND fp.template = v.fence_template
@@ -23,10 +24,17 @@ WITH v AS (SELECT $1::bigint AS id, $2::timestamptz AS seen_from, $3::timestampt
                                                   WHERE f.viewer_id = v.id AND f.template = v.fence_template)))
 SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version,
        coalesce((SELECT u.home_activity FROM u), true)::boolean AS home_activity,
-       coalesce((SELECT u.follows_version FROM u) = v.known_version, false)::boolean AS followed_known,
-       CASE WHEN (SELECT u.follows_version FROM u) = v.known_version THEN NULL
+       (v.list_id = 0 AND coalesce((SELECT u.follows_version FROM u) = v.known_version, false))::boolean AS followed_known,
+       CASE WHEN v.list_id <> 0
+            THEN ARRAY(SELECT m.member_id FROM list_members m JOIN lists l ON l.id = m.list_id
+                        WHERE m.list_id = v.list_id AND l.owner_id = v.id ORDER BY m.member_id)
+            WHEN (SELECT u.follows_version FROM u) = v.known_version THEN NULL
             ELSE ARRAY(SELECT f.followed_id FROM follows f WHERE f.follower_id = v.id AND f.state = 'active'
+                          AND NOT EXISTS (SELECT 1 FROM list_members m JOIN lists l ON l.id = m.list_id
+                                           WHERE l.owner_id = v.id AND l.exclusive AND m.member_id = f.followed_id)
                        ORDER BY f.followed_id) END::bigint[] AS followed,
+       (v.list_id = 0 OR EXISTS (SELECT 1 FROM lists l WHERE l.id = v.list_id AND l.owner_id = v.id))::boolean AS list_found,
+       EXISTS (SELECT 1 FROM lists l WHERE l.owner_id = v.id AND l.exclusive)::boolean AS has_exclusive,
        ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = v.id
              UNION SELECT b.user_id FROM bans b WHERE b.banned_id = v.id ORDER BY 1)::bigint[] AS blocked,
        ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = v.id ORDER BY 1)::bigint[] AS private_feeds,
@@ -66,6 +74,7 @@ type ViewerStateParams struct {
 	KnownFollowsVersion int64
 	FenceTemplate       string
 	FenceAt             *time.Time
+	ListID              int64
 }
 
 type ViewerStateRow struct {
@@ -73,6 +82,8 @@ type ViewerStateRow struct {
 	HomeActivity    bool
 	FollowedKnown   bool
 	Followed        []int64
+	ListFound       bool
+	HasExclusive    bool
 	Blocked         []int64
 	PrivateFeeds    []int64
 	Hidden          []int64
@@ -99,7 +110,9 @@ type ViewerStateRow struct {
 // catch up on), with the oldest transaction still running (where to look from next time).
 // Also the fencepost the page starts from, which a separate query fetched one round trip
 // later: of the fence of fence_template, the one at fence_at, or the fence's latest when
-// fence_at is NULL (fence_found false: there is none).
+// fence_at is NULL (fence_found false: there is none). With a list_id, the followed set is
+// that list's members (list_found false: the viewer has no such list); without, the followees
+// less the members of the viewer's exclusive lists.
 // The plan is prepared once (db/plans.go): a range between two parameters keeps the
 // index on snapshot_dirty in a generic plan, where an open-ended one was read whole.
 func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (ViewerStateRow, error) {
@@ -114,6 +127,7 @@ func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (Viewe
 		arg.KnownFollowsVersion,
 		arg.FenceTemplate,
 		arg.FenceAt,
+		arg.ListID,
 	)
 	var i ViewerStateRow
 	err := row.Scan(
@@ -121,6 +135,8 @@ func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (Viewe
 		&i.HomeActivity,
 		&i.FollowedKnown,
 		&i.Followed,
+		&i.ListFound,
+		&i.HasExclusive,
 		&i.Blocked,
 		&i.PrivateFeeds,
 		&i.Hidden,
