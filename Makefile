@@ -35,7 +35,7 @@ vet:
 
 # Unit, integration (real PostgreSQL) and browser tests (e2e/, Chromium via playwright-go),
 # with short fuzz runs of every parser of outside input (URLs, cursors, forms, query
-# parameters, event batches).
+# parameters, event batches, search queries).
 test-go:
 	go test -race -count=1 ./...
 	go test -run '^$$' -fuzz '^FuzzCanonicalize$$' -fuzztime 10s .
@@ -43,6 +43,7 @@ test-go:
 	go test -run '^$$' -fuzz '^FuzzCursor$$' -fuzztime 10s ./feed
 	go test -run '^$$' -fuzz '^FuzzSeenReport$$' -fuzztime 5s ./web
 	go test -run '^$$' -fuzz '^FuzzRequestQuery$$' -fuzztime 5s ./web
+	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 10s ./search
 
 generate: ## Regenerate templ and sqlc output
 	go tool templ generate -log-level warn
