@@ -341,13 +341,7 @@ type PostArrival struct {
 
 // ChronoArrived lists a chronological feed's arrivals (see ChronoQuery).
 func (s *Store) ChronoArrived(ctx context.Context, q ChronoQuery) ([]PostArrival, error) {
-	from, posAt, posID := q.From, q.PosAt, q.PosID
-	if from.IsZero() {
-		from = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
-	}
-	if posID == 0 {
-		posAt, posID = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 1<<63-1
-	}
+	from, posAt, posID := chronoBounds(q)
 	if q.Filter != "" {
 		rows, err := s.reads(ctx).FilterArrivals(ctx, dbq.FilterArrivalsParams{Feed: q.Filter,
 			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
@@ -364,6 +358,19 @@ func (s *Store) ChronoArrived(ctx context.Context, q ChronoQuery) ([]PostArrival
 		return nil, fmt.Errorf("db: chronological feed: %w", err)
 	}
 	return postArrivalsOf(rows), nil
+}
+
+// chronoBounds are q's interval start and position, spelled for the queries: no lower bound
+// and no position yet as times before and after every post.
+func chronoBounds(q ChronoQuery) (from, posAt time.Time, posID int64) {
+	from, posAt, posID = q.From, q.PosAt, q.PosID
+	if from.IsZero() {
+		from = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	if posID == 0 {
+		posAt, posID = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 1<<63-1
+	}
+	return from, posAt, posID
 }
 
 // postArrivalsOf converts the rows of either chronological arrival query.

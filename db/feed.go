@@ -304,3 +304,12 @@ func nonNilIDs(ids []int64) []int64 {
 	}
 	return ids
 }
+
+// BestOf lists the items most shared and discussed since a time (queries/best.sql), best first.
+func (s *Store) BestOf(ctx context.Context, since time.Time, limit int) ([]int64, error) {
+	ids, err := s.reads(ctx).BestOf(ctx, dbq.BestOfParams{Since: since, Lim: int32(limit)})
+	if err != nil {
+		return nil, fmt.Errorf("db: best of: %w", err)
+	}
+	return ids, nil
+}

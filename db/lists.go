@@ -13,7 +13,9 @@ import (
 	"tributary/db/internal/dbq"
 )
 
-// List is one of a user's lists: a feed of chosen members, private to its owner.
+// List is one of a user's lists: a feed of chosen members, private to its owner. A change to
+// who is in a list, or to whether it is exclusive, changes what the owner's feeds hold: their
+// fences start afresh (as after a follow), in the change's transaction.
 type List struct {
 	ID        int64
 	Name      string
@@ -130,19 +132,21 @@ func (s *Store) SetListExclusive(ctx context.Context, owner, id int64, exclusive
 		if _, err := q.SetListExclusive(ctx, dbq.SetListExclusiveParams{ID: id, OwnerID: owner, Exclusive: exclusive}); err != nil {
 			return fmt.Errorf("db: list exclusive: %w", err)
 		}
-		return nil
+		return resetFences(ctx, q, owner)
 	})
 }
 
 // DeleteList deletes a list of owner's (its members stay followed as they were).
 func (s *Store) DeleteList(ctx context.Context, owner, id int64) error {
-	n, err := s.q.DeleteList(ctx, dbq.DeleteListParams{ID: id, OwnerID: owner})
-	if err != nil {
-		return fmt.Errorf("db: delete list: %w", err)
-	} else if n == 0 {
-		return errNoList
-	}
-	return nil
+	return s.inTx(ctx, func(q *dbq.Queries) error {
+		n, err := q.DeleteList(ctx, dbq.DeleteListParams{ID: id, OwnerID: owner})
+		if err != nil {
+			return fmt.Errorf("db: delete list: %w", err)
+		} else if n == 0 {
+			return errNoList
+		}
+		return resetFences(ctx, q, owner)
+	})
 }
 
 // AddListMember puts a user in a list of owner's; a member already there is no error.
@@ -161,7 +165,7 @@ func (s *Store) AddListMember(ctx context.Context, owner, id, member int64) erro
 			}
 			return tributary.Errorf(tributary.EInvalid, "This list has %d members, the most there may be.", MaxListMembers)
 		}
-		return nil
+		return resetFences(ctx, q, owner)
 	})
 }
 
@@ -180,9 +184,11 @@ func (s *Store) RemoveListMember(ctx context.Context, owner, id, member int64) e
 		if err := ownList(ctx, q, owner, id); err != nil {
 			return err
 		}
-		if _, err := q.RemoveListMember(ctx, dbq.RemoveListMemberParams{ListID: id, OwnerID: owner, MemberID: member}); err != nil {
+		if n, err := q.RemoveListMember(ctx, dbq.RemoveListMemberParams{ListID: id, OwnerID: owner, MemberID: member}); err != nil {
 			return fmt.Errorf("db: remove list member: %w", err)
+		} else if n == 0 {
+			return nil
 		}
-		return nil
+		return resetFences(ctx, q, owner)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -24,11 +25,20 @@ type Chrono struct {
 	Feed    int64  // a group's posts
 	Directs bool   // the viewer's directs
 	Filter  string // a filter feed (db.LikedByFeed and the others): posts by when they arrived there
+	// Search: the results of a search, by relevance in a fencepost's head (among its newest
+	// searchScan), then by when they were posted.
+	Search *db.Search
 }
+
+// searchScan is how many of a fencepost's newest results its head is chosen from by
+// relevance: a search's first page is about what was said lately, best first.
+const searchScan = 300
 
 // template names the feed's fence.
 func (c Chrono) template() string {
 	switch {
+	case c.Search != nil:
+		return "chrono:s:" + c.Search.Key()
 	case c.Filter != "":
 		return "chrono:x:" + c.Filter
 	case c.Author != 0:
@@ -98,7 +108,7 @@ func (s *Service) ChronoAs(ctx context.Context, viewer *tributary.User, access t
 // page shows (at most max): the "N new" notice.
 func (s *Service) ChronoNewCount(ctx context.Context, access tributary.Viewer, c Chrono, after time.Time, max int) (int, error) {
 	src := &chronoSource{store: s.store, feed: c, access: access}
-	arrived, err := s.store.ChronoArrived(ctx, src.query(after, s.now(), Pos{}, nil, max))
+	arrived, err := src.arrived(ctx, src.query(after, s.now(), Pos{}, nil, max))
 	return len(arrived), err
 }
 
@@ -194,12 +204,31 @@ func (c *chronoSource) query(from, to time.Time, pos Pos, skip []int64, limit in
 		From: from, To: to, PosAt: pos.Arrival, PosID: pos.ID, Skip: skip, Limit: limit}
 }
 
-// Ranked: a chronological fencepost's head is its newest arrivals.
+// arrived lists the feed's arrivals asked for by q.
+func (c *chronoSource) arrived(ctx context.Context, q db.ChronoQuery) ([]db.SearchArrival, error) {
+	if c.feed.Search != nil {
+		return c.store.SearchArrived(ctx, *c.feed.Search, q)
+	}
+	arrived, err := c.store.ChronoArrived(ctx, q)
+	out := make([]db.SearchArrival, len(arrived))
+	for i, a := range arrived {
+		out[i].PostArrival = a
+	}
+	return out, err
+}
+
+// Ranked: a chronological fencepost's head is its newest arrivals; a search's, the best
+// matches among its newest searchScan results (newest first among equals).
 func (c *chronoSource) Ranked(ctx context.Context, after, upTo time.Time, limit int) ([]int64, bool, error) {
-	arrived, err := c.store.ChronoArrived(ctx, c.query(after, upTo, Pos{}, nil, limit+1))
+	n := limit + 1
+	if c.feed.Search != nil {
+		n = max(n, searchScan)
+	}
+	arrived, err := c.arrived(ctx, c.query(after, upTo, Pos{}, nil, n))
 	if err != nil {
 		return nil, false, err
 	}
+	slices.SortStableFunc(arrived, func(a, b db.SearchArrival) int { return cmp.Compare(b.Rank, a.Rank) })
 	ids := make([]int64, 0, min(len(arrived), limit))
 	for _, a := range arrived[:min(len(arrived), limit)] {
 		ids = append(ids, a.PostID)
@@ -208,7 +237,7 @@ func (c *chronoSource) Ranked(ctx context.Context, after, upTo time.Time, limit 
 }
 
 func (c *chronoSource) Tail(ctx context.Context, from, to time.Time, pos Pos, skip []int64, limit int) ([]Entry, error) {
-	arrived, err := c.store.ChronoArrived(ctx, c.query(from, to, pos, skip, limit))
+	arrived, err := c.arrived(ctx, c.query(from, to, pos, skip, limit))
 	if err != nil {
 		return nil, err
 	}

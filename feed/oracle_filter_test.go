@@ -99,6 +99,11 @@ func TestFilterOracle(t *testing.T) {
 		}
 	})
 	filterCases := 0
+	for _, path := range []string{"search in posts", "search in comments", "search from"} {
+		if cases[path] == 0 {
+			t.Errorf("no %s checked", path)
+		}
+	}
 	for _, path := range []string{"liked-by", "commented-by", "tag", "mentions", "discussions"} {
 		if cases[path] == 0 {
 			t.Errorf("no %s feed checked", path)
@@ -204,6 +209,11 @@ func filterWorld(t *testing.T, store *db.Store, w int) (cases, left tally, kept 
 			}
 		}
 	}
+	before0 := make([]tributary.Viewer, len(viewers))
+	for vi, v := range viewers {
+		before0[vi] = accessOf(v)
+	}
+	fm.checkSearches(t, ctx, s, viewers, before0, world, cases)
 	if t.Failed() {
 		t.Fatalf("%s failed before the changes", world)
 	}
@@ -250,10 +260,11 @@ func filterWorld(t *testing.T, store *db.Store, w int) (cases, left tally, kept 
 		}
 	}
 
-	// Every feed read afresh is the model's again.
+	// Every feed read afresh is the model's again, and every search.
 	if _, err := store.Pool.Exec(ctx, `TRUNCATE fences, fenceposts`); err != nil {
 		t.Fatal(err)
 	}
+	fm.checkSearches(t, ctx, s, viewers, accesses, world, cases)
 	for vi, v := range viewers {
 		id := vid(v)
 		limit := 2 + (vi+w+1)%3

@@ -28,6 +28,7 @@ type Page struct {
 	RequestID string
 	// DwellFlushMs is how often the dwell tracker reports (tests shorten it); "" for the default.
 	DwellFlushMs string
+	Query        string // the search asked for, kept in the header's search box
 }
 
 // DefaultDescription describes the site, for pages without a summary of their own.

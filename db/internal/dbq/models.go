@@ -38,6 +38,7 @@ type Comment struct {
 	EditedAt  *time.Time
 	Mentions  []string
 	Tags      []string
+	Search    interface{}
 }
 
 type CursorKey struct {
@@ -236,6 +237,7 @@ type Post struct {
 	CommentCount      int32
 	BumpedAt          time.Time
 	Mentions          []string
+	Search            interface{}
 }
 
 type PostBump struct {
