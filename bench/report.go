@@ -56,9 +56,9 @@ func evaluate(r Report) []Target {
 		return m + ")"
 	}
 	for _, sfx := range r.loads() {
-		for _, kind := range []string{"cold", "returning"} {
+		for _, prefix := range []string{"first_cold_", "first_returning_", "list_first_"} { // a list's first page is judged as the home's
 			for _, c := range []string{"light", "median", "heavy"} {
-				name := "first_" + kind + "_" + c + sfx
+				name := prefix + c + sfx
 				if x, ok := r.result(name); ok {
 					out = append(out, Target{What: "logged-in first page p50 ≤ 10 ms and p99 ≤ 40 ms", Scenario: name,
 						Measured: lat(x, true, true), Met: x.Requests > 0 && x.ServerP50 <= 10 && x.ServerP99 <= 40})
@@ -100,6 +100,14 @@ func evaluate(r Report) []Target {
 			if x, ok := r.result(name + "_next"); ok {
 				out = append(out, Target{What: "filter feed next page p50 ≤ 3 ms", Scenario: x.Name, Measured: lat(x, true, false), Met: x.Requests > 0 && x.ServerP50 <= 3})
 			}
+		}
+	}
+	for _, kind := range []string{"terms", "operator"} {
+		if x, ok := r.result("search_" + kind + "_first"); ok {
+			out = append(out, Target{What: "search first page p50 ≤ 20 ms", Scenario: x.Name, Measured: lat(x, true, false), Met: x.Requests > 0 && x.ServerP50 <= 20})
+		}
+		if x, ok := r.result("search_" + kind + "_next"); ok {
+			out = append(out, Target{What: "search next page p50 ≤ 5 ms", Scenario: x.Name, Measured: lat(x, true, false), Met: x.Requests > 0 && x.ServerP50 <= 5})
 		}
 	}
 	for _, t := range []struct {
