@@ -236,6 +236,9 @@ func TestAccessOracle(t *testing.T) {
 			o.itemPages()
 			o.talkCounts()
 			o.refusals()
+			if v != nil {
+				o.lists(r, map[string]*feed.Service{"snapshot": snap, "live": live}, snap)
+			}
 		}
 		if t.Failed() {
 			t.Fatalf("world %d failed (%d cases checked so far)", w, cases.total())
