@@ -10,6 +10,7 @@ import (
 
 	"tributary"
 	"tributary/db"
+	"tributary/internal/lru"
 )
 
 // Chronological feeds (a user's posts, a group, the viewer's directs) list posts by their
@@ -145,7 +146,7 @@ func (s *Service) chronoRequest(ctx context.Context, viewer *tributary.User, acc
 	if r.codec, err = s.keys.get(ctx); err != nil {
 		return nil, err
 	}
-	r.src = &chronoSource{store: s.store, feed: c, access: access, posts: map[int64]tributary.Post{}}
+	r.src = &chronoSource{store: s.store, feed: c, access: access, posts: map[int64]tributary.Post{}, viewer: r.key.Viewer, tails: s.tails}
 	r.fence = Fence{Store: newFenceStore(s.store, r.now, nil), Source: r.src, HeadSize: s.cfg.HeadSize}
 	return r, nil
 }
@@ -197,6 +198,8 @@ type chronoSource struct {
 	feed   Chrono
 	access tributary.Viewer
 	posts  map[int64]tributary.Post // read by Keep with their talk, to render
+	viewer int64                    // whose tails (0: anonymous)
+	tails  *lru.Cache[tailKey, *tailBatch]
 }
 
 func (c *chronoSource) query(from, to time.Time, pos Pos, skip []int64, limit int) db.ChronoQuery {
@@ -236,16 +239,27 @@ func (c *chronoSource) Ranked(ctx context.Context, after, upTo time.Time, limit 
 	return ids, len(arrived) <= limit, nil
 }
 
+// Tail lists an interval's posts in arrival order. A search's tail is read ahead and kept
+// as the ranked feed's is (readAhead): its posts arrive when they are made, once, so an
+// interval's listing does not change but for what Keep checks again. The other feeds' posts
+// arrive again (bumps, likes again) and leave older intervals: they are listed each time.
 func (c *chronoSource) Tail(ctx context.Context, from, to time.Time, pos Pos, skip []int64, limit int) ([]Entry, error) {
-	arrived, err := c.arrived(ctx, c.query(from, to, pos, skip, limit))
-	if err != nil {
-		return nil, err
+	list := func(at Pos, n int) ([]Entry, error) {
+		arrived, err := c.arrived(ctx, c.query(from, to, at, skip, n))
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Entry, len(arrived))
+		for i, a := range arrived {
+			out[i] = Entry{ID: a.PostID, Arrival: a.At}
+		}
+		return out, nil
 	}
-	out := make([]Entry, len(arrived))
-	for i, a := range arrived {
-		out[i] = Entry{ID: a.PostID, Arrival: a.At}
+	if c.feed.Search == nil || c.tails == nil {
+		return list(pos, limit)
 	}
-	return out, nil
+	key := tailKey{viewer: c.viewer, template: c.feed.template(), from: from, to: to, skip: headSum(skip)}
+	return readAhead(c.tails, key, pos, limit, list)
 }
 
 // Keep reads the posts as the viewer may read them now: deleted and no longer readable ones

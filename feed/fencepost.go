@@ -134,7 +134,7 @@ func (f Fence) First(ctx context.Context, k FenceKey, now time.Time, limit int) 
 		if err != nil {
 			return Page{}, err
 		}
-		if len(head) == 0 {
+		if len(head) == 0 && !all {
 			// The ranker knows nothing (a snapshot still catching up): items that arrived
 			// still make a fencepost, headed by the newest.
 			entries, err := f.Source.Tail(ctx, after, now, Pos{}, nil, f.HeadSize)

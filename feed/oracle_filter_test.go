@@ -99,7 +99,7 @@ func TestFilterOracle(t *testing.T) {
 		}
 	})
 	filterCases := 0
-	for _, path := range []string{"search in posts", "search in comments", "search from"} {
+	for _, path := range []string{"search in posts", "search in comments", "search from", "committed search"} {
 		if cases[path] == 0 {
 			t.Errorf("no %s checked", path)
 		}
@@ -214,6 +214,7 @@ func filterWorld(t *testing.T, store *db.Store, w int) (cases, left tally, kept 
 		before0[vi] = accessOf(v)
 	}
 	fm.checkSearches(t, ctx, s, viewers, before0, world, cases)
+	searched := fm.commitSearches(t, ctx, s, viewers, before0)
 	if t.Failed() {
 		t.Fatalf("%s failed before the changes", world)
 	}
@@ -224,6 +225,8 @@ func filterWorld(t *testing.T, store *db.Store, w int) (cases, left tally, kept 
 	for vi, v := range viewers {
 		accesses[vi] = accessOf(v)
 	}
+
+	fm.checkCommittedSearches(t, ctx, s, viewers, accesses, searched, world, cases)
 
 	// Scrolling on in a fencepost committed before: a post is shown at most once in it
 	// (DESIGN.md, fenceposts, 1), never one the viewer may no longer read (deleted or not
@@ -260,10 +263,12 @@ func filterWorld(t *testing.T, store *db.Store, w int) (cases, left tally, kept 
 		}
 	}
 
-	// Every feed read afresh is the model's again, and every search.
+	// Every feed read afresh is the model's again, and every search (on a new service: the
+	// tails a search read ahead are of fenceposts at this same clock's time).
 	if _, err := store.Pool.Exec(ctx, `TRUNCATE fences, fenceposts`); err != nil {
 		t.Fatal(err)
 	}
+	s = feed.New(store, cfg, clock)
 	fm.checkSearches(t, ctx, s, viewers, accesses, world, cases)
 	for vi, v := range viewers {
 		id := vid(v)

@@ -101,3 +101,58 @@ func walkSearch(t *testing.T, ctx context.Context, s *feed.Service, v *tributary
 	t.Fatalf("search %+v: the walk does not end", q)
 	return nil
 }
+
+// searchCommitted is a search's first page read before the changes, and where it ends.
+type searchCommitted struct {
+	viewer int
+	q      db.Search
+	cursor string
+}
+
+// commitSearches reads the first page of each viewer's search for a word every post has, a
+// post a page: scrolled on after the changes, those fenceposts must show only what the
+// viewer may read then.
+func (fm *filterModel) commitSearches(t *testing.T, ctx context.Context, s *feed.Service, viewers []*tributary.User, accesses []tributary.Viewer) []searchCommitted {
+	t.Helper()
+	var out []searchCommitted
+	for vi, v := range viewers {
+		q := db.Search{Text: "'post'"}
+		p, err := s.ChronoAs(ctx, v, accesses[vi], feed.Chrono{Search: &q}, "", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.NextCursor != "" {
+			out = append(out, searchCommitted{viewer: vi, q: q, cursor: p.NextCursor})
+		}
+	}
+	return out
+}
+
+// checkCommittedSearches scrolls on the searches committed before the changes.
+func (fm *filterModel) checkCommittedSearches(t *testing.T, ctx context.Context, s *feed.Service, viewers []*tributary.User,
+	accesses []tributary.Viewer, committed []searchCommitted, world string, cases tally) {
+	t.Helper()
+	for _, c := range committed {
+		v := viewers[c.viewer]
+		var id int64
+		if v != nil {
+			id = v.ID
+		}
+		cursor := c.cursor
+		for range 60 {
+			p, err := s.ChronoAs(ctx, v, accesses[c.viewer], feed.Chrono{Search: &c.q}, cursor, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, post := range p.Posts {
+				if !fm.readable(id, fm.post(post.ID)) {
+					t.Errorf("%s viewer %d committed search: post %d shown, which the viewer may no longer read", world, id, post.ID)
+				}
+			}
+			if cursor = p.NextCursor; cursor == "" {
+				break
+			}
+		}
+		cases["committed search"]++
+	}
+}

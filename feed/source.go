@@ -8,6 +8,7 @@ import (
 
 	"tributary"
 	"tributary/db"
+	"tributary/internal/lru"
 )
 
 // fenceStore adapts db.Store to FenceStore for one request. Committed fenceposts never
@@ -215,7 +216,25 @@ func (src *source) Tail(ctx context.Context, from, to time.Time, pos Pos, skip [
 	if src.viewer != nil {
 		key.viewer = src.viewer.ID
 	}
-	b, ok := src.s.tails.Get(key)
+	return readAhead(src.s.tails, key, pos, limit, func(at Pos, n int) ([]Entry, error) {
+		arrived, err := src.s.store.Arrived(ctx, src.arrivedQuery(from, to, at, skip, n))
+		if err != nil {
+			return nil, err
+		}
+		src.noteActivity(arrived)
+		out := make([]Entry, len(arrived))
+		for i, a := range arrived {
+			out[i] = Entry{ID: a.AnchorID, Arrival: a.At}
+		}
+		return out, nil
+	})
+}
+
+// readAhead lists the tail named key after pos, up to limit entries, from the batch kept
+// for it when that batch holds them, else by listing at least tailReadAhead entries (list
+// lists up to n entries after a position) and keeping them.
+func readAhead(tails *lru.Cache[tailKey, *tailBatch], key tailKey, pos Pos, limit int, list func(at Pos, n int) ([]Entry, error)) ([]Entry, error) {
+	b, ok := tails.Get(key)
 	var rest []Entry
 	if ok {
 		rest, ok = b.after(pos)
@@ -235,16 +254,12 @@ func (src *source) Tail(ctx context.Context, from, to time.Time, pos Pos, skip [
 		rest = nil
 	}
 	n := max(limit-len(rest), tailReadAhead)
-	arrived, err := src.s.store.Arrived(ctx, src.arrivedQuery(from, to, at, skip, n))
+	listed, err := list(at, n)
 	if err != nil {
 		return nil, err
 	}
-	src.noteActivity(arrived)
-	nb := &tailBatch{start: start, entries: slices.Clip(kept), complete: len(arrived) < n}
-	for _, a := range arrived {
-		nb.entries = append(nb.entries, Entry{ID: a.AnchorID, Arrival: a.At})
-	}
-	src.s.tails.Put(key, nb)
+	nb := &tailBatch{start: start, entries: append(slices.Clip(kept), listed...), complete: len(listed) < n}
+	tails.Put(key, nb)
 	rest, _ = nb.after(pos)
 	return rest[:min(limit, len(rest))], nil
 }

@@ -7,54 +7,45 @@
 -- those filter feeds' users; tags: every one, in the post or its comments). Without text,
 -- the operators alone choose (the comments' branch is folded away: each run is planned with
 -- its arguments, and a constant condition goes before planning). Each branch reads in time
--- order up to lim, so a common word stops early and a rare one comes from the GIN index. A
--- post matching by its comments alone ranks below the posts matching in their own text.
-SELECT h.id, h.arrival, max(h.rank)::float8 AS rank
-  FROM ((SELECT p.id, p.created_at AS arrival,
-                CASE WHEN @text::text = '' THEN 0 ELSE ts_rank(p.search, to_tsquery('english', @text::text)) END AS rank
-           FROM posts p
-          WHERE (@text::text = '' OR p.search @@ to_tsquery('english', @text::text))
-            AND p.deleted_at IS NULL
-            AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
-            AND p.created_at > @from_at::timestamptz AND p.created_at <= @to_at::timestamptz
-            AND (p.created_at, p.id) < (@pos_at::timestamptz, @pos_id::bigint)
-            AND NOT p.id = ANY(@skip::bigint[])
-            AND (cardinality(@authors::bigint[]) = 0 OR p.author_id = ANY(@authors::bigint[]))
-            AND (cardinality(@sites::text[]) = 0 OR p.host = ANY(@sites::text[])
-                 OR substr(p.host, strpos(p.host, '.') + 1) = ANY(@sites::text[]))
-            AND (cardinality(@feeds::bigint[]) = 0 OR EXISTS (
-                 SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = ANY(@feeds::bigint[])))
-            AND (cardinality(@liked::text[]) = 0 OR EXISTS (
-                 SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@liked::text[])))
-            AND (cardinality(@commented::text[]) = 0 OR EXISTS (
-                 SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@commented::text[])))
-            AND NOT EXISTS (SELECT 1 FROM unnest(@tags::text[]) t
-                             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t))
-          ORDER BY p.created_at DESC, p.id DESC
+-- order up to lim (scope is inlined into both), so a common word stops early and a rare one
+-- comes from the GIN index. Relevance is ts_rank of the rows kept only (it is the dearest
+-- part of a row); a post matching by its comments alone ranks below the posts matching in
+-- their own text.
+WITH scope AS NOT MATERIALIZED (
+    SELECT p.id, p.created_at, p.search FROM posts p
+     WHERE p.deleted_at IS NULL
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+       AND p.created_at > @from_at::timestamptz AND p.created_at <= @to_at::timestamptz
+       AND (p.created_at, p.id) < (@pos_at::timestamptz, @pos_id::bigint)
+       AND NOT p.id = ANY(@skip::bigint[])
+       AND (cardinality(@authors::bigint[]) = 0 OR p.author_id = ANY(@authors::bigint[]))
+       AND (cardinality(@sites::text[]) = 0 OR p.host = ANY(@sites::text[])
+            OR substr(p.host, strpos(p.host, '.') + 1) = ANY(@sites::text[]))
+       AND (cardinality(@feeds::bigint[]) = 0 OR EXISTS (
+            SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = ANY(@feeds::bigint[])))
+       AND (cardinality(@liked::text[]) = 0 OR EXISTS (
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@liked::text[])))
+       AND (cardinality(@commented::text[]) = 0 OR EXISTS (
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@commented::text[])))
+       AND (cardinality(@tags::text[]) = 0 OR NOT EXISTS (
+            SELECT 1 FROM unnest(@tags::text[]) t
+             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t))))
+SELECT h.id, h.arrival,
+       (CASE WHEN @text::text = '' THEN 0
+             WHEN bool_or(h.in_text) THEN ts_rank((SELECT p.search FROM posts p WHERE p.id = h.id), to_tsquery('english', @text::text))
+             ELSE 0.05 END)::float8 AS rank
+  FROM ((SELECT s.id, s.created_at AS arrival, true AS in_text
+           FROM scope s
+          WHERE @text::text = '' OR s.search @@ to_tsquery('english', @text::text)
+          ORDER BY s.created_at DESC, s.id DESC
           LIMIT @lim::int)
         UNION ALL
-        (SELECT p.id, p.created_at AS arrival, 0.05::real AS rank
-           FROM posts p
+        (SELECT s.id, s.created_at AS arrival, false AS in_text
+           FROM scope s
           WHERE @text::text <> ''
-            AND p.id IN (SELECT c.post_id FROM comments c
+            AND s.id IN (SELECT c.post_id FROM comments c
                           WHERE c.search @@ to_tsquery('english', @text::text) AND NOT c.author_id = ANY(@blocked::bigint[]))
-            AND p.deleted_at IS NULL
-            AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
-            AND p.created_at > @from_at::timestamptz AND p.created_at <= @to_at::timestamptz
-            AND (p.created_at, p.id) < (@pos_at::timestamptz, @pos_id::bigint)
-            AND NOT p.id = ANY(@skip::bigint[])
-            AND (cardinality(@authors::bigint[]) = 0 OR p.author_id = ANY(@authors::bigint[]))
-            AND (cardinality(@sites::text[]) = 0 OR p.host = ANY(@sites::text[])
-                 OR substr(p.host, strpos(p.host, '.') + 1) = ANY(@sites::text[]))
-            AND (cardinality(@feeds::bigint[]) = 0 OR EXISTS (
-                 SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = ANY(@feeds::bigint[])))
-            AND (cardinality(@liked::text[]) = 0 OR EXISTS (
-                 SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@liked::text[])))
-            AND (cardinality(@commented::text[]) = 0 OR EXISTS (
-                 SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@commented::text[])))
-            AND NOT EXISTS (SELECT 1 FROM unnest(@tags::text[]) t
-                             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t))
-          ORDER BY p.created_at DESC, p.id DESC
+          ORDER BY s.created_at DESC, s.id DESC
           LIMIT @lim::int)) h
  GROUP BY h.id, h.arrival
  ORDER BY h.arrival DESC, h.id DESC

@@ -11,62 +11,52 @@ import (
 )
 
 const searchArrivals = `-- name: SearchArrivals :many
-SELECT h.id, h.arrival, max(h.rank)::float8 AS rank
-  FROM ((SELECT p.id, p.created_at AS arrival,
-                CASE WHEN $1::text = '' THEN 0 ELSE ts_rank(p.search, to_tsquery('english', $1::text)) END AS rank
-           FROM posts p
-          WHERE ($1::text = '' OR p.search @@ to_tsquery('english', $1::text))
-            AND p.deleted_at IS NULL
-            AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
-            AND p.created_at > $5::timestamptz AND p.created_at <= $6::timestamptz
-            AND (p.created_at, p.id) < ($7::timestamptz, $8::bigint)
-            AND NOT p.id = ANY($9::bigint[])
-            AND (cardinality($10::bigint[]) = 0 OR p.author_id = ANY($10::bigint[]))
-            AND (cardinality($11::text[]) = 0 OR p.host = ANY($11::text[])
-                 OR substr(p.host, strpos(p.host, '.') + 1) = ANY($11::text[]))
-            AND (cardinality($12::bigint[]) = 0 OR EXISTS (
-                 SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = ANY($12::bigint[])))
-            AND (cardinality($13::text[]) = 0 OR EXISTS (
-                 SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($13::text[])))
-            AND (cardinality($14::text[]) = 0 OR EXISTS (
-                 SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($14::text[])))
-            AND NOT EXISTS (SELECT 1 FROM unnest($15::text[]) t
-                             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t))
-          ORDER BY p.created_at DESC, p.id DESC
-          LIMIT $16::int)
+WITH scope AS NOT MATERIALIZED (
+    SELECT p.id, p.created_at, p.search FROM posts p
+     WHERE p.deleted_at IS NULL
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $4::bigint, $3::bigint[], $5::bigint[])
+       AND p.created_at > $6::timestamptz AND p.created_at <= $7::timestamptz
+       AND (p.created_at, p.id) < ($8::timestamptz, $9::bigint)
+       AND NOT p.id = ANY($10::bigint[])
+       AND (cardinality($11::bigint[]) = 0 OR p.author_id = ANY($11::bigint[]))
+       AND (cardinality($12::text[]) = 0 OR p.host = ANY($12::text[])
+            OR substr(p.host, strpos(p.host, '.') + 1) = ANY($12::text[]))
+       AND (cardinality($13::bigint[]) = 0 OR EXISTS (
+            SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = ANY($13::bigint[])))
+       AND (cardinality($14::text[]) = 0 OR EXISTS (
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($14::text[])))
+       AND (cardinality($15::text[]) = 0 OR EXISTS (
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($15::text[])))
+       AND (cardinality($16::text[]) = 0 OR NOT EXISTS (
+            SELECT 1 FROM unnest($16::text[]) t
+             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t))))
+SELECT h.id, h.arrival,
+       (CASE WHEN $1::text = '' THEN 0
+             WHEN bool_or(h.in_text) THEN ts_rank((SELECT p.search FROM posts p WHERE p.id = h.id), to_tsquery('english', $1::text))
+             ELSE 0.05 END)::float8 AS rank
+  FROM ((SELECT s.id, s.created_at AS arrival, true AS in_text
+           FROM scope s
+          WHERE $1::text = '' OR s.search @@ to_tsquery('english', $1::text)
+          ORDER BY s.created_at DESC, s.id DESC
+          LIMIT $2::int)
         UNION ALL
-        (SELECT p.id, p.created_at AS arrival, 0.05::real AS rank
-           FROM posts p
+        (SELECT s.id, s.created_at AS arrival, false AS in_text
+           FROM scope s
           WHERE $1::text <> ''
-            AND p.id IN (SELECT c.post_id FROM comments c
+            AND s.id IN (SELECT c.post_id FROM comments c
                           WHERE c.search @@ to_tsquery('english', $1::text) AND NOT c.author_id = ANY($3::bigint[]))
-            AND p.deleted_at IS NULL
-            AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
-            AND p.created_at > $5::timestamptz AND p.created_at <= $6::timestamptz
-            AND (p.created_at, p.id) < ($7::timestamptz, $8::bigint)
-            AND NOT p.id = ANY($9::bigint[])
-            AND (cardinality($10::bigint[]) = 0 OR p.author_id = ANY($10::bigint[]))
-            AND (cardinality($11::text[]) = 0 OR p.host = ANY($11::text[])
-                 OR substr(p.host, strpos(p.host, '.') + 1) = ANY($11::text[]))
-            AND (cardinality($12::bigint[]) = 0 OR EXISTS (
-                 SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = ANY($12::bigint[])))
-            AND (cardinality($13::text[]) = 0 OR EXISTS (
-                 SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($13::text[])))
-            AND (cardinality($14::text[]) = 0 OR EXISTS (
-                 SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($14::text[])))
-            AND NOT EXISTS (SELECT 1 FROM unnest($15::text[]) t
-                             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t))
-          ORDER BY p.created_at DESC, p.id DESC
-          LIMIT $16::int)) h
+          ORDER BY s.created_at DESC, s.id DESC
+          LIMIT $2::int)) h
  GROUP BY h.id, h.arrival
  ORDER BY h.arrival DESC, h.id DESC
- LIMIT $16::int
+ LIMIT $2::int
 `
 
 type SearchArrivalsParams struct {
 	Text         string
-	ViewerID     int64
+	Lim          int32
 	Blocked      []int64
+	ViewerID     int64
 	PrivateFeeds []int64
 	FromAt       time.Time
 	ToAt         time.Time
@@ -79,7 +69,6 @@ type SearchArrivalsParams struct {
 	Liked        []string
 	Commented    []string
 	Tags         []string
-	Lim          int32
 }
 
 type SearchArrivalsRow struct {
@@ -96,13 +85,16 @@ type SearchArrivalsRow struct {
 // those filter feeds' users; tags: every one, in the post or its comments). Without text,
 // the operators alone choose (the comments' branch is folded away: each run is planned with
 // its arguments, and a constant condition goes before planning). Each branch reads in time
-// order up to lim, so a common word stops early and a rare one comes from the GIN index. A
-// post matching by its comments alone ranks below the posts matching in their own text.
+// order up to lim (scope is inlined into both), so a common word stops early and a rare one
+// comes from the GIN index. Relevance is ts_rank of the rows kept only (it is the dearest
+// part of a row); a post matching by its comments alone ranks below the posts matching in
+// their own text.
 func (q *Queries) SearchArrivals(ctx context.Context, arg SearchArrivalsParams) ([]SearchArrivalsRow, error) {
 	rows, err := q.db.Query(ctx, searchArrivals,
 		arg.Text,
-		arg.ViewerID,
+		arg.Lim,
 		arg.Blocked,
+		arg.ViewerID,
 		arg.PrivateFeeds,
 		arg.FromAt,
 		arg.ToAt,
@@ -115,7 +107,6 @@ func (q *Queries) SearchArrivals(ctx context.Context, arg SearchArrivalsParams) 
 		arg.Liked,
 		arg.Commented,
 		arg.Tags,
-		arg.Lim,
 	)
 	if err != nil {
 		return nil, err
