@@ -51,6 +51,12 @@ func joinIDs(ids []int64) string {
 	return strings.Join(s, ",")
 }
 
+// narrowed says the search names the authors, groups, likers or commenters of what it finds:
+// few posts to check the text on, whatever the text (SearchNarrowArrivals).
+func (q Search) narrowed() bool {
+	return len(q.Authors)+len(q.Groups)+len(q.LikedBy)+len(q.CommentedBy) > 0
+}
+
 // SearchArrival is a search result, when it was posted and how well it matches the text.
 type SearchArrival struct {
 	PostArrival
@@ -72,11 +78,26 @@ func (s *Store) SearchArrived(ctx context.Context, sq Search, q ChronoQuery) ([]
 	for i, t := range sq.Tags {
 		tags[i] = TagFeed(t)
 	}
-	rows, err := s.reads(ctx).SearchArrivals(ctx, dbq.SearchArrivalsParams{Text: sq.Text,
+	arg := dbq.SearchArrivalsParams{Text: sq.Text,
 		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 		FromAt: from, ToAt: q.To, PosAt: posAt, PosID: posID, Skip: nonNilIDs(q.Skip),
 		Authors: nonNilIDs(sq.Authors), Feeds: nonNilIDs(sq.Groups), Sites: nonNilStrings(sq.Sites), Tags: tags,
-		Liked: feeds(sq.LikedBy, LikedByFeed), Commented: feeds(sq.CommentedBy, CommentedByFeed), Lim: int32(q.Limit)})
+		Liked: feeds(sq.LikedBy, LikedByFeed), Commented: feeds(sq.CommentedBy, CommentedByFeed), Lim: int32(q.Limit)}
+	var rows []dbq.SearchArrivalsRow
+	var err error
+	if sq.narrowed() {
+		var narrow []dbq.SearchNarrowArrivalsRow
+		narrow, err = s.reads(ctx).SearchNarrowArrivals(ctx, dbq.SearchNarrowArrivalsParams{Text: arg.Text, Blocked: arg.Blocked,
+			Lim: arg.Lim, ViewerID: arg.ViewerID, PrivateFeeds: arg.PrivateFeeds, FromAt: arg.FromAt, ToAt: arg.ToAt,
+			PosAt: arg.PosAt, PosID: arg.PosID, Skip: arg.Skip, Authors: arg.Authors, Sites: arg.Sites, Feeds: arg.Feeds,
+			Liked: arg.Liked, Commented: arg.Commented, Tags: arg.Tags})
+		rows = make([]dbq.SearchArrivalsRow, len(narrow))
+		for i, r := range narrow {
+			rows[i] = dbq.SearchArrivalsRow(r)
+		}
+	} else {
+		rows, err = s.reads(ctx).SearchArrivals(ctx, arg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("db: search: %w", err)
 	}

@@ -50,3 +50,43 @@ SELECT h.id, h.arrival,
  GROUP BY h.id, h.arrival
  ORDER BY h.arrival DESC, h.id DESC
  LIMIT @lim::int;
+
+-- name: SearchNarrowArrivals :many
+-- SearchArrivals for a search that an author, group, liker or commenter narrows: the posts
+-- they name are read in time order (their own indexes) and the text is checked on each,
+-- in the post or in a comment on it by someone not in a ban with the viewer, with
+-- ts_match_vq: the @@ operator's function, which no index serves. Planned from the text's
+-- GIN index as SearchArrivals is, a common word cost more than the posts it was narrowed
+-- to (from: an author's 443 posts with "model": 28 ms for the posts' bitmap, 125 ms for
+-- the comments').
+WITH scope AS NOT MATERIALIZED (
+    SELECT p.id, p.created_at, p.search FROM posts p
+     WHERE p.deleted_at IS NULL
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+       AND p.created_at > @from_at::timestamptz AND p.created_at <= @to_at::timestamptz
+       AND (p.created_at, p.id) < (@pos_at::timestamptz, @pos_id::bigint)
+       AND NOT p.id = ANY(@skip::bigint[])
+       AND (cardinality(@authors::bigint[]) = 0 OR p.author_id = ANY(@authors::bigint[]))
+       AND (cardinality(@sites::text[]) = 0 OR p.host = ANY(@sites::text[])
+            OR substr(p.host, strpos(p.host, '.') + 1) = ANY(@sites::text[]))
+       AND (cardinality(@feeds::bigint[]) = 0 OR EXISTS (
+            SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = ANY(@feeds::bigint[])))
+       AND (cardinality(@liked::text[]) = 0 OR EXISTS (
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@liked::text[])))
+       AND (cardinality(@commented::text[]) = 0 OR EXISTS (
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@commented::text[])))
+       AND (cardinality(@tags::text[]) = 0 OR NOT EXISTS (
+            SELECT 1 FROM unnest(@tags::text[]) t
+             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t))))
+SELECT s.id, s.created_at AS arrival,
+       (CASE WHEN @text::text = '' THEN 0
+             WHEN ts_match_vq(s.search, to_tsquery('english', @text::text)) THEN ts_rank(s.search, to_tsquery('english', @text::text))
+             ELSE 0.05 END)::float8 AS rank
+  FROM scope s
+ WHERE @text::text = ''
+    OR ts_match_vq(s.search, to_tsquery('english', @text::text))
+    OR EXISTS (SELECT 1 FROM comments c
+                WHERE c.post_id = s.id AND ts_match_vq(c.search, to_tsquery('english', @text::text))
+                  AND NOT c.author_id = ANY(@blocked::bigint[]))
+ ORDER BY s.created_at DESC, s.id DESC
+ LIMIT @lim::int;

@@ -125,3 +125,106 @@ func (q *Queries) SearchArrivals(ctx context.Context, arg SearchArrivalsParams) 
 	}
 	return items, nil
 }
+
+const searchNarrowArrivals = `-- name: SearchNarrowArrivals :many
+WITH scope AS NOT MATERIALIZED (
+    SELECT p.id, p.created_at, p.search FROM posts p
+     WHERE p.deleted_at IS NULL
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $4::bigint, $2::bigint[], $5::bigint[])
+       AND p.created_at > $6::timestamptz AND p.created_at <= $7::timestamptz
+       AND (p.created_at, p.id) < ($8::timestamptz, $9::bigint)
+       AND NOT p.id = ANY($10::bigint[])
+       AND (cardinality($11::bigint[]) = 0 OR p.author_id = ANY($11::bigint[]))
+       AND (cardinality($12::text[]) = 0 OR p.host = ANY($12::text[])
+            OR substr(p.host, strpos(p.host, '.') + 1) = ANY($12::text[]))
+       AND (cardinality($13::bigint[]) = 0 OR EXISTS (
+            SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = ANY($13::bigint[])))
+       AND (cardinality($14::text[]) = 0 OR EXISTS (
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($14::text[])))
+       AND (cardinality($15::text[]) = 0 OR EXISTS (
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($15::text[])))
+       AND (cardinality($16::text[]) = 0 OR NOT EXISTS (
+            SELECT 1 FROM unnest($16::text[]) t
+             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t))))
+SELECT s.id, s.created_at AS arrival,
+       (CASE WHEN $1::text = '' THEN 0
+             WHEN ts_match_vq(s.search, to_tsquery('english', $1::text)) THEN ts_rank(s.search, to_tsquery('english', $1::text))
+             ELSE 0.05 END)::float8 AS rank
+  FROM scope s
+ WHERE $1::text = ''
+    OR ts_match_vq(s.search, to_tsquery('english', $1::text))
+    OR EXISTS (SELECT 1 FROM comments c
+                WHERE c.post_id = s.id AND ts_match_vq(c.search, to_tsquery('english', $1::text))
+                  AND NOT c.author_id = ANY($2::bigint[]))
+ ORDER BY s.created_at DESC, s.id DESC
+ LIMIT $3::int
+`
+
+type SearchNarrowArrivalsParams struct {
+	Text         string
+	Blocked      []int64
+	Lim          int32
+	ViewerID     int64
+	PrivateFeeds []int64
+	FromAt       time.Time
+	ToAt         time.Time
+	PosAt        time.Time
+	PosID        int64
+	Skip         []int64
+	Authors      []int64
+	Sites        []string
+	Feeds        []int64
+	Liked        []string
+	Commented    []string
+	Tags         []string
+}
+
+type SearchNarrowArrivalsRow struct {
+	ID      int64
+	Arrival time.Time
+	Rank    float64
+}
+
+// SearchArrivals for a search that an author, group, liker or commenter narrows: the posts
+// they name are read in time order (their own indexes) and the text is checked on each,
+// in the post or in a comment on it by someone not in a ban with the viewer, with
+// ts_match_vq: the @@ operator's function, which no index serves. Planned from the text's
+// GIN index as SearchArrivals is, a common word cost more than the posts it was narrowed
+// to (from: an author's 443 posts with "model": 28 ms for the posts' bitmap, 125 ms for
+// the comments').
+func (q *Queries) SearchNarrowArrivals(ctx context.Context, arg SearchNarrowArrivalsParams) ([]SearchNarrowArrivalsRow, error) {
+	rows, err := q.db.Query(ctx, searchNarrowArrivals,
+		arg.Text,
+		arg.Blocked,
+		arg.Lim,
+		arg.ViewerID,
+		arg.PrivateFeeds,
+		arg.FromAt,
+		arg.ToAt,
+		arg.PosAt,
+		arg.PosID,
+		arg.Skip,
+		arg.Authors,
+		arg.Sites,
+		arg.Feeds,
+		arg.Liked,
+		arg.Commented,
+		arg.Tags,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SearchNarrowArrivalsRow{}
+	for rows.Next() {
+		var i SearchNarrowArrivalsRow
+		if err := rows.Scan(&i.ID, &i.Arrival, &i.Rank); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
