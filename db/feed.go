@@ -305,9 +305,16 @@ func nonNilIDs(ids []int64) []int64 {
 	return ids
 }
 
-// BestOf lists the items most shared and discussed since a time (queries/best.sql), best first.
-func (s *Store) BestOf(ctx context.Context, since time.Time, limit int) ([]int64, error) {
-	ids, err := s.reads(ctx).BestOf(ctx, dbq.BestOfParams{Since: since, Lim: int32(limit)})
+// Best of the week: how far back it reaches, and how many items it holds.
+const (
+	BestOfSpan = 7 * 24 * time.Hour
+	BestOfSize = 50
+)
+
+// BestOf lists the items most shared and discussed in the week before the last snapshot
+// refresh, best first (chosen by the refresh: queries/best.sql).
+func (s *Store) BestOf(ctx context.Context) ([]int64, error) {
+	ids, err := s.reads(ctx).BestOf(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("db: best of: %w", err)
 	}

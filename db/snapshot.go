@@ -114,6 +114,9 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 	if err := s.q.ForgetDirty(ctx, buildStart); err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: forget dirty: %w", err)
 	}
+	if err := s.q.ChooseBestOf(ctx, dbq.ChooseBestOfParams{Since: now.Add(-BestOfSpan), Lim: BestOfSize}); err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: best of: %w", err)
+	}
 	return RefreshResult{Rows: int(n), Duration: time.Since(start)}, nil
 }
 

@@ -403,15 +403,12 @@ func (s *Service) Warm(ctx context.Context) error { return s.rank.warm(ctx) }
 // page may outlive it.
 func (s *Service) AccessChanged() { s.anon.clear() }
 
-// BestOfSpan is how far back the best of reaches.
-const BestOfSpan = 7 * 24 * time.Hour
-
 // BestOf is what was most shared and discussed in the last week, for everyone, from the
-// snapshot: each item as the viewer may read it (anonymous visitors: public shares only),
-// with its talk, less what the viewer hid or muted.
-func (s *Service) BestOf(ctx context.Context, viewer *tributary.User, access tributary.Viewer, limit int) ([]tributary.Item, error) {
+// snapshot (db.Store.BestOf): each item as the viewer may read it (anonymous visitors:
+// public shares only), with its talk, less what the viewer hid or muted.
+func (s *Service) BestOf(ctx context.Context, access tributary.Viewer) ([]tributary.Item, error) {
 	now := s.now()
-	ids, err := s.store.BestOf(ctx, now.Add(-BestOfSpan), limit)
+	ids, err := s.store.BestOf(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -198,7 +198,7 @@ func dropParam(v url.Values, key string) string {
 
 // bestOf is the week's most shared and discussed items, for everyone.
 func (s *Server) bestOf(w http.ResponseWriter, r *http.Request) {
-	items, err := s.feed.BestOf(r.Context(), currentUser(r.Context()), s.viewerAccess(r), bestOfSize)
+	items, err := s.feed.BestOf(r.Context(), s.viewerAccess(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -208,6 +208,3 @@ func (s *Server) bestOf(w http.ResponseWriter, r *http.Request) {
 		Intro: "What people shared and discussed most in the last seven days.", Empty: "Nothing was shared this week."}
 	s.render(w, r, http.StatusOK, views.RankedPage(s.page(r, "Best of the week"), fv))
 }
-
-// bestOfSize is how many items the best of shows.
-const bestOfSize = 50

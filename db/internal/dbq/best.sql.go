@@ -10,40 +10,37 @@ import (
 	"time"
 )
 
-const bestOf = `-- name: BestOf :many
-SELECT s.anchor_id
-  FROM feed_snapshot s
-  LEFT JOIN anchor_talk t ON t.anchor_id = s.anchor_id
- WHERE s.any_public AND s.public_date > $1::timestamptz
- ORDER BY cardinality(s.public_sharer_ids) * 4 + coalesce(t.comments, 0) * 2 + coalesce(t.likes, 0) DESC, s.anchor_id DESC
- LIMIT $2::int
+const bestOf = `-- name: BestOf :one
+SELECT coalesce((SELECT best_ids FROM snapshot_meta), '{}')::bigint[] AS best_ids
 `
 
-type BestOfParams struct {
+func (q *Queries) BestOf(ctx context.Context) ([]int64, error) {
+	row := q.db.QueryRow(ctx, bestOf)
+	var best_ids []int64
+	err := row.Scan(&best_ids)
+	return best_ids, err
+}
+
+const chooseBestOf = `-- name: ChooseBestOf :exec
+UPDATE snapshot_meta SET best_ids = ARRAY(
+    SELECT s.anchor_id
+      FROM feed_snapshot s
+      LEFT JOIN anchor_talk t ON t.anchor_id = s.anchor_id
+     WHERE s.any_public AND s.public_date > $1::timestamptz
+     ORDER BY cardinality(s.public_sharer_ids) * 4 + coalesce(t.comments, 0) * 2 + coalesce(t.likes, 0) DESC, s.anchor_id DESC
+     LIMIT $2::int)
+`
+
+type ChooseBestOfParams struct {
 	Since time.Time
 	Lim   int32
 }
 
-// Best of (seed 002's "everything / best of" river): the items most shared and discussed
-// since a time, for everyone, from the snapshot: people who shared it publicly, then its
-// public shares' comments and likes. The same list for every reader (each sees the shares
-// they may read of it; anonymous visitors only the public ones).
-func (q *Queries) BestOf(ctx context.Context, arg BestOfParams) ([]int64, error) {
-	rows, err := q.db.Query(ctx, bestOf, arg.Since, arg.Lim)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []int64{}
-	for rows.Next() {
-		var anchor_id int64
-		if err := rows.Scan(&anchor_id); err != nil {
-			return nil, err
-		}
-		items = append(items, anchor_id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+// Best of (seed 002's "everything / best of" river), chosen after a snapshot refresh: the
+// items most shared and discussed since a time, from the snapshot: people who shared it
+// publicly, then its public shares' comments and likes. The same list for every reader
+// (each sees the shares of it they may read; anonymous visitors only the public ones).
+func (q *Queries) ChooseBestOf(ctx context.Context, arg ChooseBestOfParams) error {
+	_, err := q.db.Exec(ctx, chooseBestOf, arg.Since, arg.Lim)
+	return err
 }

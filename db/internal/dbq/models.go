@@ -315,6 +315,7 @@ type SnapshotMetum struct {
 	RefreshedAt time.Time
 	Rows        int32
 	DurationMs  int32
+	BestIds     []int64
 }
 
 type User struct {
