@@ -146,3 +146,42 @@ func TestListFeed(t *testing.T) {
 		t.Fatalf("a deleted list: %d, want 404", r.status)
 	}
 }
+
+// A list has the home feed's activity setting: a post a member commented on arrives in the
+// list (its notice, its JSON with who did it), and a non-member's comment brings nothing.
+func TestListActivity(t *testing.T) {
+	a := newApp(t)
+	ada, bob, cy, dee := a.client(), a.client(), a.client(), a.client()
+	for h, c := range map[string]*client{"ada": ada, "bob": bob, "cy": cy, "dee": dee} {
+		c.signup(h)
+	}
+	ada.post("/u/dee/follow", url.Values{})
+	r := ada.post("/lists", url.Values{"name": {"Bob"}})
+	list := strings.TrimPrefix(r.location, "/lists/")
+	ada.post("/lists/"+list+"/members", url.Values{"handle": {"bob"}})
+	bob.shareAs("https://arxiv.org/abs/2408.00001") // the list has a fencepost
+	old, oldAnchor := cy.shareAs("https://arxiv.org/abs/2408.00002")
+	other, _ := cy.shareAs("https://arxiv.org/abs/2408.00003")
+	a.now = a.now.Add(time.Hour)
+	_, fp := ada.anchorsAt("/api/timeline?list=" + list)
+
+	a.now = a.now.Add(time.Minute)
+	if r := bob.post("/p/"+itoa(old)+"/comments", url.Values{"body": {"Read this one."}}); r.status != http.StatusSeeOther {
+		t.Fatalf("comment: %d", r.status)
+	}
+	if r := dee.post("/p/"+itoa(other)+"/comments", url.Values{"body": {"And this one."}}); r.status != http.StatusSeeOther {
+		t.Fatalf("comment: %d", r.status)
+	}
+	a.now = a.now.Add(time.Minute)
+	if n := ada.get("/feed/new?list=" + list + "&fencepost=" + url.QueryEscape(fp)); strings.TrimSpace(stripTags(n.body)) != "1 new" {
+		t.Fatalf("list notice after bob's and dee's comments: %q, want 1 new (bob's)", strings.TrimSpace(stripTags(n.body)))
+	}
+	got, _ := ada.anchorsAt("/api/timeline?list=" + list)
+	if !slices.Contains(got, oldAnchor) {
+		t.Fatalf("list after bob commented: %v lacks the post he commented on (%d)", got, oldAnchor)
+	}
+	body := ada.get("/api/timeline?list=" + list).body
+	if !strings.Contains(body, `"handle":"bob"`) || !strings.Contains(body, `"commented":true`) {
+		t.Fatalf("the list's JSON does not say bob commented: %s", body)
+	}
+}
