@@ -226,6 +226,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		rep.Viewers = append(rep.Viewers, ClassInfo{Class: c.Name, Target: c.Target, Viewers: len(c.Viewers), MinFollowees: lo, MaxFollowees: hi})
 	}
 	all := append(w.scenarios(cfg.Concurrency, cfg.ThroughputConcurrency), w.baselines(pool, cfg.Concurrency, feed.DefaultConfig().HeadSize)...)
+	all = append(all, w.peerScenarios(pool, cfg.Concurrency)...)
 	if n := cfg.unloaded(); n > 0 {
 		all = append(all, w.unloaded(pool, n, feed.DefaultConfig().HeadSize)...)
 	}
