@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tributary"
+	"tributary/cluster"
 	"tributary/db"
 	"tributary/feed"
 )
@@ -101,9 +102,9 @@ func (c Config) Open(ctx context.Context) (database, error) {
 		// A cluster of its own, next to the checkout's: `make stop`, `make run` and the
 		// tests never restart it in the middle of a run, and its cache holds only bench data.
 		wd, _ := os.Getwd()
-		dir = db.DefaultClusterDir(wd) + "-bench"
+		dir = cluster.DefaultDir(wd) + "-bench"
 	}
-	cl := db.Cluster{Dir: dir}
+	cl := cluster.Cluster{Dir: dir}
 	if err := cl.Start(ctx, c.Database.Name, c.Log); err != nil {
 		return database{}, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"tributary/cluster"
 	"tributary/db"
 	"tributary/migrations"
 )
@@ -240,7 +241,7 @@ func count(ctx context.Context, pool *pgxpool.Pool, d *DatasetInfo) error {
 type database struct {
 	DSN     string
 	Name    string
-	cluster *db.Cluster // nil when --database-url was given
+	cluster *cluster.Cluster // nil when --database-url was given
 }
 
 // lock makes sure no other bench run uses the database at the same time: two runs would

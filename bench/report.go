@@ -134,7 +134,7 @@ func evaluate(r Report) []Target {
 			if x, ok := r.result("first_cold_" + c); ok && x.ServerP50 > 0 {
 				out = append(out, Target{What: "a cold first page no slower than FreeFeed's home query alone at page 1 (p50)", Scenario: x.Name,
 					Measured: fmt.Sprintf("%.2f× (FreeFeed's query %s, ours %s server-side)", peer.ServerP50/x.ServerP50, fmtMs(peer.ServerP50), fmtMs(x.ServerP50)),
-					Met: x.ServerP50 <= peer.ServerP50})
+					Met:      x.ServerP50 <= peer.ServerP50})
 			}
 		}
 	}

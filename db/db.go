@@ -1,5 +1,5 @@
-// Package db is Tributary's storage: the connection pool, migrations, a private cluster for
-// development, and the Store that wraps sqlc-generated queries and returns domain types.
+// Package db is Tributary's storage: the connection pool, migrations, and the Store that wraps
+// sqlc-generated queries and returns domain types.
 package db
 
 import (

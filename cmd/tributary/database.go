@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"tributary/cluster"
 	"tributary/db"
 )
 
@@ -24,13 +25,13 @@ func (f *dbFlags) register(fs *flag.FlagSet, e *env) {
 		"directory of the private PostgreSQL cluster (env TRIBUTARY_CLUSTER_DIR; default derived from the working directory)")
 }
 
-func (f *dbFlags) cluster() db.Cluster {
+func (f *dbFlags) cluster() cluster.Cluster {
 	dir := f.clusterDir
 	if dir == "" {
 		wd, _ := os.Getwd()
-		dir = db.DefaultClusterDir(wd)
+		dir = cluster.DefaultDir(wd)
 	}
-	return db.Cluster{Dir: dir}
+	return cluster.Cluster{Dir: dir}
 }
 
 // open connects to DATABASE_URL, or starts the private cluster, and migrates.

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"tributary/db"
+	"tributary/seed"
 )
 
 // seedDemoPassword is every seeded user's password.
@@ -60,7 +61,7 @@ func cmdSeed(ctx context.Context, e *env, args []string) error {
 	events := fs.Int("events", 0, "number of card_seen events (0: 12 per post)")
 	likes := fs.Int("likes", 0, "number of likes (0: 5 per post)")
 	comments := fs.Int("comments", 0, "number of comments (0: 1 per post)")
-	seed := fs.Int64("seed", 1, "random seed")
+	worldSeed := fs.Int64("seed", 1, "random seed")
 	endFlag := fs.String("end", "", "end of the seeded period, RFC 3339 or YYYY-MM-DD (default: start of the current UTC day)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -85,8 +86,8 @@ func cmdSeed(ctx context.Context, e *env, args []string) error {
 
 	started := time.Now()
 	p := newSeedProgress(e.stderr)
-	res, err := db.NewStore(pool).Seed(ctx, db.SeedConfig{
-		Users: *users, Posts: *posts, Events: *events, Likes: *likes, Comments: *comments, Seed: *seed, End: end,
+	res, err := seed.Fill(ctx, db.NewStore(pool), seed.Config{
+		Users: *users, Posts: *posts, Events: *events, Likes: *likes, Comments: *comments, Seed: *worldSeed, End: end,
 		Progress: p.report, DemoPasswordHash: string(hash), DemoPassword: seedDemoPassword,
 	})
 	p.stop()
@@ -117,7 +118,7 @@ func parseSeedEnd(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("seed: --end %q is neither RFC 3339 (2025-06-01T00:00:00Z) nor a date (2025-06-01)", s)
 }
 
-// seedProgress shows Seed's stages on stderr: bars redrawn in place on a terminal,
+// seedProgress shows seed.Fill's stages on stderr: bars redrawn in place on a terminal,
 // otherwise one line per finished stage, so logs stay readable. Some stages run at the
 // same time (follows and posts alongside events), so a terminal line shows every
 // running stage.

@@ -18,6 +18,7 @@ import (
 	"tributary/db"
 	"tributary/feed"
 	"tributary/jobs"
+	"tributary/seed"
 	"tributary/site"
 	"tributary/web"
 )
@@ -206,7 +207,7 @@ func loadDemo(ctx context.Context, e *env, store *db.Store) error {
 		return fmt.Errorf("demo: %w", err)
 	}
 	started := time.Now()
-	res, err := store.Seed(ctx, db.SeedConfig{Users: 3000, Posts: 20000, Seed: 1, End: time.Now().Truncate(time.Minute),
+	res, err := seed.Fill(ctx, store, seed.Config{Users: 3000, Posts: 20000, Seed: 1, End: time.Now().Truncate(time.Minute),
 		DemoPasswordHash: string(hash), DemoPassword: seedDemoPassword})
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"tributary/cluster"
 	"tributary/db"
 	"tributary/migrations"
 )
@@ -101,7 +102,7 @@ func setup(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		c := db.Cluster{Dir: db.DefaultClusterDir(root) + "-test"}
+		c := cluster.Cluster{Dir: cluster.DefaultDir(root) + "-test"}
 		if err := c.Start(ctx, "postgres", io.Discard); err != nil {
 			return err
 		}
@@ -199,14 +200,14 @@ func moduleRoot() (string, error) {
 // settings (as a real server has them), with a migrated database "tributary"; it is stopped
 // and removed when t ends. Tests that stop and start the server use it, and tests that must
 // hold on a stock server (imports: max_locks_per_transaction 64).
-func StockCluster(t testing.TB) (db.Cluster, string) {
+func StockCluster(t testing.TB) (cluster.Cluster, string) {
 	t.Helper()
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "tributary-stock-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := db.Cluster{Dir: dir, Stock: true}
+	c := cluster.Cluster{Dir: dir, Stock: true}
 	t.Cleanup(func() {
 		if err := c.Stop(context.Background()); err != nil {
 			t.Errorf("dbtest: stop stock cluster: %v", err)
@@ -231,13 +232,13 @@ func StockCluster(t testing.TB) (db.Cluster, string) {
 // Replica starts a streaming replica of the stock cluster primary (pg_basebackup -R) on a
 // socket of its own; it is stopped and removed when t ends. It returns the cluster and the
 // DSN of its database "tributary".
-func Replica(t testing.TB, primary db.Cluster) (db.Cluster, string) {
+func Replica(t testing.TB, primary cluster.Cluster) (cluster.Cluster, string) {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "tributary-replica-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := db.Cluster{Dir: dir, Stock: true}
+	c := cluster.Cluster{Dir: dir, Stock: true}
 	t.Cleanup(func() {
 		c.Stop(context.Background())
 		os.RemoveAll(dir)

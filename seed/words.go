@@ -1,4 +1,4 @@
-package db
+package seed
 
 // Word lists the seeder builds names, titles and comments from. Order matters: the
 // generator indexes into them, so editing a list changes every seeded dataset.

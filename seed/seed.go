@@ -1,4 +1,9 @@
-package db
+// Package seed is the data generator: it fills an empty database with a deterministic
+// world of users, follows, posts, events, likes and comments, for the demo, the bench and
+// tests. The bulk load is its own (COPY into every table, ids and sequences set here); of
+// package db it uses the pool and what the store alone knows how to redo, the items' talk
+// counts.
+package seed
 
 import (
 	"cmp"
@@ -11,20 +16,23 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tributary/db"
 )
 
-// SeedWindow is how far back from SeedConfig.End the seeded posts reach.
-const SeedWindow = 180 * 24 * time.Hour
+// Window is how far back from Config.End the seeded posts reach.
+const Window = 180 * 24 * time.Hour
 
-// SeedConfig says what Seed generates. The same config gives byte-identical data.
-type SeedConfig struct {
+// Config says what Fill generates. The same config gives byte-identical data.
+type Config struct {
 	Users    int   // members, at least 10; the first ones are the demo logins
 	Posts    int   // shares
 	Events   int   // card_seen events; 0 means 12 per post
 	Likes    int   // likes; 0 means 5 per post (fewer when the world has too few users)
 	Comments int   // comments; 0 means 1 per post
 	Seed     int64 // picks one of many equally plausible worlds
-	// End is the end of the seeded period (posts cover the SeedWindow before it); the zero
+	// End is the end of the seeded period (posts cover the Window before it); the zero
 	// value means the start of the current UTC day.
 	End time.Time
 	// Progress, when set, is told how each stage advances ("plan", "users", "anchors",
@@ -43,30 +51,30 @@ type DemoLogin struct {
 	Handle, Password, Note string
 }
 
-// SeedResult counts what Seed wrote.
-type SeedResult struct {
+// Result counts what Fill wrote.
+type Result struct {
 	Users, Follows, Posts, Anchors, Events int
 	Likes, Comments                        int
 	Logins                                 []DemoLogin
 	Note                                   string
 }
 
-// ErrSeedNotEmpty is returned when Seed is asked to fill a database that has data.
-var ErrSeedNotEmpty = errors.New("db: seed: the database already has users or anchors; seed only an empty, migrated database")
+// ErrNotEmpty is returned when Fill is asked to fill a database that has data.
+var ErrNotEmpty = errors.New("seed: the database already has users or anchors; seed only an empty, migrated database")
 
-// Seed fills an empty database with a deterministic world: users and their posts feeds,
+// Fill fills an empty database with a deterministic world: users and their posts feeds,
 // power-law follows, posts of papers, models, repositories, blogs and tweets (each derived
 // by tributary.Prepare, as the app would), their anchors and feed entries, card_seen
 // events, and likes and comments with the bumps the comments made. Ids are allocated here
 // and the sequences advanced past them, so the app can insert afterwards. It fails with
-// ErrSeedNotEmpty unless the database is empty, and writes nothing when it fails (see
-// loadSeed for the one exception).
-func (s *Store) Seed(ctx context.Context, cfg SeedConfig) (SeedResult, error) {
+// ErrNotEmpty unless the database is empty, and writes nothing when it fails (see load for
+// the one exception).
+func Fill(ctx context.Context, s *db.Store, cfg Config) (Result, error) {
 	switch {
 	case cfg.Users < 10:
-		return SeedResult{}, fmt.Errorf("db: seed: need at least 10 users, got %d", cfg.Users)
+		return Result{}, fmt.Errorf("seed: need at least 10 users, got %d", cfg.Users)
 	case cfg.Posts < 0 || cfg.Events < 0 || cfg.Likes < 0 || cfg.Comments < 0:
-		return SeedResult{}, fmt.Errorf("db: seed: posts, events, likes and comments must not be negative")
+		return Result{}, fmt.Errorf("seed: posts, events, likes and comments must not be negative")
 	}
 	if cfg.Events == 0 {
 		cfg.Events = 12 * cfg.Posts
@@ -101,16 +109,16 @@ func (s *Store) Seed(ctx context.Context, cfg SeedConfig) (SeedResult, error) {
 	w.genShares()
 	cfg.Progress("plan", 4, 5)
 	if err := w.genTalk(ctx); err != nil {
-		return SeedResult{}, err
+		return Result{}, err
 	}
 	cfg.Progress("plan", 5, 5)
-	res, err := s.loadSeed(ctx, w)
+	res, err := load(ctx, s.Pool, w)
 	if err != nil {
-		return SeedResult{}, err
+		return Result{}, err
 	}
 	// Fresh statistics, so the first queries on the new data plan well.
 	if _, err := s.Pool.Exec(ctx, "ANALYZE "+strings.Join(seedTables, ", ")); err != nil {
-		return SeedResult{}, fmt.Errorf("db: seed: analyze: %w", err)
+		return Result{}, fmt.Errorf("seed: analyze: %w", err)
 	}
 	for i, d := range seedDemos {
 		res.Logins = append(res.Logins, DemoLogin{Handle: d.handle, Password: cfg.DemoPassword,
@@ -120,34 +128,34 @@ func (s *Store) Seed(ctx context.Context, cfg SeedConfig) (SeedResult, error) {
 	return res, nil
 }
 
-// loadSeed writes the world in one transaction. When per-row foreign-key checks can be
+// load writes the world in one transaction. When per-row foreign-key checks can be
 // skipped (seedSkipTriggers) and the pool has a second connection, the events (most of
 // the rows), the feed entries, comments and likes go through a second transaction at the
 // same time, committed right after the first: PostgreSQL spends most of a load maintaining
 // indexes, one core per connection.
-func (s *Store) loadSeed(ctx context.Context, w *seedWorld) (SeedResult, error) {
+func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil) // stops the generators when a step fails
-	fail := func(err error) (SeedResult, error) {
+	fail := func(err error) (Result, error) {
 		cancel(err)
-		return SeedResult{}, context.Cause(ctx) // the first failure, not its echo elsewhere
+		return Result{}, context.Cause(ctx) // the first failure, not its echo elsewhere
 	}
-	tx, err := s.Pool.Begin(ctx)
+	tx, err := pool.Begin(ctx)
 	if err != nil {
-		return fail(fmt.Errorf("db: seed: begin: %w", err))
+		return fail(fmt.Errorf("seed: begin: %w", err))
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	// Block concurrent writers so that "empty" stays true until we commit.
 	if _, err := tx.Exec(ctx, "LOCK TABLE users, anchors IN SHARE ROW EXCLUSIVE MODE"); err != nil {
-		return fail(fmt.Errorf("db: seed: lock: %w", err))
+		return fail(fmt.Errorf("seed: lock: %w", err))
 	}
 	var busy bool
 	err = tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM users) OR EXISTS (SELECT 1 FROM anchors)").Scan(&busy)
 	if err != nil {
-		return fail(fmt.Errorf("db: seed: check empty: %w", err))
+		return fail(fmt.Errorf("seed: check empty: %w", err))
 	}
 	if busy {
-		return SeedResult{}, ErrSeedNotEmpty
+		return Result{}, ErrNotEmpty
 	}
 	bulk, firing, err := seedSkipTriggers(ctx, tx)
 	if err != nil {
@@ -161,13 +169,13 @@ func (s *Store) loadSeed(ctx context.Context, w *seedWorld) (SeedResult, error) 
 	var side pgx.Tx
 	var sideDone chan error
 	sideTables := []string{"events", "feed_posts", "comments", "post_bumps", "likes"}
-	if bulk && s.Pool.Config().MaxConns >= 2 && !slices.ContainsFunc(sideTables, func(t string) bool { return firing[t] }) {
-		if side, err = s.Pool.Begin(ctx); err != nil {
-			return fail(fmt.Errorf("db: seed: begin: %w", err))
+	if bulk && pool.Config().MaxConns >= 2 && !slices.ContainsFunc(sideTables, func(t string) bool { return firing[t] }) {
+		if side, err = pool.Begin(ctx); err != nil {
+			return fail(fmt.Errorf("seed: begin: %w", err))
 		}
 		defer side.Rollback(context.WithoutCancel(ctx))
 		if ok, _, err := seedSkipTriggers(ctx, side); err != nil || !ok {
-			return fail(cmp.Or(err, errors.New("db: seed: the second connection may not skip triggers")))
+			return fail(cmp.Or(err, errors.New("seed: the second connection may not skip triggers")))
 		}
 		sideDone = make(chan error, 1)
 		go func() {
@@ -240,21 +248,21 @@ func (s *Store) loadSeed(ctx context.Context, w *seedWorld) (SeedResult, error) 
 			return fail(err)
 		}
 	}
-	res := SeedResult{Users: len(w.users), Follows: len(w.outDst), Posts: len(w.shares), Anchors: len(w.anchors), Events: w.events,
+	res := Result{Users: len(w.users), Follows: len(w.outDst), Posts: len(w.shares), Anchors: len(w.anchors), Events: w.events,
 		Likes: len(w.likes), Comments: len(w.comments)}
 	if err := seedSetSequences(ctx, tx, res, w.ords); err != nil {
 		return fail(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fail(fmt.Errorf("db: seed: commit: %w", err))
+		return fail(fmt.Errorf("seed: commit: %w", err))
 	}
 	if side != nil {
 		if err := side.Commit(ctx); err != nil {
-			return fail(fmt.Errorf("db: seed: commit events, feed entries, comments and likes (all else is committed; seed a fresh database instead): %w", err))
+			return fail(fmt.Errorf("seed: commit events, feed entries, comments and likes (all else is committed; seed a fresh database instead): %w", err))
 		}
 	}
 	w.cfg.Progress("filter feeds", 0, 1)
-	if err := s.fillFilterFeeds(ctx); err != nil {
+	if err := fillFilterFeeds(ctx, pool); err != nil {
 		return fail(err)
 	}
 	w.cfg.Progress("filter feeds", 1, 1)
@@ -264,9 +272,9 @@ func (s *Store) loadSeed(ctx context.Context, w *seedWorld) (SeedResult, error) 
 // fillFilterFeeds computes every filter feed (filter_posts) from the posts, likes and
 // comments in one statement, once they are all committed: the seeder writes them with the
 // triggers that keep filter feeds off, or on more than one connection.
-func (s *Store) fillFilterFeeds(ctx context.Context) error {
-	if _, err := s.Pool.Exec(ctx, "TRUNCATE filter_posts; INSERT INTO filter_posts (feed, post_id, at) SELECT * FROM post_filters(NULL)"); err != nil {
-		return fmt.Errorf("db: seed: fill filter feeds (all else is committed; run `tributary seed` on a fresh database again): %w", err)
+func fillFilterFeeds(ctx context.Context, pool *pgxpool.Pool) error {
+	if _, err := pool.Exec(ctx, "TRUNCATE filter_posts; INSERT INTO filter_posts (feed, post_id, at) SELECT * FROM post_filters(NULL)"); err != nil {
+		return fmt.Errorf("seed: fill filter feeds (all else is committed; run `tributary seed` on a fresh database again): %w", err)
 	}
 	return nil
 }
@@ -274,7 +282,7 @@ func (s *Store) fillFilterFeeds(ctx context.Context) error {
 // seedWorld is the generated dataset: users, the follow graph and the shares live in
 // memory; posts and events are derived from them while they are written.
 type seedWorld struct {
-	cfg              SeedConfig
+	cfg              Config
 	start, last, end int64 // the window in Unix ms; shares happen before last
 
 	users []seedUser
@@ -302,7 +310,7 @@ type seedWorld struct {
 	firing map[string]bool // tables written with their triggers on (seedSkipTriggers)
 }
 
-func newSeedWorld(cfg SeedConfig) *seedWorld {
+func newSeedWorld(cfg Config) *seedWorld {
 	end := cfg.End.UnixMilli()
-	return &seedWorld{cfg: cfg, end: end, last: end - 10*seedMinute, start: end - SeedWindow.Milliseconds()}
+	return &seedWorld{cfg: cfg, end: end, last: end - 10*seedMinute, start: end - Window.Milliseconds()}
 }

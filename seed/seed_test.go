@@ -1,4 +1,4 @@
-package db_test
+package seed_test
 
 import (
 	"context"
@@ -14,23 +14,24 @@ import (
 	"tributary"
 	"tributary/db"
 	"tributary/db/dbtest"
+	"tributary/seed"
 )
 
 var seedEnd = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 
 // seedSmall is the test world: big enough for the distributions to show, small enough
 // to load in about a second.
-func seedSmall(seed int64) db.SeedConfig {
-	return db.SeedConfig{Users: 300, Posts: 2000, Seed: seed, End: seedEnd,
+func seedSmall(n int64) seed.Config {
+	return seed.Config{Users: 300, Posts: 2000, Seed: n, End: seedEnd,
 		DemoPasswordHash: "$2a$04$test-hash", DemoPassword: "tributary"}
 }
 
-func seeded(t *testing.T, cfg db.SeedConfig) (*db.Store, db.SeedResult) {
+func seeded(t *testing.T, cfg seed.Config) (*db.Store, seed.Result) {
 	t.Helper()
 	s := dbtest.Store(t)
-	res, err := s.Seed(context.Background(), cfg)
+	res, err := seed.Fill(context.Background(), s, cfg)
 	if err != nil {
-		t.Fatalf("Seed: %v", err)
+		t.Fatalf("Fill: %v", err)
 	}
 	return s, res
 }
@@ -101,7 +102,7 @@ func seedInt(t *testing.T, s *db.Store, q string, args ...any) float64 {
 func TestSeedWorld(t *testing.T) {
 	cfg := seedSmall(1)
 	s, res := seeded(t, cfg)
-	start := seedEnd.Add(-db.SeedWindow)
+	start := seedEnd.Add(-seed.Window)
 
 	t.Run("counts", func(t *testing.T) {
 		got := []int{res.Users, res.Posts, res.Events}
@@ -288,19 +289,19 @@ func TestSeedWorld(t *testing.T) {
 	})
 
 	t.Run("a second seed is refused", func(t *testing.T) {
-		_, err := s.Seed(context.Background(), cfg)
-		if !errors.Is(err, db.ErrSeedNotEmpty) {
-			t.Errorf("got %v, want ErrSeedNotEmpty", err)
+		_, err := seed.Fill(context.Background(), s, cfg)
+		if !errors.Is(err, seed.ErrNotEmpty) {
+			t.Errorf("got %v, want ErrNotEmpty", err)
 		}
 	})
 }
 
 func TestSeedRejectsBadConfig(t *testing.T) {
 	s := dbtest.Store(t)
-	for _, cfg := range []db.SeedConfig{{Users: 3, Posts: 10}, {Users: 50, Posts: -1}, {Users: 50, Posts: 10, Events: -5},
+	for _, cfg := range []seed.Config{{Users: 3, Posts: 10}, {Users: 50, Posts: -1}, {Users: 50, Posts: 10, Events: -5},
 		{Users: 50, Posts: 10, Likes: -1}, {Users: 50, Posts: 10, Comments: -1}} {
-		if _, err := s.Seed(context.Background(), cfg); err == nil {
-			t.Errorf("Seed(%+v): got no error, want one", cfg)
+		if _, err := seed.Fill(context.Background(), s, cfg); err == nil {
+			t.Errorf("Fill(%+v): got no error, want one", cfg)
 		}
 	}
 	if got := seedInt(t, s, "SELECT count(*) FROM users"); got != 0 {
@@ -308,7 +309,7 @@ func TestSeedRejectsBadConfig(t *testing.T) {
 	}
 }
 
-// An ordinary role cannot skip the per-row foreign-key checks, so Seed takes its slower,
+// An ordinary role cannot skip the per-row foreign-key checks, so Fill takes its slower,
 // single-connection path; it must write the same data.
 func TestSeedAsOrdinaryRole(t *testing.T) {
 	ctx := context.Background()
@@ -342,8 +343,8 @@ func TestSeedAsOrdinaryRole(t *testing.T) {
 	}
 	defer pool.Close()
 	ordinary := db.NewStore(pool)
-	if _, err := ordinary.Seed(ctx, seedSmall(3)); err != nil {
-		t.Fatalf("Seed as an ordinary role: %v", err)
+	if _, err := seed.Fill(ctx, ordinary, seedSmall(3)); err != nil {
+		t.Fatalf("Fill as an ordinary role: %v", err)
 	}
 	super, _ := seeded(t, seedSmall(3))
 	got, want := seedFingerprints(t, ordinary), seedFingerprints(t, super)
@@ -357,13 +358,13 @@ func TestSeedAsOrdinaryRole(t *testing.T) {
 func TestSeedTiny(t *testing.T) {
 	for _, c := range []struct {
 		name                                   string
-		cfg                                    db.SeedConfig
+		cfg                                    seed.Config
 		posts, events, likes, comments, logins int
 	}{
-		{"no posts", db.SeedConfig{Users: 10, End: seedEnd}, 0, 0, 0, 0, 4},
-		{"a few posts", db.SeedConfig{Users: 10, Posts: 50, Events: 7, Likes: 30, Comments: 12, End: seedEnd}, 50, 7, 30, 12, 4},
+		{"no posts", seed.Config{Users: 10, End: seedEnd}, 0, 0, 0, 0, 4},
+		{"a few posts", seed.Config{Users: 10, Posts: 50, Events: 7, Likes: 30, Comments: 12, End: seedEnd}, 50, 7, 30, 12, 4},
 		// 5 likes per post by default, but 10 users give a post at most 4 likers.
-		{"more likes than likers", db.SeedConfig{Users: 10, Posts: 50, End: seedEnd}, 50, 600, 200, 50, 4},
+		{"more likes than likers", seed.Config{Users: 10, Posts: 50, End: seedEnd}, 50, 600, 200, 50, 4},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, res := seeded(t, c.cfg)

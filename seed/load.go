@@ -1,4 +1,4 @@
-package db
+package seed
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	"tributary"
 )
 
-// How Seed writes the world: one COPY per table, ids allocated here, rows generated on
+// How Fill writes the world: one COPY per table, ids allocated here, rows generated on
 // all CPUs while PostgreSQL ingests the previous ones.
 
-// seedTables are the tables Seed writes.
+// seedTables are the tables Fill writes.
 var seedTables = []string{"users", "feeds", "follows", "anchors", "posts", "feed_posts", "events", "likes", "comments", "post_bumps"}
 
 func seedTime(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
@@ -29,7 +29,7 @@ func (w *seedWorld) copyUsers(ctx context.Context, tx pgx.Tx) error {
 			return []any{int64(i + 1), u.handle, u.name, w.cfg.DemoPasswordHash, u.vip, u.notability, seedTime(u.created)}, nil
 		}))
 	if err != nil {
-		return fmt.Errorf("db: seed: copy users: %w", err)
+		return fmt.Errorf("seed: copy users: %w", err)
 	}
 	// Every user's public posts feed has the user's id.
 	_, err = w.copyFrom(ctx, tx, "feeds",
@@ -38,7 +38,7 @@ func (w *seedWorld) copyUsers(ctx context.Context, tx pgx.Tx) error {
 			return []any{int64(i + 1), "posts", int64(i + 1), "", "public", seedTime(w.users[i].created)}, nil
 		}))
 	if err != nil {
-		return fmt.Errorf("db: seed: copy feeds: %w", err)
+		return fmt.Errorf("seed: copy feeds: %w", err)
 	}
 	w.cfg.Progress("users", n, n)
 	return nil
@@ -60,7 +60,7 @@ func (w *seedWorld) copyFollows(ctx context.Context, tx pgx.Tx) error {
 			return []any{int64(follower + 1), int64(w.outDst[e]) + 1, "active", seedTime(w.outAt[e])}, nil
 		}))
 	if err != nil {
-		return fmt.Errorf("db: seed: copy follows: %w", err)
+		return fmt.Errorf("seed: copy follows: %w", err)
 	}
 	w.cfg.Progress("follows", total, total)
 	return nil
@@ -89,7 +89,7 @@ func (w *seedWorld) preparePosts(c int) []seedPostRow {
 		np := w.seedPost(first + k)
 		p, err := tributary.Prepare(np)
 		if err != nil {
-			rows[k].err = fmt.Errorf("db: seed: post %d (%s): %w", first+k+1, np.URL, err)
+			rows[k].err = fmt.Errorf("seed: post %d (%s): %w", first+k+1, np.URL, err)
 			continue
 		}
 		links := p.Links
@@ -128,7 +128,7 @@ func (w *seedWorld) planAnchors(ctx context.Context) error {
 		w.cfg.Progress("anchors", done, total)
 	}
 	if done < total {
-		return fmt.Errorf("db: seed: plan anchors: %w", context.Cause(ctx))
+		return fmt.Errorf("seed: plan anchors: %w", context.Cause(ctx))
 	}
 	return nil
 }
@@ -140,7 +140,7 @@ func (w *seedWorld) copyPosts(ctx context.Context, tx pgx.Tx) error {
 			return []any{int64(i + 1), w.anchors[i].url, string(w.anchors[i].kind)}, nil
 		}))
 	if err != nil {
-		return fmt.Errorf("db: seed: copy anchors: %w", err)
+		return fmt.Errorf("seed: copy anchors: %w", err)
 	}
 	total := len(w.shares)
 	w.cfg.Progress("posts", 0, total)
@@ -153,7 +153,7 @@ func (w *seedWorld) copyPosts(ctx context.Context, tx pgx.Tx) error {
 				return r.err
 			}
 			if p.AnchorURL != w.anchors[anchor-1].url { // Prepare is deterministic; this is a seeder bug
-				return fmt.Errorf("db: seed: post %d anchors to %s, planned %s", id, p.AnchorURL, w.anchors[anchor-1].url)
+				return fmt.Errorf("seed: post %d anchors to %s, planned %s", id, p.AnchorURL, w.anchors[anchor-1].url)
 			}
 			talk := &w.talk[id-1]
 			copy(vals, []any{int64(id), p.AuthorID, int64(anchor), p.NewPost.URL, p.Title, p.Body,
@@ -170,7 +170,7 @@ func (w *seedWorld) copyPosts(ctx context.Context, tx pgx.Tx) error {
 		err = fmt.Errorf("wrote %d of %d posts", n, total)
 	}
 	if err != nil {
-		return fmt.Errorf("db: seed: copy posts: %w", err)
+		return fmt.Errorf("seed: copy posts: %w", err)
 	}
 	w.cfg.Progress("posts", total, total)
 	return nil
@@ -190,7 +190,7 @@ func (w *seedWorld) copyFeedPosts(ctx context.Context, tx pgx.Tx) error {
 			return []any{int64(s.author) + 1, int64(i + 1), w.talk[i].ord, seedTime(s.t)}, nil
 		}))
 	if err != nil {
-		return fmt.Errorf("db: seed: copy feed posts: %w", err)
+		return fmt.Errorf("seed: copy feed posts: %w", err)
 	}
 	w.cfg.Progress("feed_posts", total, total)
 	return nil
@@ -225,7 +225,7 @@ func (w *seedWorld) copyEvents(ctx context.Context, tx pgx.Tx) error {
 		err = fmt.Errorf("wrote %d of %d events", n, total)
 	}
 	if err != nil {
-		return fmt.Errorf("db: seed: copy events: %w", err)
+		return fmt.Errorf("seed: copy events: %w", err)
 	}
 	w.events = int(n)
 	w.cfg.Progress("events", total, total)
@@ -241,7 +241,7 @@ func (w *seedWorld) copyEvents(ctx context.Context, tx pgx.Tx) error {
 func seedSkipTriggers(ctx context.Context, tx pgx.Tx) (bool, map[string]bool, error) {
 	var super bool
 	if err := tx.QueryRow(ctx, "SELECT current_setting('is_superuser') = 'on'").Scan(&super); err != nil {
-		return false, nil, fmt.Errorf("db: seed: check role: %w", err)
+		return false, nil, fmt.Errorf("seed: check role: %w", err)
 	}
 	if !super {
 		return false, nil, nil
@@ -252,18 +252,18 @@ func seedSkipTriggers(ctx context.Context, tx pgx.Tx) (bool, map[string]bool, er
 		  AND tgname NOT LIKE 'live\_changes\_%' -- what open pages hear of: nothing is open
 		  AND tgrelid = ANY ($1::text[]::regclass[])`, seedTables)
 	if err != nil {
-		return false, nil, fmt.Errorf("db: seed: check triggers: %w", err)
+		return false, nil, fmt.Errorf("seed: check triggers: %w", err)
 	}
 	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return false, nil, fmt.Errorf("db: seed: check triggers: %w", err)
+		return false, nil, fmt.Errorf("seed: check triggers: %w", err)
 	}
 	firing := map[string]bool{}
 	for _, t := range tables {
 		firing[t] = true
 	}
 	if _, err := tx.Exec(ctx, "SET LOCAL session_replication_role = replica"); err != nil {
-		return false, nil, fmt.Errorf("db: seed: skip triggers: %w", err)
+		return false, nil, fmt.Errorf("seed: skip triggers: %w", err)
 	}
 	return true, firing, nil
 }
@@ -307,18 +307,18 @@ func (w *seedWorld) checkReferences(ctx context.Context, tx pgx.Tx, tables ...st
 		var bad bool
 		q := fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM %s WHERE %s)", table, c.cond)
 		if err := tx.QueryRow(ctx, q, c.args...).Scan(&bad); err != nil {
-			return fmt.Errorf("db: seed: check %s references: %w", table, err)
+			return fmt.Errorf("seed: check %s references: %w", table, err)
 		}
 		if bad {
-			return fmt.Errorf("db: seed: %s refers to a missing row (a bug in the seeder)", table)
+			return fmt.Errorf("seed: %s refers to a missing row (a bug in the seeder)", table)
 		}
 	}
 	return nil
 }
 
-// seedSetSequences moves every id sequence past the ids Seed allocated, and the ord
+// seedSetSequences moves every id sequence past the ids Fill allocated, and the ord
 // sequence past the ords it gave out.
-func seedSetSequences(ctx context.Context, tx pgx.Tx, res SeedResult, ords int64) error {
+func seedSetSequences(ctx context.Context, tx pgx.Tx, res Result, ords int64) error {
 	seqs := []struct {
 		seq string
 		n   int64
@@ -335,7 +335,7 @@ func seedSetSequences(ctx context.Context, tx pgx.Tx, res SeedResult, ords int64
 		// An empty table leaves its sequence at 1, not yet called.
 		q := fmt.Sprintf("SELECT setval(%s, greatest($1::bigint, 1), $1::bigint > 0)", s.seq)
 		if _, err := tx.Exec(ctx, q, s.n); err != nil {
-			return fmt.Errorf("db: seed: set sequence %s: %w", s.seq, err)
+			return fmt.Errorf("seed: set sequence %s: %w", s.seq, err)
 		}
 	}
 	return nil

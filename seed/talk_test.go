@@ -1,4 +1,4 @@
-package db_test
+package seed_test
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 
 	"tributary"
 	"tributary/db"
+	"tributary/seed"
 )
 
 func TestSeedTalk(t *testing.T) {
@@ -148,7 +149,7 @@ func seedStrings(ctx context.Context, s *db.Store, q string) ([]string, error) {
 
 // checkSeedBumps replays tributary.DefaultBumpRule over every thread, comment by comment,
 // and compares what it says with bumped_at, post_bumps and the feed entries' ords.
-func checkSeedBumps(t *testing.T, s *db.Store, res db.SeedResult) {
+func checkSeedBumps(t *testing.T, s *db.Store, res seed.Result) {
 	t.Helper()
 	ctx := context.Background()
 	type post struct {

@@ -1,4 +1,4 @@
-package db
+package seed
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"tributary"
+	"tributary/db"
 )
 
 // Conversations of the seeded world: who likes and comments on which post when, and the
@@ -92,7 +93,7 @@ func (w *seedWorld) genTalk(ctx context.Context) error {
 		done++
 	}
 	if done < chunks {
-		return fmt.Errorf("db: seed: conversations: %w", context.Cause(ctx))
+		return fmt.Errorf("seed: conversations: %w", context.Cause(ctx))
 	}
 	slices.SortFunc(w.comments, func(a, b seedComment) int {
 		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.post, b.post))
@@ -326,7 +327,7 @@ func (w *seedWorld) copyLikes(ctx context.Context, tx pgx.Tx) error {
 			return []any{int64(l.post) + 1, int64(l.user) + 1, int64(w.postAnchor[l.post]), true, seedTime(l.t)}, nil
 		}))
 	if err != nil {
-		return fmt.Errorf("db: seed: copy likes: %w", err)
+		return fmt.Errorf("seed: copy likes: %w", err)
 	}
 	w.cfg.Progress("likes", total, total)
 	return nil
@@ -346,7 +347,7 @@ func (w *seedWorld) copyComments(ctx context.Context, tx pgx.Tx) error {
 				tributary.Mentions(c.body), tributary.Tags(c.body), seedTime(c.t)}, nil
 		}))
 	if err != nil {
-		return fmt.Errorf("db: seed: copy comments: %w", err)
+		return fmt.Errorf("seed: copy comments: %w", err)
 	}
 	_, err = w.copyFrom(ctx, tx, "post_bumps", []string{"post_id", "at", "ord"},
 		pgx.CopyFromSlice(len(w.bumps), func(i int) ([]any, error) {
@@ -354,7 +355,7 @@ func (w *seedWorld) copyComments(ctx context.Context, tx pgx.Tx) error {
 			return []any{int64(b.post) + 1, seedTime(b.t), b.ord}, nil
 		}))
 	if err != nil {
-		return fmt.Errorf("db: seed: copy post bumps: %w", err)
+		return fmt.Errorf("seed: copy post bumps: %w", err)
 	}
 	w.cfg.Progress("comments", total, total)
 	return nil
@@ -363,5 +364,5 @@ func (w *seedWorld) copyComments(ctx context.Context, tx pgx.Tx) error {
 // countAnchorTalk counts the likes and comments of each item's public shares (the posts
 // carry their counts; no trigger counts them under COPY).
 func (w *seedWorld) countAnchorTalk(ctx context.Context, tx pgx.Tx) error {
-	return RecountItemTalk(ctx, tx)
+	return db.RecountItemTalk(ctx, tx)
 }

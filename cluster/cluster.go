@@ -1,4 +1,6 @@
-package db
+// Package cluster runs private PostgreSQL servers from the installed server binaries: the
+// checkout's development cluster, the tests' and the bench's, and streaming replicas of them.
+package cluster
 
 import (
 	"context"
@@ -31,9 +33,9 @@ type Cluster struct {
 
 const clusterPort = 5432
 
-// DefaultClusterDir names a private cluster directory for the checkout at root. It lives
+// DefaultDir names a private cluster directory for the checkout at root. It lives
 // under the system temp dir because PostgreSQL's user must traverse it (homes are often 0700).
-func DefaultClusterDir(root string) string {
+func DefaultDir(root string) string {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		abs = root
@@ -59,7 +61,7 @@ func (c Cluster) Start(ctx context.Context, name string, log io.Writer) error {
 		return err
 	}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-		return fmt.Errorf("db: cluster dir: %w", err)
+		return fmt.Errorf("cluster: make dir: %w", err)
 	}
 	unlock, err := lockFile(c.Dir + ".lock")
 	if err != nil {
@@ -71,14 +73,14 @@ func (c Cluster) Start(ctx context.Context, name string, log io.Writer) error {
 		fmt.Fprintf(log, "initializing private PostgreSQL cluster in %s\n", c.Dir)
 		os.RemoveAll(c.dataDir())
 		if err := os.MkdirAll(c.sockDir(), 0o755); err != nil {
-			return fmt.Errorf("db: cluster dir: %w", err)
+			return fmt.Errorf("cluster: make dir: %w", err)
 		}
 		if err := c.chownForServer(); err != nil {
 			return err
 		}
 		if out, err := c.run(ctx, filepath.Join(bin, "initdb"), "-D", c.dataDir(), "-U", "postgres",
 			"--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"); err != nil {
-			return fmt.Errorf("db: initdb: %w\n%s", err, out)
+			return fmt.Errorf("cluster: initdb: %w\n%s", err, out)
 		}
 	}
 	if !c.running(ctx, bin) {
@@ -88,7 +90,7 @@ func (c Cluster) Start(ctx context.Context, name string, log io.Writer) error {
 		}
 		if out, err := c.run(ctx, filepath.Join(bin, "pg_ctl"), "start", "-w", "-t", "60", "-D", c.dataDir(),
 			"-l", c.logFile(), "-o", opts); err != nil {
-			return fmt.Errorf("db: start cluster (log: %s): %w\n%s", c.logFile(), err, out)
+			return fmt.Errorf("cluster: start (log: %s): %w\n%s", c.logFile(), err, out)
 		}
 		fmt.Fprintf(log, "started private PostgreSQL cluster (socket %s)\n", c.sockDir())
 	}
@@ -104,21 +106,21 @@ func (c Cluster) StartReplicaOf(ctx context.Context, primary Cluster) error {
 	}
 	if _, err := os.Stat(filepath.Join(c.dataDir(), "PG_VERSION")); err != nil {
 		if err := os.MkdirAll(c.sockDir(), 0o755); err != nil {
-			return fmt.Errorf("db: replica dir: %w", err)
+			return fmt.Errorf("cluster: replica dir: %w", err)
 		}
 		if err := c.chownForServer(); err != nil {
 			return err
 		}
 		if out, err := c.run(ctx, filepath.Join(bin, "pg_basebackup"), "-D", c.dataDir(), "-R", "-X", "stream", "-c", "fast",
 			"-h", primary.sockDir(), "-p", fmt.Sprint(clusterPort), "-U", "postgres"); err != nil {
-			return fmt.Errorf("db: pg_basebackup: %w\n%s", err, out)
+			return fmt.Errorf("cluster: pg_basebackup: %w\n%s", err, out)
 		}
 	}
 	if !c.running(ctx, bin) {
 		opts := fmt.Sprintf("-k %s -c listen_addresses='' -p %d", c.sockDir(), clusterPort)
 		if out, err := c.run(ctx, filepath.Join(bin, "pg_ctl"), "start", "-w", "-t", "60", "-D", c.dataDir(),
 			"-l", c.logFile(), "-o", opts); err != nil {
-			return fmt.Errorf("db: start replica (log: %s): %w\n%s", c.logFile(), err, out)
+			return fmt.Errorf("cluster: start replica (log: %s): %w\n%s", c.logFile(), err, out)
 		}
 	}
 	return nil
@@ -134,7 +136,7 @@ func (c Cluster) Stop(ctx context.Context) error {
 		return nil
 	}
 	if out, err := c.run(ctx, filepath.Join(bin, "pg_ctl"), "stop", "-w", "-m", "fast", "-D", c.dataDir()); err != nil {
-		return fmt.Errorf("db: stop cluster: %w\n%s", err, out)
+		return fmt.Errorf("cluster: stop: %w\n%s", err, out)
 	}
 	return nil
 }
@@ -152,11 +154,11 @@ func (c Cluster) createDatabase(ctx context.Context, name string) error {
 	defer conn.Close(ctx)
 	var exists bool
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
-		return fmt.Errorf("db: check database: %w", err)
+		return fmt.Errorf("cluster: check database: %w", err)
 	}
 	if !exists {
 		if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
-			return fmt.Errorf("db: create database: %w", err)
+			return fmt.Errorf("cluster: create database: %w", err)
 		}
 	}
 	return nil
@@ -176,7 +178,7 @@ func connectRetry(ctx context.Context, dsn string) (*pgx.Conn, error) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return nil, fmt.Errorf("db: connect to private cluster: %w", err)
+	return nil, fmt.Errorf("cluster: connect: %w", err)
 }
 
 // PostgreSQL refuses to run as root: as root, the server runs as the postgres user.
@@ -200,13 +202,13 @@ func (c Cluster) chownForServer() error {
 	}
 	u, err := user.Lookup("postgres")
 	if err != nil {
-		return fmt.Errorf("db: running as root needs the postgres system user (apt-get install postgresql): %w", err)
+		return fmt.Errorf("cluster: running as root needs the postgres system user (apt-get install postgresql): %w", err)
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
 	for _, p := range []string{c.Dir, c.sockDir()} {
 		if err := os.Chown(p, uid, gid); err != nil {
-			return fmt.Errorf("db: chown %s: %w", p, err)
+			return fmt.Errorf("cluster: chown %s: %w", p, err)
 		}
 	}
 	return nil
@@ -228,7 +230,7 @@ func serverBinDir() (string, error) {
 	if p, err := exec.LookPath("initdb"); err == nil {
 		return filepath.Dir(p), nil
 	}
-	return "", errors.New("db: PostgreSQL server binaries (initdb, pg_ctl) not found: " +
+	return "", errors.New("cluster: PostgreSQL server binaries (initdb, pg_ctl) not found: " +
 		"install them (Debian: apt-get install postgresql) or set DATABASE_URL to an existing database")
 }
 
@@ -242,11 +244,11 @@ func pgMajor(binDir string) int {
 func lockFile(path string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("db: lock: %w", err)
+		return nil, fmt.Errorf("cluster: lock: %w", err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("db: lock: %w", err)
+		return nil, fmt.Errorf("cluster: lock: %w", err)
 	}
 	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
