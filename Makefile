@@ -60,9 +60,11 @@ check-generated: generate
 # loopback and writes BENCHMARKS.md, BENCHMARKS.json, bench/latency.svg and bench/explain/;
 # then the plan test checks the snapshot queries' indexes on that database.
 # BENCH_FLAGS=--quick: a small dataset in under a minute, written to bench/out/quick.
+# SCALE=40k or SCALE=4m: a tenth or ten times the dataset (its own database), written to
+# bench/out/<scale>.
 bench: deps-postgres build
-	$(BIN) bench $(BENCH_FLAGS)
-	BENCH_DATABASE_URL="$$($(BIN) bench --print-dsn $(BENCH_FLAGS))" go test -count=1 -run '^TestBenchPlans$$' -v ./bench
+	$(BIN) bench $(if $(SCALE),--scale $(SCALE)) $(BENCH_FLAGS)
+	BENCH_DATABASE_URL="$$($(BIN) bench --print-dsn $(if $(SCALE),--scale $(SCALE)) $(BENCH_FLAGS))" go test -count=1 -run '^TestBenchPlans$$' -v ./bench
 
 # Soak, not part of CI: two instances on the bench dataset, 64 clients of mixed traffic for
 # 10 minutes, PostgreSQL restarted in the middle; writes SOAK.md. SOAK_FLAGS=--quick uses the

@@ -27,6 +27,7 @@ import (
 // Config is one bench run.
 type Config struct {
 	Quick   bool
+	Scale   string // a dataset of Scales ("40k", "400k", "4m"; "": the full one)
 	Dataset Dataset
 	Reseed  bool // seed again even when the database holds the dataset
 	// Concurrency is the number of simulated clients of the latency scenarios;
@@ -71,6 +72,9 @@ func (c *Config) Defaults() {
 		if c.Quick {
 			c.Dataset = QuickDataset
 		}
+		if d, ok := Scales[c.Scale]; ok {
+			c.Dataset = d
+		}
 	}
 	c.Concurrency = cmp.Or(c.Concurrency, 4)
 	c.ThroughputConcurrency = cmp.Or(c.ThroughputConcurrency, 16)
@@ -85,6 +89,9 @@ func (c *Config) Defaults() {
 		c.Database.Name = "tributary_bench"
 		if c.Quick {
 			c.Database.Name = "tributary_bench_quick"
+		}
+		if c.Scale != "" && c.Scale != "400k" {
+			c.Database.Name = "tributary_bench_" + c.Scale
 		}
 	}
 	if c.Log == nil {

@@ -29,10 +29,17 @@ type Dataset struct {
 	Seed   int64 `json:"seed"`
 }
 
-// FullDataset is the issue's bench dataset; QuickDataset is --quick's.
+// FullDataset is the issue's bench dataset; QuickDataset is --quick's. Scales are the
+// datasets --scale names, for the cost-growth table: a tenth of the full one, the full one,
+// ten times it (500,000 users, 4M posts over the same 180 days).
 var (
 	FullDataset  = Dataset{Users: 50_000, Posts: 400_000, Seed: 7}
 	QuickDataset = Dataset{Users: 3_000, Posts: 20_000, Seed: 7}
+	Scales       = map[string]Dataset{
+		"40k":  {Users: 5_000, Posts: 40_000, Seed: 7},
+		"400k": FullDataset,
+		"4m":   {Users: 500_000, Posts: 4_000_000, Seed: 7},
+	}
 )
 
 // datasetFormat changes when the bench's own bookkeeping changes: a new value reseeds.

@@ -74,8 +74,11 @@ func (w *seedWorld) genResources() {
 		if res.classic {
 			res.t0 = w.start - seedDay - int64(r.Float64()*float64(5*365*seedDay))
 		}
-		for {
+		for tries := 0; ; tries++ {
 			w.describe(r, &res)
+			if tries >= seedKeyTries {
+				spill(r, &res, tries-seedKeyTries)
+			}
 			if k := seedKindNames[res.kind] + ":" + strings.ToLower(res.key); !keys[k] {
 				keys[k] = true
 				break
@@ -87,6 +90,27 @@ func (w *seedWorld) genResources() {
 		w.resources = append(w.resources, res)
 		total += res.shares
 	}
+}
+
+// seedKeyTries is how many resources of a kind genResources draws for a new one before it
+// spills out of the kind's usual names (spill): model, repository and space names are made
+// of a few hundred words each, and arXiv numbers of 24,000 a month, which a world of millions
+// of posts uses up (at 400,000 posts no resource took more than 18 draws, so those worlds
+// are the same as before).
+const seedKeyTries = 32
+
+// spill makes a drawn resource's name rarer, the more so the more draws it took (n from 0):
+// an arXiv number from the whole five-digit range, any other name with a suffix, as people
+// name the second repository or model of a name.
+func spill(r *rand.Rand, res *seedResource, n int) {
+	old := res.key
+	switch res.kind {
+	case seedArxiv:
+		res.key = res.key[:strings.IndexByte(res.key, '.')+1] + fmt.Sprintf("%05d", 1+r.IntN(99_999))
+	default:
+		res.key += fmt.Sprintf("-%d", 2+n/4+r.IntN(8+n))
+	}
+	res.title = strings.ReplaceAll(res.title, old, res.key)
 }
 
 // skewedTime draws a time in the window, denser towards its end and in busy hours.

@@ -39,6 +39,7 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	}
 	var cfg bench.Config
 	fs.BoolVar(&cfg.Quick, "quick", false, "small dataset and short scenarios, for development")
+	fs.StringVar(&cfg.Scale, "scale", "", "dataset size: 40k, 400k (the default) or 4m posts, each in a database of its own (tributary_bench_40k, _4m), results under bench/out/<scale> unless --out is given")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 4, "simulated clients of the latency scenarios and baselines")
 	fs.IntVar(&cfg.ThroughputConcurrency, "throughput-concurrency", 16, "simulated clients of the cached anonymous pages")
 	fs.IntVar(&cfg.UnloadedConcurrency, "unloaded-concurrency", 1, "also run the logged-in scenarios and the naive baseline with this many clients (0: not)")
@@ -59,6 +60,9 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		fs.Usage()
 		return fmt.Errorf("bench: unexpected argument %q", fs.Arg(0))
+	}
+	if _, ok := bench.Scales[cfg.Scale]; cfg.Scale != "" && !ok {
+		return fmt.Errorf("bench: --scale must be 40k, 400k or 4m, got %q", cfg.Scale)
 	}
 	if *only != "" {
 		re, err := regexp.Compile(*only)
@@ -88,6 +92,8 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		switch {
 		case cfg.Quick:
 			cfg.Out = filepath.Join("bench", "out", "quick")
+		case cfg.Scale != "" && cfg.Scale != "400k":
+			cfg.Out = filepath.Join("bench", "out", cfg.Scale)
 		case cfg.Only != nil:
 			cfg.Out = filepath.Join("bench", "out", "only")
 		default:
