@@ -106,12 +106,16 @@ func TestSearchFromHeaderScrolls(t *testing.T) {
 	must(t, expect.Locator(box).ToHaveValue("from:ada quantum"))
 	cards := page.GetByTestId("card")
 	must(t, expect.Locator(cards.First().Locator("mark")).ToHaveText("Quantum"))
+	// Scroll to the last card until every result is there: each scroll waits for the next
+	// page's first card.
 	for range 10 {
-		if c, err := cards.Count(); err == nil && c == n {
+		c, err := cards.Count()
+		must(t, err)
+		if c >= n {
 			break
 		}
 		must(t, cards.Last().ScrollIntoViewIfNeeded())
-		time.Sleep(300 * time.Millisecond)
+		must(t, expect.Locator(cards.Nth(c)).ToBeAttached())
 	}
 	must(t, expect.Locator(cards).ToHaveCount(n))
 	must(t, expect.Locator(page.GetByTestId("end")).ToBeVisible())
