@@ -231,7 +231,9 @@ func (c *chronoSource) Ranked(ctx context.Context, after, upTo time.Time, limit 
 	if err != nil {
 		return nil, false, err
 	}
-	slices.SortStableFunc(arrived, func(a, b db.SearchArrival) int { return cmp.Compare(b.Rank, a.Rank) })
+	if c.feed.Search != nil {
+		slices.SortStableFunc(arrived, func(a, b db.SearchArrival) int { return cmp.Compare(b.Rank, a.Rank) })
+	}
 	ids := make([]int64, 0, min(len(arrived), limit))
 	for _, a := range arrived[:min(len(arrived), limit)] {
 		ids = append(ids, a.PostID)
