@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"tributary/db/internal/dbq"
 )
@@ -63,9 +64,61 @@ type SearchArrival struct {
 	Rank float64
 }
 
+// Settles says the search's results are chosen by the text of posts and comments, an
+// author and a site alone: an older post becomes a result only by a comment made or edited
+// on it, or by being posted with a time in the past (feed/searchcache.go keeps such a
+// search's candidates). Groups, likes and tags change in other ways.
+func (q Search) Settles() bool {
+	return q.Text != "" && len(q.Groups)+len(q.LikedBy)+len(q.CommentedBy)+len(q.Tags) == 0
+}
+
 // SearchArrived lists a search's results posted in (q.From, q.To] newest first after
 // (q.PosAt, q.PosID), as q.Viewer may read them (see queries/search.sql).
 func (s *Store) SearchArrived(ctx context.Context, sq Search, q ChronoQuery) ([]SearchArrival, error) {
+	return s.searchArrived(ctx, sq, q, searchAs{narrow: sq.narrowed()})
+}
+
+// SearchAmong is SearchArrived over the posts among alone (a search's candidates), each
+// checked as q.Viewer may read it now: deleted, unreadable and no longer matching ones are
+// left out. among must not be empty.
+func (s *Store) SearchAmong(ctx context.Context, sq Search, q ChronoQuery, among []int64) ([]SearchArrival, error) {
+	if len(among) == 0 {
+		return nil, fmt.Errorf("db: search among no posts")
+	}
+	return s.searchArrived(ctx, sq, q, searchAs{narrow: true, among: among})
+}
+
+// SearchCandidates lists up to limit of the newest posts (not deleted) posted at or before
+// upTo that match the search whoever may read them, with a matching comment by anyone:
+// what SearchAmong checks for each reader. Never shown as they are.
+func (s *Store) SearchCandidates(ctx context.Context, sq Search, upTo time.Time, limit int) ([]PostArrival, error) {
+	found, err := s.searchArrived(ctx, sq, ChronoQuery{To: upTo, Limit: limit}, searchAs{narrow: sq.narrowed(), anyReader: true})
+	out := make([]PostArrival, len(found))
+	for i, f := range found {
+		out[i] = f.PostArrival
+	}
+	return out, err
+}
+
+// SearchTalkSince reports whether a comment made or edited at or after since matches the
+// search's text.
+func (s *Store) SearchTalkSince(ctx context.Context, sq Search, since time.Time) (bool, error) {
+	found, err := s.reads(ctx).SearchTalkSince(ctx, dbq.SearchTalkSinceParams{Since: since, Text: sq.Text})
+	if err != nil {
+		return false, fmt.Errorf("db: search: comments since %s: %w", since.Format(time.RFC3339), err)
+	}
+	return found, nil
+}
+
+// searchAs says how searchArrived reads: narrow (the named posts checked one by one),
+// among these posts only (narrow), or for any reader (candidates).
+type searchAs struct {
+	narrow    bool
+	among     []int64
+	anyReader bool
+}
+
+func (s *Store) searchArrived(ctx context.Context, sq Search, q ChronoQuery, as searchAs) ([]SearchArrival, error) {
 	from, posAt, posID := chronoBounds(q)
 	feeds := func(users []int64, feed func(int64) string) []string {
 		out := make([]string, len(users))
@@ -78,19 +131,19 @@ func (s *Store) SearchArrived(ctx context.Context, sq Search, q ChronoQuery) ([]
 	for i, t := range sq.Tags {
 		tags[i] = TagFeed(t)
 	}
-	arg := dbq.SearchArrivalsParams{Text: sq.Text,
+	arg := dbq.SearchArrivalsParams{Text: sq.Text, AnyReader: as.anyReader,
 		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 		FromAt: from, ToAt: q.To, PosAt: posAt, PosID: posID, Skip: nonNilIDs(q.Skip),
 		Authors: nonNilIDs(sq.Authors), Feeds: nonNilIDs(sq.Groups), Sites: nonNilStrings(sq.Sites), Tags: tags,
 		Liked: feeds(sq.LikedBy, LikedByFeed), Commented: feeds(sq.CommentedBy, CommentedByFeed), Lim: int32(q.Limit)}
 	var rows []dbq.SearchArrivalsRow
 	var err error
-	if sq.narrowed() {
+	if as.narrow {
 		var narrow []dbq.SearchNarrowArrivalsRow
 		narrow, err = s.reads(ctx).SearchNarrowArrivals(ctx, dbq.SearchNarrowArrivalsParams{Text: arg.Text, Blocked: arg.Blocked,
-			Lim: arg.Lim, ViewerID: arg.ViewerID, PrivateFeeds: arg.PrivateFeeds, FromAt: arg.FromAt, ToAt: arg.ToAt,
-			PosAt: arg.PosAt, PosID: arg.PosID, Skip: arg.Skip, Authors: arg.Authors, Sites: arg.Sites, Feeds: arg.Feeds,
-			Liked: arg.Liked, Commented: arg.Commented, Tags: arg.Tags})
+			AnyReader: arg.AnyReader, Lim: arg.Lim, ViewerID: arg.ViewerID, PrivateFeeds: arg.PrivateFeeds, Among: nonNilIDs(as.among), FromAt: arg.FromAt,
+			ToAt: arg.ToAt, PosAt: arg.PosAt, PosID: arg.PosID, Skip: arg.Skip, Authors: arg.Authors, Sites: arg.Sites,
+			Feeds: arg.Feeds, Liked: arg.Liked, Commented: arg.Commented, Tags: arg.Tags})
 		rows = make([]dbq.SearchArrivalsRow, len(narrow))
 		for i, r := range narrow {
 			rows[i] = dbq.SearchArrivalsRow(r)

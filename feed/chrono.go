@@ -147,6 +147,9 @@ func (s *Service) chronoRequest(ctx context.Context, viewer *tributary.User, acc
 		return nil, err
 	}
 	r.src = &chronoSource{store: s.store, feed: c, access: access, posts: map[int64]tributary.Post{}, viewer: r.key.Viewer, tails: s.tails}
+	if s.cacheable() {
+		r.src.searches = s.searches
+	}
 	r.fence = Fence{Store: newFenceStore(s.store, r.now, nil), Source: r.src, HeadSize: s.cfg.HeadSize}
 	return r, nil
 }
@@ -200,6 +203,8 @@ type chronoSource struct {
 	posts  map[int64]tributary.Post // read by Keep with their talk, to render
 	viewer int64                    // whose tails (0: anonymous)
 	tails  *lru.Cache[tailKey, *tailBatch]
+	// searches keeps searches' candidates (nil: nothing may be kept on this instance now).
+	searches *lru.Cache[string, *searchCandidates]
 }
 
 func (c *chronoSource) query(from, to time.Time, pos Pos, skip []int64, limit int) db.ChronoQuery {
@@ -221,24 +226,51 @@ func (c *chronoSource) arrived(ctx context.Context, q db.ChronoQuery) ([]db.Sear
 }
 
 // Ranked: a chronological fencepost's head is its newest arrivals; a search's, the best
-// matches among its newest searchScan results (newest first among equals).
+// matches among its newest searchScan results (newest first among equals), and the rest of
+// those begin its tail.
 func (c *chronoSource) Ranked(ctx context.Context, after, upTo time.Time, limit int) ([]int64, bool, error) {
-	n := limit + 1
 	if c.feed.Search != nil {
-		n = max(n, searchScan)
+		return c.searchRanked(ctx, after, upTo, limit)
 	}
-	arrived, err := c.arrived(ctx, c.query(after, upTo, Pos{}, nil, n))
+	arrived, err := c.arrived(ctx, c.query(after, upTo, Pos{}, nil, limit+1))
 	if err != nil {
 		return nil, false, err
-	}
-	if c.feed.Search != nil {
-		slices.SortStableFunc(arrived, func(a, b db.SearchArrival) int { return cmp.Compare(b.Rank, a.Rank) })
 	}
 	ids := make([]int64, 0, min(len(arrived), limit))
 	for _, a := range arrived[:min(len(arrived), limit)] {
 		ids = append(ids, a.PostID)
 	}
 	return ids, len(arrived) <= limit, nil
+}
+
+func (c *chronoSource) searchRanked(ctx context.Context, after, upTo time.Time, limit int) ([]int64, bool, error) {
+	arrived, all, err := c.searchHead(ctx, after, upTo, max(limit+1, searchScan))
+	if err != nil {
+		return nil, false, err
+	}
+	best := slices.Clone(arrived)
+	slices.SortStableFunc(best, func(a, b db.SearchArrival) int { return cmp.Compare(b.Rank, a.Rank) })
+	ids := make([]int64, 0, min(len(best), limit))
+	for _, a := range best[:min(len(best), limit)] {
+		ids = append(ids, a.PostID)
+	}
+	// The tail of the fencepost these make begins with the rest, in arrival order: kept as
+	// if read ahead, its first pages read nothing.
+	if c.tails != nil && len(ids) > 0 {
+		entries := make([]Entry, 0, len(arrived)-len(ids))
+		for _, a := range arrived {
+			if !slices.Contains(ids, a.PostID) {
+				entries = append(entries, Entry{ID: a.PostID, Arrival: a.At})
+			}
+		}
+		c.tails.Put(c.tailKey(after, upTo, ids), &tailBatch{entries: entries, complete: all})
+	}
+	return ids, all && len(arrived) <= limit, nil
+}
+
+// tailKey names the tail of the fencepost over (from, to] headed by head.
+func (c *chronoSource) tailKey(from, to time.Time, head []int64) tailKey {
+	return tailKey{viewer: c.viewer, template: c.feed.template(), from: from.UnixMicro(), to: to.UnixMicro(), skip: headSum(head)}
 }
 
 // Tail lists an interval's posts in arrival order. A search's tail is read ahead and kept
@@ -260,8 +292,7 @@ func (c *chronoSource) Tail(ctx context.Context, from, to time.Time, pos Pos, sk
 	if c.feed.Search == nil || c.tails == nil {
 		return list(pos, limit)
 	}
-	key := tailKey{viewer: c.viewer, template: c.feed.template(), from: from, to: to, skip: headSum(skip)}
-	return readAhead(c.tails, key, pos, limit, list)
+	return readAhead(c.tails, c.tailKey(from, to, skip), pos, limit, list)
 }
 
 // Keep reads the posts as the viewer may read them now: deleted and no longer readable ones

@@ -55,6 +55,7 @@ type Service struct {
 	// Viewers' followed sets by version (users.follows_version): read again only when changed.
 	followed *lru.Cache[int64, versionedSet]
 	tails    *lru.Cache[tailKey, *tailBatch]
+	searches *lru.Cache[string, *searchCandidates] // searches' candidates (searchcache.go)
 	keys     *keyring
 	bus      *site.Bus // nil: this process is the whole site
 }
@@ -78,7 +79,7 @@ func New(store *db.Store, cfg Config, now func() time.Time) *Service {
 	}
 	return &Service{store: store, cfg: cfg, now: now, anon: newAnonCache(cfg.AnonTTL, cfg.AnonCacheSize, now),
 		rank: newRankIndex(store, slog.Default()), followed: lru.New[int64, versionedSet](time.Hour, 20000, now),
-		tails: lru.New[tailKey, *tailBatch](10*time.Minute, 4096, now), keys: keys}
+		tails: lru.New[tailKey, *tailBatch](10*time.Minute, 4096, now), searches: newSearchCache(now), keys: keys}
 }
 
 // Attach makes the service one instance of a site: changes made through any instance reach
@@ -88,9 +89,10 @@ func (s *Service) Attach(b *site.Bus) {
 	b.Subscribe(s.siteChanged)
 }
 
-// siteChanged drops what the changes may have made stale: the anonymous pages after a change
-// in access or content (new posts and talk reach them within the cache's lifetime), the
-// cursor keys after a rotation, everything after a reset.
+// siteChanged drops what the changes may have made stale: the anonymous pages and searches'
+// candidates after a change in access or content (new posts and talk reach them within the
+// cache's lifetime; searches look for them), the cursor keys after a rotation, everything
+// after a reset.
 func (s *Service) siteChanged(changes []db.SiteChange, reset bool) {
 	keys, content := reset, reset
 	for _, c := range changes {
@@ -106,6 +108,7 @@ func (s *Service) siteChanged(changes []db.SiteChange, reset bool) {
 	}
 	if content {
 		s.anon.clear()
+		s.searches.Clear() // a post made in the past may be a result older than the candidates
 	}
 }
 

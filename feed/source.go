@@ -212,7 +212,7 @@ func (src *source) noteActivity(arrived []db.Arrival) {
 // listed tailReadAhead items at a time and kept (see tailBatch), so that scrolling through it
 // costs one query per batch rather than one per page.
 func (src *source) Tail(ctx context.Context, from, to time.Time, pos Pos, skip []int64, limit int) ([]Entry, error) {
-	key := tailKey{template: src.q.Template(), activity: src.activity(), from: from, to: to, skip: headSum(skip)}
+	key := tailKey{template: src.q.Template(), activity: src.activity(), from: from.UnixMicro(), to: to.UnixMicro(), skip: headSum(skip)}
 	if src.viewer != nil {
 		key.viewer = src.viewer.ID
 	}
@@ -276,7 +276,7 @@ type tailKey struct {
 	viewer   int64
 	activity bool // with the followees' likes and comments
 	template string
-	from, to time.Time
+	from, to int64  // the fencepost's interval, in microseconds (as PostgreSQL keeps times)
 	skip     uint64 // the fencepost's head, left out of its tail
 }
 
