@@ -40,6 +40,8 @@ var genericPlans = map[string]bool{
 	// filter feeds: one index range whatever the feed
 	"FilterArrivals": true, "ReadablePostsInFilter": true, "ActivityArrivals": true, "ActivityReasons": true,
 	"ViewerAccessOf": true, "UserWithAccess": true,
+	// searches: a search's candidates checked for a reader, by id
+	"SearchAmong": true,
 }
 
 // forcedGeneric are queries in genericPlans that run on their generic plan outside
@@ -47,7 +49,7 @@ var genericPlans = map[string]bool{
 // after a minute is estimated at one row, so auto planned it on every call (0.25-0.45 ms,
 // 2,000 followees included) for a plan that is the same whatever the arguments.
 var forcedGeneric = map[string]bool{"RecentArrivals": true, "AnchorTalk": true, "PostTalk": true, "Thread": true,
-	"PostThread": true, "ReadablePostsByID": true, "Likers": true, "FilterArrivals": true, "ReadablePostsInFilter": true, "ActivityArrivals": true, "ActivityReasons": true}
+	"PostThread": true, "ReadablePostsByID": true, "Likers": true, "FilterArrivals": true, "ReadablePostsInFilter": true, "ActivityArrivals": true, "ActivityReasons": true, "SearchAmong": true}
 
 // ForcesGeneric reports whether the query named (by sqlc) always runs on its generic plan.
 func ForcesGeneric(name string) bool { return forcedGeneric[name] }

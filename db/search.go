@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"tributary"
 	"tributary/db/internal/dbq"
 )
 
@@ -78,26 +79,30 @@ func (s *Store) SearchArrived(ctx context.Context, sq Search, q ChronoQuery) ([]
 	return s.searchArrived(ctx, sq, q, searchAs{narrow: sq.narrowed()})
 }
 
-// SearchAmong is SearchArrived over the posts among alone (a search's candidates), each
-// checked as q.Viewer may read it now: deleted, unreadable and no longer matching ones are
-// left out. among must not be empty.
-func (s *Store) SearchAmong(ctx context.Context, sq Search, q ChronoQuery, among []int64) ([]SearchArrival, error) {
-	if len(among) == 0 {
-		return nil, fmt.Errorf("db: search among no posts")
+// SearchAmong returns which of the posts among (a search's candidates) v finds by the
+// search now: not deleted, readable by v, and still matching in their text or by a comment
+// whose author is not in a ban with v. In no order.
+func (s *Store) SearchAmong(ctx context.Context, sq Search, v tributary.Viewer, among []int64) ([]int64, error) {
+	ids, err := s.reads(ctx).SearchAmong(ctx, dbq.SearchAmongParams{Ids: nonNilIDs(among), ViewerID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds), Text: sq.Text})
+	if err != nil {
+		return nil, fmt.Errorf("db: search among %d posts: %w", len(among), err)
 	}
-	return s.searchArrived(ctx, sq, q, searchAs{narrow: true, among: among})
+	return ids, nil
 }
 
 // SearchCandidates lists up to limit of the newest posts (not deleted) posted at or before
-// upTo that match the search whoever may read them, with a matching comment by anyone:
-// what SearchAmong checks for each reader. Never shown as they are.
-func (s *Store) SearchCandidates(ctx context.Context, sq Search, upTo time.Time, limit int) ([]PostArrival, error) {
-	found, err := s.searchArrived(ctx, sq, ChronoQuery{To: upTo, Limit: limit}, searchAs{narrow: sq.narrowed(), anyReader: true})
-	out := make([]PostArrival, len(found))
-	for i, f := range found {
-		out[i] = f.PostArrival
-	}
-	return out, err
+// upTo that match the search whoever may read them, with a matching comment by anyone,
+// with their rank (the same for every reader who finds them): what SearchAmong checks for
+// each reader. Never shown as they are.
+func (s *Store) SearchCandidates(ctx context.Context, sq Search, upTo time.Time, limit int) ([]SearchArrival, error) {
+	return s.searchArrived(ctx, sq, ChronoQuery{To: upTo, Limit: limit}, searchAs{narrow: sq.narrowed(), anyReader: true})
+}
+
+// SearchRecent is SearchArrived over a short interval (q.From a few minutes ago at most):
+// the narrow plan, a walk of the posts made then, is planned in half the time.
+func (s *Store) SearchRecent(ctx context.Context, sq Search, q ChronoQuery) ([]SearchArrival, error) {
+	return s.searchArrived(ctx, sq, q, searchAs{narrow: true})
 }
 
 // SearchTalkSince reports whether a comment made or edited at or after since matches the
@@ -110,11 +115,10 @@ func (s *Store) SearchTalkSince(ctx context.Context, sq Search, since time.Time)
 	return found, nil
 }
 
-// searchAs says how searchArrived reads: narrow (the named posts checked one by one),
-// among these posts only (narrow), or for any reader (candidates).
+// searchAs says how searchArrived reads: narrow (the named posts checked one by one), for
+// any reader (candidates).
 type searchAs struct {
 	narrow    bool
-	among     []int64
 	anyReader bool
 }
 
@@ -141,7 +145,7 @@ func (s *Store) searchArrived(ctx context.Context, sq Search, q ChronoQuery, as 
 	if as.narrow {
 		var narrow []dbq.SearchNarrowArrivalsRow
 		narrow, err = s.reads(ctx).SearchNarrowArrivals(ctx, dbq.SearchNarrowArrivalsParams{Text: arg.Text, Blocked: arg.Blocked,
-			AnyReader: arg.AnyReader, Lim: arg.Lim, ViewerID: arg.ViewerID, PrivateFeeds: arg.PrivateFeeds, Among: nonNilIDs(as.among), FromAt: arg.FromAt,
+			AnyReader: arg.AnyReader, Lim: arg.Lim, ViewerID: arg.ViewerID, PrivateFeeds: arg.PrivateFeeds, FromAt: arg.FromAt,
 			ToAt: arg.ToAt, PosAt: arg.PosAt, PosID: arg.PosID, Skip: arg.Skip, Authors: arg.Authors, Sites: arg.Sites,
 			Feeds: arg.Feeds, Liked: arg.Liked, Commented: arg.Commented, Tags: arg.Tags})
 		rows = make([]dbq.SearchArrivalsRow, len(narrow))

@@ -33,6 +33,21 @@ func (l *queryLog) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.Trace
 
 func (l *queryLog) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
+// The queries that run on their generic plan go in batches (db/plans.go).
+func (l *queryLog) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+func (l *queryLog) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	if name := db.QueryName(d.SQL); name != "" {
+		l.mu.Lock()
+		l.names = append(l.names, name)
+		l.mu.Unlock()
+	}
+}
+
+func (l *queryLog) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
 func (l *queryLog) take() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -2,6 +2,7 @@ package feed
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"tributary/db"
@@ -33,10 +34,10 @@ const (
 )
 
 // searchCandidates are a search's results posted at or before cut, newest first, whoever
-// may read them: all of them (complete), or the newest searchKeep.
+// may read them, with their rank: all of them (complete), or the newest searchKeep.
 type searchCandidates struct {
 	cut      time.Time
-	posts    []db.PostArrival
+	posts    []db.SearchArrival
 	complete bool
 }
 
@@ -81,7 +82,7 @@ func (c *chronoSource) searchHead(ctx context.Context, after, upTo time.Time, n 
 		arrived, err := c.arrived(ctx, c.query(after, upTo, Pos{}, nil, n))
 		return arrived, len(arrived) < n, err
 	}
-	arrived, err := c.arrived(ctx, c.query(kept.cut, upTo, Pos{}, nil, n))
+	arrived, err := c.store.SearchRecent(ctx, *c.feed.Search, c.query(kept.cut, upTo, Pos{}, nil, n))
 	if err != nil || len(arrived) == n {
 		return arrived, false, err
 	}
@@ -98,10 +99,18 @@ func (c *chronoSource) searchHead(ctx context.Context, after, upTo time.Time, n 
 	if len(among) == 0 {
 		return arrived, covered, nil
 	}
-	rest := n - len(arrived)
-	checked, err := c.store.SearchAmong(ctx, *c.feed.Search, c.query(after, kept.cut, Pos{}, nil, rest), among)
+	found, err := c.store.SearchAmong(ctx, *c.feed.Search, c.access, among)
 	if err != nil {
 		return nil, false, err
 	}
-	return append(arrived, checked...), covered && len(checked) < rest, nil
+	slices.Sort(found)
+	for _, p := range kept.posts[:len(among)] {
+		if len(arrived) == n {
+			return arrived, false, nil
+		}
+		if _, ok := slices.BinarySearch(found, p.PostID); ok {
+			arrived = append(arrived, p)
+		}
+	}
+	return arrived, covered, nil
 }

@@ -98,8 +98,8 @@ func TestSearchCandidatesSharedAndChecked(t *testing.T) {
 	search("the first search", "ada")
 	log.take()
 	search("the candidates kept", "bob")
-	if names := log.take(); !slices.Contains(names, "SearchTalkSince") || !slices.Contains(names, "SearchNarrowArrivals") {
-		t.Errorf("bob's search ran %v: want the candidates kept checked again (SearchTalkSince, SearchNarrowArrivals)", names)
+	if names := log.take(); !slices.Contains(names, "SearchTalkSince") || !slices.Contains(names, "SearchAmong") {
+		t.Errorf("bob's search ran %v: want the candidates kept checked again (SearchTalkSince, SearchAmong)", names)
 	}
 
 	w.now = w.now.Add(time.Minute)

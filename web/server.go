@@ -17,6 +17,7 @@ import (
 	"tributary"
 	"tributary/db"
 	"tributary/feed"
+	"tributary/internal/lru"
 	"tributary/site"
 	"tributary/views"
 )
@@ -40,8 +41,9 @@ type Server struct {
 	decoy       string
 	metrics     *Metrics
 	bump        tributary.BumpRule
-	live        *liveHub       // this instance's open live streams
-	mux         *http.ServeMux // the routes, for the asks of live streams (set by Handler)
+	live        *liveHub                  // this instance's open live streams
+	handles     *lru.Cache[string, int64] // users' ids by lower-case handle (never change: searchUser)
+	mux         *http.ServeMux            // the routes, for the asks of live streams (set by Handler)
 }
 
 // Config configures a Server.
@@ -82,6 +84,7 @@ func NewServer(cfg Config) *Server {
 		s.dwellFlush = strconv.Itoa(cfg.DwellFlushMs)
 	}
 	s.limiter = newEventLimiter(cfg.EventsPerMin, s.now)
+	s.handles = lru.New[string, int64](24*time.Hour, 20000, s.now)
 	s.rateScale = cfg.RateScale
 	s.bump = cfg.Bump
 	if s.bump == (tributary.BumpRule{}) {
