@@ -37,7 +37,7 @@ vet:
 # with short fuzz runs of every parser of outside input (URLs, cursors, forms, query
 # parameters, event batches, search queries).
 test-go:
-	go test -race -count=1 ./...
+	go test -race -count=1 -timeout 30m ./...
 	go test -run '^$$' -fuzz '^FuzzCanonicalize$$' -fuzztime 10s .
 	go test -run '^$$' -fuzz '^FuzzForms$$' -fuzztime 5s .
 	go test -run '^$$' -fuzz '^FuzzCursor$$' -fuzztime 10s ./feed

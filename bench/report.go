@@ -253,7 +253,11 @@ func markdown(r Report) string {
 	if len(missed) > 0 {
 		p(" Missed: %s.", strings.Join(missed, "; "))
 	}
-	p("\n- Snapshot refresh: %.1f s (%s).\n", r.Refresh.Seconds, r.Refresh.Result)
+	p("\n- Snapshot refresh: %.1f s (%s).", r.Refresh.Seconds, r.Refresh.Result)
+	if r.Refresh.HourRedone > 0 || r.Refresh.HourSeconds > 0 {
+		p(" The hourly refresh is incremental (a full rebuild once a day): over the last hour of this dataset, %d items redone in %.2f s, while the server served.", r.Refresh.HourRedone, r.Refresh.HourSeconds)
+	}
+	p("\n")
 	p("- Server peak RSS (VmHWM at the end of the run, the startup refresh included): %.0f MiB.\n", float64(r.PeakRSSBytes)/(1<<20))
 
 	p("\n## Results\n\n")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,6 +23,96 @@ type RefreshResult struct {
 	Rows     int
 	Duration time.Duration
 	Skipped  bool // another instance holds the refresh lock
+	// Redone is how many items an incremental refresh redid (Full: none, all were).
+	Full   bool
+	Redone int
+}
+
+// String says what the refresh did, for logs.
+func (r RefreshResult) String() string {
+	switch {
+	case r.Skipped:
+		return "skipped: another instance holds the lock"
+	case r.Full:
+		return fmt.Sprintf("rebuilt in full: %d rows in %s", r.Rows, r.Duration.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("%d items redone in %s (%d rows)", r.Redone, r.Duration.Round(time.Millisecond), r.Rows)
+}
+
+// RebuildEvery is how old the last full rebuild may be before Refresh makes another (the
+// incremental refreshes in between leave the rows out of score order, and rows of items
+// whose facts changed in a way no write redoes would keep them).
+const RebuildEvery = 24 * time.Hour
+
+// Refresh brings the snapshot up to now, incrementally (RefreshSince the last refresh)
+// when a full rebuild with the same weights was made less than RebuildEvery ago and the
+// snapshot is not from the future, by a full rebuild (RefreshSnapshot) otherwise, or when
+// one was cut short (a killed process): that completes it.
+func (s *Store) Refresh(ctx context.Context, now time.Time) (RefreshResult, error) {
+	b, err := s.q.SnapshotBuild(ctx)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && (b.RebuiltAt == nil || b.Weights != s.weightsKey() ||
+		now.Sub(*b.RebuiltAt) >= RebuildEvery || now.Before(b.RefreshedAt) || b.Interrupted) {
+		return s.RefreshSnapshot(ctx, now)
+	}
+	if err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: snapshot state: %w", err)
+	}
+	return s.RefreshSince(ctx, b.RefreshedAt, now)
+}
+
+// weightsKey names the score weights a full rebuild used.
+func (s *Store) weightsKey() string { return fmt.Sprintf("%+v", s.Weights) }
+
+// RefreshSince redoes the rows that may have changed between since and now without a write
+// redoing them (writes redo their items' rows at once: RefreshAnchors): those whose recency
+// bucket turned or that left the window, and those of users whose VIP flag or notability
+// changed. Its cost grows with the time since, not with the window. Readers go on reading
+// throughout: the items are redone a chunk at a time, each in a short transaction.
+func (s *Store) RefreshSince(ctx context.Context, since, now time.Time) (RefreshResult, error) {
+	start := time.Now()
+	conn, err := s.Pool.Acquire(ctx)
+	if err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: %w", err)
+	}
+	defer conn.Release()
+	var locked bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", snapshotLockKey).Scan(&locked); err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh lock: %w", err)
+	}
+	if !locked {
+		return RefreshResult{Skipped: true}, nil
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", snapshotLockKey)
+
+	ages := []int64{int64(SnapshotWindow / time.Second)}
+	for k := 1; k <= s.Weights.RecencyWeeks; k++ {
+		ages = append(ages, int64(time.Duration(k)*7*24*time.Hour/time.Second))
+	}
+	turned, err := s.q.AnchorsTurned(ctx, dbq.AnchorsTurnedParams{Ages: ages, Since: since, Until: now})
+	if err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: items that turned: %w", err)
+	}
+	changed, err := s.q.AnchorsOfChangedUsers(ctx, dbq.AnchorsOfChangedUsersParams{Since: since, WindowStart: now.Add(-SnapshotWindow)})
+	if err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: items of changed users: %w", err)
+	}
+	anchors := append(turned, changed...)
+	slices.Sort(anchors)
+	anchors = slices.Compact(anchors)
+	for chunk := range slices.Chunk(anchors, refreshChunk) {
+		if err := s.RefreshAnchors(ctx, chunk, now); err != nil {
+			return RefreshResult{}, err
+		}
+	}
+	if err := s.q.ChooseBestOf(ctx, dbq.ChooseBestOfParams{Since: now.Add(-BestOfSpan), Lim: BestOfSize}); err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: best of: %w", err)
+	}
+	dur := time.Since(start)
+	if err := s.q.SetSnapshotRefreshed(ctx, dbq.SetSnapshotRefreshedParams{RefreshedAt: now, DurationMs: int32(dur.Milliseconds())}); err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: meta: %w", err)
+	}
+	st, _, err := s.Snapshot(ctx)
+	return RefreshResult{Rows: st.Rows, Duration: dur, Redone: len(anchors)}, err
 }
 
 // refreshChunk is how many anchors a refresh rolls up per query.
@@ -97,7 +188,7 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 	}
 	dur := time.Since(start)
 	if err := queries(tx).SetSnapshotMeta(ctx, dbq.SetSnapshotMetaParams{RefreshedAt: now, Rows: int32(n),
-		DurationMs: int32(dur.Milliseconds())}); err != nil {
+		DurationMs: int32(dur.Milliseconds()), Weights: s.weightsKey()}); err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: meta: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -117,7 +208,7 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 	if err := s.q.ChooseBestOf(ctx, dbq.ChooseBestOfParams{Since: now.Add(-BestOfSpan), Lim: BestOfSize}); err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: best of: %w", err)
 	}
-	return RefreshResult{Rows: int(n), Duration: time.Since(start)}, nil
+	return RefreshResult{Rows: int(n), Duration: time.Since(start), Full: true}, nil
 }
 
 // RefreshAnchors recomputes the snapshot rows of some anchors right away (after a share,

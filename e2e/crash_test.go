@@ -46,7 +46,7 @@ func TestKilledDuringRefreshLeavesOldSnapshotAndNextStartCompletesIt(t *testing.
 	must(t, err)
 	_, err = tx.Exec(ctx, "LOCK TABLE feed_snapshot IN ACCESS SHARE MODE")
 	must(t, err)
-	first := startServerOn(t, dsn, "--poll-seconds", "-1")
+	first := startServerOn(t, dsn, "--poll-seconds", "-1", "--snapshot-rebuild")
 	eventually(t, 30*time.Second, "the refresh to wait at its swap", func() bool {
 		var waiting bool
 		must(t, f.store.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE relation = 'feed_snapshot'::regclass

@@ -45,7 +45,11 @@ SELECT count(*) FROM site_instances
  WHERE seen_at >= now() - make_interval(0, 0, 0, 0, 0, 0, @alive_secs::float8) AND acked < @token::bigint;
 
 -- name: PruneSite :execrows
-WITH c AS (DELETE FROM site_changes WHERE at < @before::timestamptz RETURNING 1),
+-- Changes are kept back to the last snapshot refresh too: the next one reads the users'.
+-- (LEAST leaves out a NULL: before alone when there is none.)
+WITH c AS (DELETE FROM site_changes
+            WHERE at < LEAST(@before::timestamptz, (SELECT m.refreshed_at - interval '1 minute' FROM snapshot_meta m))
+           RETURNING 1),
      i AS (DELETE FROM site_instances WHERE seen_at < @before::timestamptz RETURNING 1)
 SELECT (SELECT count(*) FROM c) + (SELECT count(*) FROM i);
 

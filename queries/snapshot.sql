@@ -1,9 +1,41 @@
 -- name: SnapshotMeta :one
 SELECT refreshed_at, rows FROM snapshot_meta;
 
+-- name: SnapshotBuild :one
+-- When the snapshot was last refreshed and rebuilt in full, with which weights, and whether
+-- a rebuild was cut short (its next table is still there).
+SELECT refreshed_at, rebuilt_at, weights, (to_regclass('feed_snapshot_next') IS NOT NULL)::bool AS interrupted FROM snapshot_meta;
+
 -- name: SetSnapshotMeta :exec
-INSERT INTO snapshot_meta (id, refreshed_at, rows, duration_ms) VALUES (true, @refreshed_at, @rows, @duration_ms)
-ON CONFLICT (id) DO UPDATE SET refreshed_at = EXCLUDED.refreshed_at, rows = EXCLUDED.rows, duration_ms = EXCLUDED.duration_ms;
+-- A full rebuild's.
+INSERT INTO snapshot_meta (id, refreshed_at, rows, duration_ms, rebuilt_at, weights)
+VALUES (true, @refreshed_at, @rows, @duration_ms, @refreshed_at, @weights)
+ON CONFLICT (id) DO UPDATE SET refreshed_at = EXCLUDED.refreshed_at, rows = EXCLUDED.rows, duration_ms = EXCLUDED.duration_ms,
+    rebuilt_at = EXCLUDED.rebuilt_at, weights = EXCLUDED.weights;
+
+-- name: SetSnapshotRefreshed :exec
+-- An incremental refresh's: the rows are counted again.
+UPDATE snapshot_meta SET refreshed_at = @refreshed_at, duration_ms = @duration_ms,
+       rows = (SELECT count(*) FROM feed_snapshot);
+
+-- name: AnchorsTurned :many
+-- The items that may have changed with time alone between since and until: those with a
+-- share made each age ago (a week, two... when its recency bucket turns; the window, when it
+-- leaves the snapshot) as seen from one and from the other. An item's rows hold the bucket
+-- of its newest share, which is one of these when the bucket turned. On the posts' time index,
+-- one range per age.
+SELECT DISTINCT p.anchor_id
+  FROM unnest(@ages::bigint[]) a(secs)
+  JOIN posts p ON p.created_at > (@since::timestamptz) - a.secs * interval '1 second'
+              AND p.created_at <= (@until::timestamptz) - a.secs * interval '1 second';
+
+-- name: AnchorsOfChangedUsers :many
+-- The items in the window shared by users whose VIP flag or notability changed since (the
+-- site's change log, kept back to the last refresh: PruneSite).
+SELECT DISTINCT p.anchor_id
+  FROM posts p
+ WHERE p.author_id IN (SELECT unnest(c.ids) FROM site_changes c WHERE c.kind = 'users' AND c.at > @since::timestamptz)
+   AND p.created_at > @window_start::timestamptz;
 
 -- name: DeleteSnapshotRows :exec
 DELETE FROM feed_snapshot WHERE anchor_id = ANY(@anchor_ids::bigint[]);

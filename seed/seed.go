@@ -253,6 +253,10 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 	if err := seedSetSequences(ctx, tx, res, w.ords); err != nil {
 		return fail(err)
 	}
+	// Rows written here redo no item of the snapshot: the next refresh rebuilds it in full.
+	if _, err := tx.Exec(ctx, "DELETE FROM snapshot_meta"); err != nil {
+		return fail(fmt.Errorf("seed: forget the snapshot's state: %w", err))
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return fail(fmt.Errorf("seed: commit: %w", err))
 	}

@@ -30,7 +30,8 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	addr := fs.String("addr", e.envOr("TRIBUTARY_ADDR", ":8080"), "listen address (env TRIBUTARY_ADDR)")
 	demo := fs.Bool("demo", false, "load the demo dataset when the database has no users")
 	logLevel := fs.String("log-level", e.envOr("TRIBUTARY_LOG_LEVEL", "info"), "debug, info, warn or error (env TRIBUTARY_LOG_LEVEL)")
-	refreshEvery := fs.Duration("snapshot-every", envDuration(e, "TRIBUTARY_SNAPSHOT_EVERY", time.Hour), "how often the feed snapshot is rebuilt (env TRIBUTARY_SNAPSHOT_EVERY)")
+	refreshEvery := fs.Duration("snapshot-every", envDuration(e, "TRIBUTARY_SNAPSHOT_EVERY", time.Hour), "how often the feed snapshot is refreshed: incrementally, and rebuilt in full once a day (env TRIBUTARY_SNAPSHOT_EVERY)")
+	rebuild := fs.Bool("snapshot-rebuild", e.getenv("TRIBUTARY_SNAPSHOT_REBUILD") != "", "rebuild the feed snapshot in full at start, not only once a day (env TRIBUTARY_SNAPSHOT_REBUILD non-empty)")
 	poll := fs.Int("poll-seconds", envInt(e, "TRIBUTARY_POLL_SECONDS", 15), "how often open feeds check for new items; -1 never (env TRIBUTARY_POLL_SECONDS)")
 	seenGrace := fs.Duration("seen-grace", envDuration(e, "TRIBUTARY_SEEN_GRACE", 10*time.Minute), "dwell younger than this does not hide an item yet (env TRIBUTARY_SEEN_GRACE)")
 	dwellFlush := fs.Int("dwell-flush-ms", envInt(e, "TRIBUTARY_DWELL_FLUSH_MS", 0), "how often pages report card dwell, in ms (0: 5000)")
@@ -104,12 +105,13 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		jobs.Run(ctx, log,
 			jobs.Job{Name: "snapshot-refresh", Every: *refreshEvery, Jitter: 0.05, RunAtStart: true,
 				Run: func(ctx context.Context) (string, error) {
-					res, err := store.RefreshSnapshot(ctx, time.Now())
-					if err != nil {
-						return "", err
+					refresh := store.Refresh
+					if *rebuild {
+						refresh, *rebuild = store.RefreshSnapshot, false
 					}
-					if res.Skipped {
-						return "skipped: another instance holds the lock", nil
+					res, err := refresh(ctx, time.Now())
+					if err != nil || res.Skipped {
+						return res.String(), err
 					}
 					srv.Metrics().Refreshed(res.Duration, res.Rows)
 					// The ranking copy is made at once rather than by the first viewer who needs it.
@@ -117,8 +119,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 					if err := feeds.Warm(ctx); err != nil {
 						return "", err
 					}
-					return fmt.Sprintf("%d rows in %s, copied for ranking in %s", res.Rows, res.Duration.Round(time.Millisecond),
-						time.Since(start).Round(time.Millisecond)), nil
+					return fmt.Sprintf("%s, copied for ranking in %s", res, time.Since(start).Round(time.Millisecond)), nil
 				}},
 			jobs.Job{Name: "filter-bumps", Every: time.Second, Jitter: 0.1,
 				Run: func(ctx context.Context) (string, error) {

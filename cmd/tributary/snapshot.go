@@ -10,6 +10,7 @@ import (
 
 func cmdSnapshot(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "snapshot", "snapshot refresh [flags]")
+	full := fs.Bool("full", false, "rebuild in full (the default: what changed since the last refresh, or in full when the last full rebuild is a day old)")
 	var dbf dbFlags
 	dbf.register(fs, e)
 	if len(args) == 0 || args[0] != "refresh" {
@@ -24,14 +25,15 @@ func cmdSnapshot(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	res, err := db.NewStore(pool).RefreshSnapshot(ctx, time.Now())
+	store := db.NewStore(pool)
+	refresh := store.Refresh
+	if *full {
+		refresh = store.RefreshSnapshot
+	}
+	res, err := refresh(ctx, time.Now())
 	if err != nil {
 		return err
 	}
-	if res.Skipped {
-		fmt.Fprintln(e.stdout, "another instance is refreshing the snapshot; skipped")
-		return nil
-	}
-	fmt.Fprintf(e.stdout, "snapshot refreshed: %d rows in %s\n", res.Rows, res.Duration.Round(time.Millisecond))
+	fmt.Fprintf(e.stdout, "snapshot: %s\n", res)
 	return nil
 }

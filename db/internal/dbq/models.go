@@ -316,6 +316,8 @@ type SnapshotMetum struct {
 	Rows        int32
 	DurationMs  int32
 	BestIds     []int64
+	RebuiltAt   *time.Time
+	Weights     string
 }
 
 type User struct {

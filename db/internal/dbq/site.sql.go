@@ -73,11 +73,15 @@ func (q *Queries) LockCursorKeys(ctx context.Context) error {
 }
 
 const pruneSite = `-- name: PruneSite :execrows
-WITH c AS (DELETE FROM site_changes WHERE at < $1::timestamptz RETURNING 1),
+WITH c AS (DELETE FROM site_changes
+            WHERE at < LEAST($1::timestamptz, (SELECT m.refreshed_at - interval '1 minute' FROM snapshot_meta m))
+           RETURNING 1),
      i AS (DELETE FROM site_instances WHERE seen_at < $1::timestamptz RETURNING 1)
 SELECT (SELECT count(*) FROM c) + (SELECT count(*) FROM i)
 `
 
+// Changes are kept back to the last snapshot refresh too: the next one reads the users'.
+// (LEAST leaves out a NULL: before alone when there is none.)
 func (q *Queries) PruneSite(ctx context.Context, before time.Time) (int64, error) {
 	result, err := q.db.Exec(ctx, pruneSite, before)
 	if err != nil {

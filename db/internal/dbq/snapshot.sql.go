@@ -35,6 +35,78 @@ func (q *Queries) AnchorsInWindow(ctx context.Context, since time.Time) ([]int64
 	return items, nil
 }
 
+const anchorsOfChangedUsers = `-- name: AnchorsOfChangedUsers :many
+SELECT DISTINCT p.anchor_id
+  FROM posts p
+ WHERE p.author_id IN (SELECT unnest(c.ids) FROM site_changes c WHERE c.kind = 'users' AND c.at > $1::timestamptz)
+   AND p.created_at > $2::timestamptz
+`
+
+type AnchorsOfChangedUsersParams struct {
+	Since       time.Time
+	WindowStart time.Time
+}
+
+// The items in the window shared by users whose VIP flag or notability changed since (the
+// site's change log, kept back to the last refresh: PruneSite).
+func (q *Queries) AnchorsOfChangedUsers(ctx context.Context, arg AnchorsOfChangedUsersParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, anchorsOfChangedUsers, arg.Since, arg.WindowStart)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var anchor_id int64
+		if err := rows.Scan(&anchor_id); err != nil {
+			return nil, err
+		}
+		items = append(items, anchor_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const anchorsTurned = `-- name: AnchorsTurned :many
+SELECT DISTINCT p.anchor_id
+  FROM unnest($1::bigint[]) a(secs)
+  JOIN posts p ON p.created_at > ($2::timestamptz) - a.secs * interval '1 second'
+              AND p.created_at <= ($3::timestamptz) - a.secs * interval '1 second'
+`
+
+type AnchorsTurnedParams struct {
+	Ages  []int64
+	Since time.Time
+	Until time.Time
+}
+
+// The items that may have changed with time alone between since and until: those with a
+// share made each age ago (a week, two... when its recency bucket turns; the window, when it
+// leaves the snapshot) as seen from one and from the other. An item's rows hold the bucket
+// of its newest share, which is one of these when the bucket turned. On the posts' time index,
+// one range per age.
+func (q *Queries) AnchorsTurned(ctx context.Context, arg AnchorsTurnedParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, anchorsTurned, arg.Ages, arg.Since, arg.Until)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var anchor_id int64
+		if err := rows.Scan(&anchor_id); err != nil {
+			return nil, err
+		}
+		items = append(items, anchor_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const clockNow = `-- name: ClockNow :one
 SELECT clock_timestamp()::timestamptz
 `
@@ -192,19 +264,69 @@ func (q *Queries) PostFactsByAnchors(ctx context.Context, anchorIds []int64) ([]
 }
 
 const setSnapshotMeta = `-- name: SetSnapshotMeta :exec
-INSERT INTO snapshot_meta (id, refreshed_at, rows, duration_ms) VALUES (true, $1, $2, $3)
-ON CONFLICT (id) DO UPDATE SET refreshed_at = EXCLUDED.refreshed_at, rows = EXCLUDED.rows, duration_ms = EXCLUDED.duration_ms
+INSERT INTO snapshot_meta (id, refreshed_at, rows, duration_ms, rebuilt_at, weights)
+VALUES (true, $1, $2, $3, $1, $4)
+ON CONFLICT (id) DO UPDATE SET refreshed_at = EXCLUDED.refreshed_at, rows = EXCLUDED.rows, duration_ms = EXCLUDED.duration_ms,
+    rebuilt_at = EXCLUDED.rebuilt_at, weights = EXCLUDED.weights
 `
 
 type SetSnapshotMetaParams struct {
 	RefreshedAt time.Time
 	Rows        int32
 	DurationMs  int32
+	Weights     string
 }
 
+// A full rebuild's.
 func (q *Queries) SetSnapshotMeta(ctx context.Context, arg SetSnapshotMetaParams) error {
-	_, err := q.db.Exec(ctx, setSnapshotMeta, arg.RefreshedAt, arg.Rows, arg.DurationMs)
+	_, err := q.db.Exec(ctx, setSnapshotMeta,
+		arg.RefreshedAt,
+		arg.Rows,
+		arg.DurationMs,
+		arg.Weights,
+	)
 	return err
+}
+
+const setSnapshotRefreshed = `-- name: SetSnapshotRefreshed :exec
+UPDATE snapshot_meta SET refreshed_at = $1, duration_ms = $2,
+       rows = (SELECT count(*) FROM feed_snapshot)
+`
+
+type SetSnapshotRefreshedParams struct {
+	RefreshedAt time.Time
+	DurationMs  int32
+}
+
+// An incremental refresh's: the rows are counted again.
+func (q *Queries) SetSnapshotRefreshed(ctx context.Context, arg SetSnapshotRefreshedParams) error {
+	_, err := q.db.Exec(ctx, setSnapshotRefreshed, arg.RefreshedAt, arg.DurationMs)
+	return err
+}
+
+const snapshotBuild = `-- name: SnapshotBuild :one
+SELECT refreshed_at, rebuilt_at, weights, (to_regclass('feed_snapshot_next') IS NOT NULL)::bool AS interrupted FROM snapshot_meta
+`
+
+type SnapshotBuildRow struct {
+	RefreshedAt time.Time
+	RebuiltAt   *time.Time
+	Weights     string
+	Interrupted bool
+}
+
+// When the snapshot was last refreshed and rebuilt in full, with which weights, and whether
+// a rebuild was cut short (its next table is still there).
+func (q *Queries) SnapshotBuild(ctx context.Context) (SnapshotBuildRow, error) {
+	row := q.db.QueryRow(ctx, snapshotBuild)
+	var i SnapshotBuildRow
+	err := row.Scan(
+		&i.RefreshedAt,
+		&i.RebuiltAt,
+		&i.Weights,
+		&i.Interrupted,
+	)
+	return i, err
 }
 
 const snapshotMeta = `-- name: SnapshotMeta :one
