@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tributary/db/internal/dbq"
 )
@@ -60,6 +61,26 @@ func (s *Store) Refresh(ctx context.Context, now time.Time) (RefreshResult, erro
 	return s.RefreshSince(ctx, b.RefreshedAt, now)
 }
 
+// refreshLock takes the refresh lock on a connection of its own, held until unlock: only
+// one instance refreshes at a time. A nil conn and no error: another instance holds it.
+func (s *Store) refreshLock(ctx context.Context) (conn *pgxpool.Conn, unlock func(), err error) {
+	if conn, err = s.Pool.Acquire(ctx); err != nil {
+		return nil, nil, fmt.Errorf("db: refresh: %w", err)
+	}
+	var locked bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", snapshotLockKey).Scan(&locked); err != nil || !locked {
+		conn.Release()
+		if err != nil {
+			return nil, nil, fmt.Errorf("db: refresh lock: %w", err)
+		}
+		return nil, nil, nil
+	}
+	return conn, func() {
+		conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", snapshotLockKey)
+		conn.Release()
+	}, nil
+}
+
 // weightsKey names the score weights a full rebuild used.
 func (s *Store) weightsKey() string { return fmt.Sprintf("%+v", s.Weights) }
 
@@ -70,33 +91,31 @@ func (s *Store) weightsKey() string { return fmt.Sprintf("%+v", s.Weights) }
 // throughout: the items are redone a chunk at a time, each in a short transaction.
 func (s *Store) RefreshSince(ctx context.Context, since, now time.Time) (RefreshResult, error) {
 	start := time.Now()
-	conn, err := s.Pool.Acquire(ctx)
-	if err != nil {
-		return RefreshResult{}, fmt.Errorf("db: refresh: %w", err)
+	conn, unlock, err := s.refreshLock(ctx)
+	if conn == nil {
+		return RefreshResult{Skipped: err == nil}, err
 	}
-	defer conn.Release()
-	var locked bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", snapshotLockKey).Scan(&locked); err != nil {
-		return RefreshResult{}, fmt.Errorf("db: refresh lock: %w", err)
-	}
-	if !locked {
-		return RefreshResult{Skipped: true}, nil
-	}
-	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", snapshotLockKey)
+	defer unlock()
 
-	ages := []int64{int64(SnapshotWindow / time.Second)}
+	// An item's row holds the recency bucket of its newest share, which turned (or left the
+	// window) when that share's age passed a week, two... or the window between since and now.
+	ages := []time.Duration{SnapshotWindow}
 	for k := 1; k <= s.Weights.RecencyWeeks; k++ {
-		ages = append(ages, int64(time.Duration(k)*7*24*time.Hour/time.Second))
+		ages = append(ages, time.Duration(k)*7*24*time.Hour)
 	}
-	turned, err := s.q.AnchorsTurned(ctx, dbq.AnchorsTurnedParams{Ages: ages, Since: since, Until: now})
-	if err != nil {
-		return RefreshResult{}, fmt.Errorf("db: refresh: items that turned: %w", err)
+	var anchors []int64
+	for _, age := range ages {
+		turned, err := s.q.AnchorsPostedBetween(ctx, dbq.AnchorsPostedBetweenParams{After: since.Add(-age), Until: now.Add(-age)})
+		if err != nil {
+			return RefreshResult{}, fmt.Errorf("db: refresh: items that turned: %w", err)
+		}
+		anchors = append(anchors, turned...)
 	}
 	changed, err := s.q.AnchorsOfChangedUsers(ctx, dbq.AnchorsOfChangedUsersParams{Since: since, WindowStart: now.Add(-SnapshotWindow)})
 	if err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: items of changed users: %w", err)
 	}
-	anchors := append(turned, changed...)
+	anchors = append(anchors, changed...)
 	slices.Sort(anchors)
 	anchors = slices.Compact(anchors)
 	for chunk := range slices.Chunk(anchors, refreshChunk) {
@@ -123,19 +142,11 @@ const refreshChunk = 2000
 // instance refreshes at a time (pg_try_advisory_lock); the others skip.
 func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResult, error) {
 	start := time.Now()
-	conn, err := s.Pool.Acquire(ctx)
-	if err != nil {
-		return RefreshResult{}, fmt.Errorf("db: refresh: %w", err)
+	conn, unlock, err := s.refreshLock(ctx)
+	if conn == nil {
+		return RefreshResult{Skipped: err == nil}, err
 	}
-	defer conn.Release()
-	var locked bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", snapshotLockKey).Scan(&locked); err != nil {
-		return RefreshResult{}, fmt.Errorf("db: refresh lock: %w", err)
-	}
-	if !locked {
-		return RefreshResult{Skipped: true}, nil
-	}
-	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", snapshotLockKey)
+	defer unlock()
 
 	buildStart, err := s.q.ClockNow(ctx)
 	if err != nil {

@@ -56,9 +56,9 @@ func (l *queryLog) take() []string {
 	return names
 }
 
-// A page reads the fencepost it starts from together with the viewer's state: neither a
-// first page nor a next page spends a round trip of its own on it.
-func TestPagesReadTheirFencepostWithTheViewerState(t *testing.T) {
+// tracedWorld is a world on a fresh database whose queries are named in the log.
+func tracedWorld(t *testing.T) (*world, *queryLog) {
+	t.Helper()
 	ctx := context.Background()
 	cfg, err := pgxpool.ParseConfig(dbtest.DSN(t))
 	if err != nil {
@@ -70,8 +70,15 @@ func TestPagesReadTheirFencepostWithTheViewerState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
-	w := &world{t: t, ctx: ctx, store: db.NewStore(pool), now: t0, users: map[string]tributary.User{}}
+	t.Cleanup(pool.Close)
+	return &world{t: t, ctx: ctx, store: db.NewStore(pool), now: t0, users: map[string]tributary.User{}}, log
+}
+
+// A page reads the fencepost it starts from together with the viewer's state: neither a
+// first page nor a next page spends a round trip of its own on it.
+func TestPagesReadTheirFencepostWithTheViewerState(t *testing.T) {
+	ctx := context.Background()
+	w, log := tracedWorld(t)
 	w.user("viewer", false, 0)
 	w.user("ada", false, 0)
 	w.follow("viewer", "ada")

@@ -10,11 +10,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tributary"
 	"tributary/db"
-	"tributary/db/dbtest"
 	"tributary/feed"
 	"tributary/site"
 )
@@ -25,18 +23,8 @@ import (
 // made with a time in the past (heard of through the site's event path), still come.
 func TestSearchCandidatesSharedAndChecked(t *testing.T) {
 	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(dbtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := &queryLog{}
-	cfg.ConnConfig.Tracer = log
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	w := &world{t: t, ctx: ctx, store: db.NewStore(pool), now: t0, users: map[string]tributary.User{}}
+	w, log := tracedWorld(t)
+	pool := w.store.Pool
 	for _, h := range []string{"ada", "bob", "cy", "dee", "eve"} {
 		w.user(h, false, 0)
 	}

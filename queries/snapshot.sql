@@ -18,16 +18,11 @@ ON CONFLICT (id) DO UPDATE SET refreshed_at = EXCLUDED.refreshed_at, rows = EXCL
 UPDATE snapshot_meta SET refreshed_at = @refreshed_at, duration_ms = @duration_ms,
        rows = (SELECT count(*) FROM feed_snapshot);
 
--- name: AnchorsTurned :many
--- The items that may have changed with time alone between since and until: those with a
--- share made each age ago (a week, two... when its recency bucket turns; the window, when it
--- leaves the snapshot) as seen from one and from the other. An item's rows hold the bucket
--- of its newest share, which is one of these when the bucket turned. On the posts' time index,
--- one range per age.
-SELECT DISTINCT p.anchor_id
-  FROM unnest(@ages::bigint[]) a(secs)
-  JOIN posts p ON p.created_at > (@since::timestamptz) - a.secs * interval '1 second'
-              AND p.created_at <= (@until::timestamptz) - a.secs * interval '1 second';
+-- name: AnchorsPostedBetween :many
+-- The items with a share made in (after, until], on the posts' time index. The refresh asks
+-- this for each age at which an item's recency bucket turns or it leaves the window (one
+-- query each: planned with its bounds, the range is seen to be short).
+SELECT DISTINCT anchor_id FROM posts WHERE created_at > @after::timestamptz AND created_at <= @until::timestamptz;
 
 -- name: AnchorsOfChangedUsers :many
 -- The items in the window shared by users whose VIP flag or notability changed since (the

@@ -69,26 +69,20 @@ func (q *Queries) AnchorsOfChangedUsers(ctx context.Context, arg AnchorsOfChange
 	return items, nil
 }
 
-const anchorsTurned = `-- name: AnchorsTurned :many
-SELECT DISTINCT p.anchor_id
-  FROM unnest($1::bigint[]) a(secs)
-  JOIN posts p ON p.created_at > ($2::timestamptz) - a.secs * interval '1 second'
-              AND p.created_at <= ($3::timestamptz) - a.secs * interval '1 second'
+const anchorsPostedBetween = `-- name: AnchorsPostedBetween :many
+SELECT DISTINCT anchor_id FROM posts WHERE created_at > $1::timestamptz AND created_at <= $2::timestamptz
 `
 
-type AnchorsTurnedParams struct {
-	Ages  []int64
-	Since time.Time
+type AnchorsPostedBetweenParams struct {
+	After time.Time
 	Until time.Time
 }
 
-// The items that may have changed with time alone between since and until: those with a
-// share made each age ago (a week, two... when its recency bucket turns; the window, when it
-// leaves the snapshot) as seen from one and from the other. An item's rows hold the bucket
-// of its newest share, which is one of these when the bucket turned. On the posts' time index,
-// one range per age.
-func (q *Queries) AnchorsTurned(ctx context.Context, arg AnchorsTurnedParams) ([]int64, error) {
-	rows, err := q.db.Query(ctx, anchorsTurned, arg.Ages, arg.Since, arg.Until)
+// The items with a share made in (after, until], on the posts' time index. The refresh asks
+// this for each age at which an item's recency bucket turns or it leaves the window (one
+// query each: planned with its bounds, the range is seen to be short).
+func (q *Queries) AnchorsPostedBetween(ctx context.Context, arg AnchorsPostedBetweenParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, anchorsPostedBetween, arg.After, arg.Until)
 	if err != nil {
 		return nil, err
 	}
