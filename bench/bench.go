@@ -128,15 +128,17 @@ type Report struct {
 	Results  []Result      `json:"scenarios"`
 	Refresh  RefreshReport `json:"snapshot_refresh"`
 	// PeakRSS is the server process's peak resident set size (VmHWM) at the end of the run.
-	PeakRSSBytes int64            `json:"server_peak_rss_bytes"`
-	Viewers      []ClassInfo      `json:"viewers"`
-	Targets      []Target         `json:"targets"`
-	Ratios       []Ratio          `json:"baseline_ratios"`
-	Plans        []PlanCheck      `json:"plan_checks"`
-	PlanCache    []PlanCacheCheck `json:"plan_cache"`
-	Explains     []explainFile    `json:"-"`
-	Breakdown    []CaseTiming     `json:"query_breakdown"`
-	Rerun        string           `json:"rerun"`
+	PeakRSSBytes int64 `json:"server_peak_rss_bytes"`
+	// DatabaseBytes is the bench database's size at the end of the run.
+	DatabaseBytes int64            `json:"database_bytes"`
+	Viewers       []ClassInfo      `json:"viewers"`
+	Targets       []Target         `json:"targets"`
+	Ratios        []Ratio          `json:"baseline_ratios"`
+	Plans         []PlanCheck      `json:"plan_checks"`
+	PlanCache     []PlanCacheCheck `json:"plan_cache"`
+	Explains      []explainFile    `json:"explains,omitempty"`
+	Breakdown     []CaseTiming     `json:"query_breakdown"`
+	Rerun         string           `json:"rerun"`
 	// The machine's load averages (/proc/loadavg) before and after: other work on the
 	// machine shows here.
 	LoadBefore string `json:"loadavg_before"`
@@ -264,6 +266,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	if rep.PeakRSSBytes, err = srv.peakRSS(); err != nil {
 		return rep, err
+	}
+	if err := pool.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&rep.DatabaseBytes); err != nil {
+		return rep, fmt.Errorf("bench: database size: %w", err)
 	}
 	if err := srv.stop(); err != nil {
 		fmt.Fprintf(cfg.Log, "bench: server stop: %v\n", err)

@@ -225,11 +225,18 @@ func writeReport(dir string, r Report) error {
 	if err := os.WriteFile(filepath.Join(dir, "bench", "latency.svg"), []byte(latencySVG(r.Results)), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "BENCHMARKS.md"), []byte(markdown(r)), 0o644)
+	growth := growthRuns(r)
+	if len(growth) > 1 {
+		if err := os.WriteFile(filepath.Join(dir, "bench", "growth.svg"), []byte(growthSVG(growth)), 0o644); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, "BENCHMARKS.md"), []byte(markdown(r, growth)), 0o644)
 }
 
-// markdown renders the report as BENCHMARKS.md.
-func markdown(r Report) string {
+// markdown renders the report as BENCHMARKS.md, with the cost-growth table of the runs
+// at each scale when there are two or more.
+func markdown(r Report, growth []Report) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Benchmarks\n\n")
@@ -275,6 +282,11 @@ func markdown(r Report) string {
 			l.GoroutinesBefore, l.GoroutinesOpen, l.GoroutinesAfter)
 	}
 	p("\n![Latency per scenario: p50, p95, p99 on a log scale](bench/latency.svg)\n")
+	if len(growth) > 1 {
+		p("\n## Cost growth\n\nThe same scenarios at each scale the bench has run (`make bench SCALE=40k|4m`; the newest full run of each, read from its BENCHMARKS.json; server-side p50; × is the ratio to the 400k run). The machine is shared and noisy: compare within a column before across.\n\n")
+		p("%s", growthMarkdown(growth))
+		p("\n![Server-side p50 against the number of posts](bench/growth.svg)\n")
+	}
 	p("\nWhat each scenario does:\n\n")
 	for _, x := range r.Results {
 		if x.Note != "" {

@@ -336,3 +336,26 @@ func TestLatencySVGAxisCoversSlowest(t *testing.T) {
 		t.Errorf("the axis of a 3.2 s p99 does not reach 10 s:\n%s", svg)
 	}
 }
+
+// The cost-growth table puts each scale's run in a column, with its ratio to the 400k run's.
+func TestGrowthTable(t *testing.T) {
+	small, full := sampleReport(), sampleReport()
+	small.Dataset.Posts, full.Dataset.Posts = 40_000, FullDataset.Posts
+	for i := range small.Results {
+		small.Results[i].ServerP50 = full.Results[i].ServerP50 / 2
+	}
+	full.Refresh.HourSeconds, small.Refresh.HourSeconds = 1.2, 0.3
+	md := growthMarkdown([]Report{small, full})
+	name := small.Results[0].Name
+	for _, want := range []string{"| 40k posts", "| 400k posts", "(×0.5)", "| snapshot refresh of an hour (incremental) | 0.3 s (×0.25) | 1.2 s |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the growth table lacks %q:\n%s", want, md)
+		}
+	}
+	if _, ok := small.result(name); !ok {
+		t.Fatalf("sample has no %s", name)
+	}
+	if svg := growthSVG([]Report{small, full}); !strings.Contains(svg, "<polyline") || !strings.Contains(svg, "400k posts") {
+		t.Errorf("growth.svg has no line across the scales:\n%s", svg)
+	}
+}

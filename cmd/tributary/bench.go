@@ -53,6 +53,7 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		"directory of the bench's private PostgreSQL cluster (env TRIBUTARY_BENCH_CLUSTER_DIR; default: the checkout's cluster directory + \"-bench\")")
 	fs.StringVar(&cfg.Binary, "binary", "", "tributary binary to seed and serve with (default: this one)")
 	printDSN := fs.Bool("print-dsn", false, "print the bench database's connection string and exit")
+	render := fs.String("render", "", "write BENCHMARKS.md again from this BENCHMARKS.json (its directory), with the cost-growth table of the runs at every scale found, and exit")
 	only := fs.String("only", "", "run only the scenarios whose names match this regular expression (default --out: bench/out/only)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -60,6 +61,9 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		fs.Usage()
 		return fmt.Errorf("bench: unexpected argument %q", fs.Arg(0))
+	}
+	if *render != "" {
+		return bench.Render(*render)
 	}
 	if _, ok := bench.Scales[cfg.Scale]; cfg.Scale != "" && !ok {
 		return fmt.Errorf("bench: --scale must be 40k, 400k or 4m, got %q", cfg.Scale)
