@@ -48,10 +48,16 @@ func Highlight(text string, words []string) []Piece {
 	return pieces
 }
 
-// matches reports whether token matches one of words (see Highlight).
+// matches reports whether token matches one of words (see Highlight). A word ending in
+// "e" also marks the tokens that go on from the rest, when that has 4 characters or more,
+// as the english stemmer finds them ("scale" marks "scaling", "compute" "computation"; "note"
+// does not mark "nothing").
 func matches(token string, words []string) bool {
 	for _, w := range words {
 		if strings.HasPrefix(token, w) || strings.HasPrefix(w, token) && utf8.RuneCountInString(token) >= 4 {
+			return true
+		}
+		if root, ok := strings.CutSuffix(w, "e"); ok && utf8.RuneCountInString(root) >= 4 && strings.HasPrefix(token, root) {
 			return true
 		}
 	}

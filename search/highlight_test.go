@@ -16,6 +16,8 @@ func TestHighlight(t *testing.T) {
 		{"A model of models", []string{"models"}, []P{{"A ", false}, {"model", true}, {" of ", false}, {"models", true}}},
 		{"mod MODE", []string{"model"}, []P{{"mod ", false}, {"MODE", true}}}, // a token of 3 characters is too short
 		{"Transformers!", []string{"transf"}, []P{{"Transformers", true}, {"!", false}}},
+		{"Scaling, scales", []string{"scale"}, []P{{"Scaling", true}, {", ", false}, {"scales", true}}},
+		{"nothing notable", []string{"note"}, []P{{"nothing notable", false}}}, // the rest, "not", is too short
 		{"use GPT-4 now", []string{"gpt-4"}, []P{{"use ", false}, {"GPT", true}, {"-", false}, {"4", true}, {" now", false}}},
 		{"Über alles", []string{"über"}, []P{{"Über", true}, {" alles", false}}},
 		{"no match here", []string{"zebra"}, []P{{"no match here", false}}},
