@@ -193,7 +193,9 @@ func growthSVG(runs []Report) string {
 		}
 	}
 	x := func(n float64) float64 { return left + plotW*math.Log10(n/loP)/math.Log10(hiP/loP) }
-	y := func(v float64) float64 { return top + plotH - plotH*math.Log10(math.Max(v, loV)/loV)/math.Log10(hiV/loV) }
+	y := func(v float64) float64 {
+		return top + plotH - plotH*math.Log10(math.Max(v, loV)/loV)/math.Log10(hiV/loV)
+	}
 	colors := []string{"#1f5fa8", "#6f9fd8", "#0b3d75", "#2a9d8f", "#8ab17d", "#e9c46a", "#f4a261", "#e76f51", "#9b5de5", "#f15bb5", "#00bbf9", "#555", "#d9822b", "#264653"}
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }

@@ -127,11 +127,11 @@ func (s *Store) RefreshSince(ctx context.Context, since, now time.Time) (Refresh
 		return RefreshResult{}, fmt.Errorf("db: refresh: best of: %w", err)
 	}
 	dur := time.Since(start)
-	if err := s.q.SetSnapshotRefreshed(ctx, dbq.SetSnapshotRefreshedParams{RefreshedAt: now, DurationMs: int32(dur.Milliseconds())}); err != nil {
+	rows, err := s.q.SetSnapshotRefreshed(ctx, dbq.SetSnapshotRefreshedParams{RefreshedAt: now, DurationMs: int32(dur.Milliseconds())})
+	if err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: meta: %w", err)
 	}
-	st, _, err := s.Snapshot(ctx)
-	return RefreshResult{Rows: st.Rows, Duration: dur, Redone: len(anchors)}, err
+	return RefreshResult{Rows: int(rows), Duration: dur, Redone: len(anchors)}, nil
 }
 
 // refreshChunk is how many anchors a refresh rolls up per query.

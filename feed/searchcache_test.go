@@ -51,8 +51,10 @@ func TestSearchCandidatesSharedAndChecked(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); bus.Run(runCtx) }()
 	defer func() { stop(); <-done }()
-	for !bus.Up() {
-		time.Sleep(5 * time.Millisecond)
+	upCtx, upCancel := context.WithTimeout(ctx, 30*time.Second)
+	defer upCancel()
+	if err := bus.WaitUp(upCtx); err != nil {
+		t.Fatalf("the site listener is not up: %v", err)
 	}
 
 	q := db.Search{Text: "'quantum'"}

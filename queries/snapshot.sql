@@ -13,10 +13,11 @@ VALUES (true, @refreshed_at, @rows, @duration_ms, @refreshed_at, @weights)
 ON CONFLICT (id) DO UPDATE SET refreshed_at = EXCLUDED.refreshed_at, rows = EXCLUDED.rows, duration_ms = EXCLUDED.duration_ms,
     rebuilt_at = EXCLUDED.rebuilt_at, weights = EXCLUDED.weights;
 
--- name: SetSnapshotRefreshed :exec
--- An incremental refresh's: the rows are counted again.
+-- name: SetSnapshotRefreshed :one
+-- An incremental refresh's: the rows are counted again, and returned.
 UPDATE snapshot_meta SET refreshed_at = @refreshed_at, duration_ms = @duration_ms,
-       rows = (SELECT count(*) FROM feed_snapshot);
+       rows = (SELECT count(*) FROM feed_snapshot)
+RETURNING rows;
 
 -- name: AnchorsPostedBetween :many
 -- The items with a share made in (after, until], on the posts' time index. The refresh asks

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tributary"
@@ -104,34 +103,6 @@ func TestSeedWorld(t *testing.T) {
 	cfg := seedSmall(1)
 	s, res := seeded(t, cfg)
 	start := seedEnd.Add(-seed.Window)
-
-	t.Run("filter feeds' indexes built again as the migrations made them", func(t *testing.T) {
-		var defs []string
-		rows, err := s.Pool.Query(context.Background(), `SELECT indexdef FROM pg_indexes WHERE tablename = 'filter_posts' ORDER BY indexname`)
-		if err == nil {
-			defs, err = pgx.CollectRows(rows, pgx.RowTo[string])
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		var pkey string
-		if err := s.Pool.QueryRow(context.Background(), `SELECT coalesce((SELECT pg_get_constraintdef(oid) FROM pg_constraint
-			WHERE conrelid = 'filter_posts'::regclass AND contype = 'p'), '')`).Scan(&pkey); err != nil {
-			t.Fatal(err)
-		}
-		fresh := dbtest.Store(t)
-		rows, err = fresh.Pool.Query(context.Background(), `SELECT indexdef FROM pg_indexes WHERE tablename = 'filter_posts' ORDER BY indexname`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(defs, want) || pkey != "PRIMARY KEY (feed, post_id)" {
-			t.Errorf("filter_posts after seeding: indexes %q, primary key %q; want %q and PRIMARY KEY (feed, post_id)", defs, pkey, want)
-		}
-	})
 
 	t.Run("counts", func(t *testing.T) {
 		got := []int{res.Users, res.Posts, res.Events}

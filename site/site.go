@@ -44,7 +44,8 @@ type Bus struct {
 	handlers []Handler
 	up       atomic.Bool
 	wake     chan struct{}
-	waiters  []chan int64 // Syncs waiting for the token of the next wake-up (under mu)
+	waiters  []chan int64  // Syncs waiting for the token of the next wake-up (under mu)
+	upWait   chan struct{} // closed, and made again, each time the instance comes up (under mu)
 
 	// Read by tests: the newest wake-up token this instance has caught up after.
 	acked atomic.Int64
@@ -53,7 +54,7 @@ type Bus struct {
 // New returns the bus of one instance; Run starts it.
 func New(store *db.Store, log *slog.Logger) *Bus {
 	b := &Bus{store: store, log: log, Poll: time.Second, Alive: 5 * time.Second, SyncTimeout: time.Second,
-		WakeEvery: 20 * time.Millisecond, wake: make(chan struct{}, 1)}
+		WakeEvery: 20 * time.Millisecond, wake: make(chan struct{}, 1), upWait: make(chan struct{})}
 	rand.Read(b.id[:])
 	if b.log == nil {
 		b.log = slog.Default()
@@ -71,6 +72,23 @@ func (b *Bus) Subscribe(h Handler) {
 // Up reports whether this instance is listening and caught up: while it is not, it cannot
 // learn of other instances' changes, and nothing may be served from what it keeps.
 func (b *Bus) Up() bool { return b != nil && b.up.Load() }
+
+// WaitUp waits until this instance is listening and caught up (Up), or ctx is done.
+func (b *Bus) WaitUp(ctx context.Context) error {
+	for {
+		b.mu.Lock()
+		ch := b.upWait
+		b.mu.Unlock()
+		if b.Up() {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
 
 // Changed wakes the other instances soon (within WakeEvery), for changes that may reach
 // them a few milliseconds late (new content). Never blocks.
@@ -178,6 +196,10 @@ func (b *Bus) session(ctx context.Context, cursor *int64, applied map[int64]int6
 		if first {
 			first = false
 			b.up.Store(true)
+			b.mu.Lock()
+			close(b.upWait)
+			b.upWait = make(chan struct{})
+			b.mu.Unlock()
 			connected()
 		}
 		wctx, cancel := context.WithTimeout(ctx, b.Poll)

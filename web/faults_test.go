@@ -72,11 +72,10 @@ func TestDatabaseRestartAnswers503ThenRecovers(t *testing.T) {
 	if r := ada.get("/u/ada"); !strings.Contains(r.body, "Written before the fault") {
 		t.Fatal("the share acknowledged before the fault is gone")
 	}
-	for !bus.Up() {
-		if time.Since(back) > 30*time.Second {
-			t.Fatal("the site listener did not reconnect")
-		}
-		time.Sleep(10 * time.Millisecond)
+	wctx, cancel := context.WithDeadline(context.Background(), back.Add(30*time.Second))
+	defer cancel()
+	if err := bus.WaitUp(wctx); err != nil {
+		t.Fatalf("the site listener did not reconnect: %v", err)
 	}
 	if r := anon.get("/api/timeline"); r.status != http.StatusOK {
 		t.Fatalf("anonymous timeline after recovery: %d", r.status)

@@ -81,11 +81,10 @@ func startInstance(t *testing.T, store *db.Store, now func() time.Time, poll tim
 	s := web.NewServer(web.Config{Store: store, Feed: feeds, Bus: bus, Log: log, Now: now, HashCost: bcrypt.MinCost})
 	a := &app{t: t, store: store, srv: httptest.NewServer(s.Handler())}
 	t.Cleanup(func() { a.srv.Close(); cancel(); <-done })
-	for !bus.Up() {
-		if ctx.Err() != nil {
-			t.Fatal("instance stopped")
-		}
-		time.Sleep(5 * time.Millisecond)
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	if err := bus.WaitUp(wctx); err != nil {
+		t.Fatalf("the instance's site listener is not up: %v", err)
 	}
 	return a, bus
 }

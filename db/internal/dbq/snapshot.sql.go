@@ -282,9 +282,10 @@ func (q *Queries) SetSnapshotMeta(ctx context.Context, arg SetSnapshotMetaParams
 	return err
 }
 
-const setSnapshotRefreshed = `-- name: SetSnapshotRefreshed :exec
+const setSnapshotRefreshed = `-- name: SetSnapshotRefreshed :one
 UPDATE snapshot_meta SET refreshed_at = $1, duration_ms = $2,
        rows = (SELECT count(*) FROM feed_snapshot)
+RETURNING rows
 `
 
 type SetSnapshotRefreshedParams struct {
@@ -292,10 +293,12 @@ type SetSnapshotRefreshedParams struct {
 	DurationMs  int32
 }
 
-// An incremental refresh's: the rows are counted again.
-func (q *Queries) SetSnapshotRefreshed(ctx context.Context, arg SetSnapshotRefreshedParams) error {
-	_, err := q.db.Exec(ctx, setSnapshotRefreshed, arg.RefreshedAt, arg.DurationMs)
-	return err
+// An incremental refresh's: the rows are counted again, and returned.
+func (q *Queries) SetSnapshotRefreshed(ctx context.Context, arg SetSnapshotRefreshedParams) (int32, error) {
+	row := q.db.QueryRow(ctx, setSnapshotRefreshed, arg.RefreshedAt, arg.DurationMs)
+	var rows int32
+	err := row.Scan(&rows)
+	return rows, err
 }
 
 const snapshotBuild = `-- name: SnapshotBuild :one

@@ -1,0 +1,83 @@
+package feed
+
+import (
+	"context"
+	"time"
+
+	"tributary"
+	"tributary/db"
+)
+
+// versionedSet is a followed set and its version.
+type versionedSet struct {
+	version int64
+	set     tributary.IDSet
+}
+
+// viewerState is what ranking needs to know about the viewer.
+type viewerState struct {
+	access   tributary.Viewer // what the access rules know of the viewer
+	followed tributary.IDSet
+	setOnly  bool                // followed is never to be read from follows (db.ViewerState.SetOnly)
+	seen     map[int64]bool      // items the viewer has seen
+	activity bool                // their home feed brings in their followees' likes and comments
+	fresh    map[int64]time.Time // the viewer's own shares within the fresh-self window
+	snapshot time.Time           // when the snapshot was last rebuilt (zero: never)
+	changes  []db.SnapshotChange // snapshot rows redone since the copy's cursor ...
+	// ... and the oldest transaction still running (where to look from next time)
+	changesUpTo int64
+}
+
+// freshIDs lists the anchors of the viewer's fresh shares.
+func (v viewerState) freshIDs() []int64 {
+	ids := make([]int64, 0, len(v.fresh))
+	for id := range v.fresh {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// load reads the viewer's state (with the members of list as the followed set, when not 0)
+// and, for a logged-in viewer, the fencepost of fence k at at (zero: the latest) in the same
+// round trip.
+func (s *Service) load(ctx context.Context, viewer *tributary.User, list int64, now time.Time, k FenceKey, at time.Time) (viewerState, *preread, error) {
+	var v viewerState
+	var err error
+	if viewer == nil {
+		var vips []int64
+		vips, err = s.store.VIPs(ctx)
+		v.followed = tributary.NewIDSet(vips)
+		if err == nil {
+			var st db.SnapshotState
+			st, _, err = s.store.Snapshot(ctx)
+			v.snapshot = st.RefreshedAt
+		}
+		return v, nil, err
+	}
+	// A list's members are read with every request; the home feed's followed set only
+	// when its version moved.
+	var known versionedSet
+	if list == 0 {
+		known, _ = s.followed.Get(viewer.ID) // version 0 when not kept: no user's
+	}
+	st, err := s.store.LoadViewer(ctx, db.ViewerQuery{ViewerID: viewer.ID, SeenFrom: now.Add(-s.cfg.SeenHorizon),
+		SeenTo: now.Add(-s.cfg.SeenGrace), MinDwellMs: s.cfg.MinSeenDwellMs, FreshSince: now.Add(-s.cfg.Weights.FreshSelfFor),
+		ChangesFrom: s.rank.cursor(), FollowsVersion: known.version, FenceTemplate: k.Template, FenceAt: at, ListID: list})
+	if err != nil {
+		return v, nil, err
+	}
+	switch {
+	case st.FollowedKnown:
+		st.Followed = known.set
+	case list == 0:
+		s.followed.Put(viewer.ID, versionedSet{version: st.FollowsVersion, set: st.Followed})
+	}
+	v.access, v.followed, v.fresh, v.snapshot, v.activity = st.Access, st.Followed, st.Fresh, st.Snapshot, st.HomeActivity
+	v.setOnly = st.SetOnly
+	v.changes, v.changesUpTo = st.Changes, st.ChangesUpTo
+	v.seen = make(map[int64]bool, len(st.Seen))
+	for _, id := range st.Seen {
+		v.seen[id] = true
+	}
+	return v, &preread{key: k, at: at, fp: fencepostOf(st.Fencepost), ok: st.FencepostFound}, nil
+}
