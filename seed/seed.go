@@ -131,8 +131,9 @@ func Fill(ctx context.Context, s *db.Store, cfg Config) (Result, error) {
 // load writes the world in one transaction. When per-row foreign-key checks can be
 // skipped (seedSkipTriggers) and the pool has a second connection, the events (most of
 // the rows), the feed entries, comments and likes go through a second transaction at the
-// same time, committed right after the first: PostgreSQL spends most of a load maintaining
-// indexes, one core per connection.
+// same time, committed right after the first: PostgreSQL spends most of a load on
+// indexes, one core per connection. Each transaction builds the indexes of its tables
+// after their rows (dropIndexes), unless a trigger must read them row by row.
 func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil) // stops the generators when a step fails
@@ -157,11 +158,22 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 	if busy {
 		return Result{}, ErrNotEmpty
 	}
-	bulk, firing, err := seedSkipTriggers(ctx, tx)
+	bulk, err := seedSkipTriggers(ctx, tx)
 	if err != nil {
 		return fail(err)
 	}
-	w.firing = firing
+	var firing map[string]bool
+	var kept []seedTrigger
+	if bulk {
+		if firing, kept, err = keepTriggers(ctx, tx); err != nil {
+			return fail(err)
+		}
+	}
+	// Tables are written before their indexes are built (dropIndexes) when foreign keys are
+	// not checked row by row. The triggers that still fire (follows') run once per statement
+	// on their transition tables and look rows up by id, whose indexes stay.
+	deferIndexes := bulk
+	mainTables := seedTables
 
 	// The side transaction needs the anchor ids, which the main one needs only later. Its
 	// rows refer to rows it cannot see, so its tables must be written with triggers off.
@@ -174,8 +186,15 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 			return fail(fmt.Errorf("seed: begin: %w", err))
 		}
 		defer side.Rollback(context.WithoutCancel(ctx))
-		if ok, _, err := seedSkipTriggers(ctx, side); err != nil || !ok {
+		if ok, err := seedSkipTriggers(ctx, side); err != nil || !ok {
 			return fail(cmp.Or(err, errors.New("seed: the second connection may not skip triggers")))
+		}
+		mainTables = slices.DeleteFunc(slices.Clone(seedTables), func(t string) bool { return slices.Contains(sideTables, t) })
+		var sideIndexes []seedIndex
+		if deferIndexes {
+			if sideIndexes, err = dropIndexes(ctx, side, sideTables...); err != nil {
+				return fail(err)
+			}
 		}
 		sideDone = make(chan error, 1)
 		go func() {
@@ -196,6 +215,9 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 			if err == nil {
 				err = w.checkReferences(ctx, side, sideTables...)
 			}
+			if err == nil {
+				err = buildIndexes(ctx, side, sideIndexes, func(done, total int) { w.cfg.Progress("indexes (2nd connection)", done, total) })
+			}
 			if err != nil {
 				cancel(err)
 			}
@@ -215,6 +237,12 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 		close(anchorsReady)
 	}
 
+	var mainIndexes []seedIndex
+	if deferIndexes {
+		if mainIndexes, err = dropIndexes(ctx, tx, mainTables...); err != nil {
+			return fail(err)
+		}
+	}
 	for _, step := range []func(context.Context, pgx.Tx) error{w.copyUsers, w.copyFollows} {
 		if err := step(ctx, tx); err != nil {
 			return fail(err)
@@ -236,6 +264,14 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 			return fail(err)
 		}
 	}
+	if bulk {
+		if err := w.checkReferences(ctx, tx, checks...); err != nil {
+			return fail(err)
+		}
+	}
+	if err := buildIndexes(ctx, tx, mainIndexes, func(done, total int) { w.cfg.Progress("indexes", done, total) }); err != nil {
+		return fail(err)
+	}
 	if side != nil {
 		err := <-sideDone
 		sideDone = nil
@@ -243,14 +279,12 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 			return fail(err)
 		}
 	}
-	if bulk {
-		if err := w.checkReferences(ctx, tx, checks...); err != nil {
-			return fail(err)
-		}
-	}
 	res := Result{Users: len(w.users), Follows: len(w.outDst), Posts: len(w.shares), Anchors: len(w.anchors), Events: w.events,
 		Likes: len(w.likes), Comments: len(w.comments)}
 	if err := seedSetSequences(ctx, tx, res, w.ords); err != nil {
+		return fail(err)
+	}
+	if err := restoreTriggers(ctx, tx, kept); err != nil {
 		return fail(err)
 	}
 	// Rows written here redo no item of the snapshot: the next refresh rebuilds it in full.
@@ -287,46 +321,14 @@ func fillFilterFeeds(ctx context.Context, pool *pgxpool.Pool) error {
 		return fmt.Errorf("seed: fill filter feeds (all else is committed; run `tributary seed` on a fresh database again): %w", err)
 	}
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		// Only the table's owner may drop its indexes: another role fills it as it is.
-		rows, err := tx.Query(ctx, `SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid), coalesce(c.conname, '')
-			  FROM pg_index i LEFT JOIN pg_constraint c ON c.conindid = i.indexrelid AND c.contype = 'p'
-			 WHERE i.indrelid = 'filter_posts'::regclass
-			   AND pg_has_role((SELECT t.relowner FROM pg_class t WHERE t.oid = i.indrelid), 'USAGE')`)
+		indexes, err := dropIndexes(ctx, tx, "filter_posts")
 		if err != nil {
 			return err
-		}
-		type index struct{ name, def, pkey string }
-		indexes, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (index, error) {
-			var x index
-			return x, r.Scan(&x.name, &x.def, &x.pkey)
-		})
-		if err != nil {
-			return err
-		}
-		for _, x := range indexes {
-			drop := "DROP INDEX " + x.name
-			if x.pkey != "" {
-				drop = "ALTER TABLE filter_posts DROP CONSTRAINT " + pgx.Identifier{x.pkey}.Sanitize()
-			}
-			if _, err := tx.Exec(ctx, drop); err != nil {
-				return err
-			}
 		}
 		if _, err := tx.Exec(ctx, "TRUNCATE filter_posts; INSERT INTO filter_posts (feed, post_id, at) SELECT * FROM post_filters(NULL)"); err != nil {
 			return err
 		}
-		for _, x := range indexes {
-			if _, err := tx.Exec(ctx, x.def); err != nil {
-				return err
-			}
-			if x.pkey != "" {
-				if _, err := tx.Exec(ctx, "ALTER TABLE filter_posts ADD CONSTRAINT "+pgx.Identifier{x.pkey}.Sanitize()+
-					" PRIMARY KEY USING INDEX "+x.name); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+		return buildIndexes(ctx, tx, indexes, func(int, int) {})
 	})
 	if err != nil {
 		return fail(err)
@@ -362,7 +364,6 @@ type seedWorld struct {
 	bumps    []seedBump     // by post, then time
 	ords     int64          // the feed_posts ords given out: one per post, one per bump
 
-	firing map[string]bool // tables written with their triggers on (seedSkipTriggers)
 }
 
 func newSeedWorld(cfg Config) *seedWorld {
