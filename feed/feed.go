@@ -171,11 +171,15 @@ func (s *Service) request(ctx context.Context, viewer *tributary.User, q tributa
 	if err != nil {
 		return nil, err
 	}
-	path := s.path(q, v, now)
-	src := &source{s: s, viewer: viewer, v: v, q: q, now: now, path: path, items: map[int64]tributary.Item{},
-		talked: map[int64]bool{}, reasons: map[int64]tributary.Activity{}}
+	src := s.newSource(viewer, v, q, now)
 	return &request{codec: codec, src: src, now: now, key: key, fenced: pre != nil && pre.ok,
 		fence: Fence{Store: newFenceStore(s.store, now, pre), Source: src, HeadSize: s.cfg.HeadSize}}, nil
+}
+
+// newSource is a source of q's items for viewer with state v at now.
+func (s *Service) newSource(viewer *tributary.User, v viewerState, q tributary.FeedQuery, now time.Time) *source {
+	return &source{s: s, viewer: viewer, v: v, q: q, now: now, path: s.path(q, v, now), items: map[int64]tributary.Item{},
+		talked: map[int64]bool{}, reasons: map[int64]tributary.Activity{}}
 }
 
 // fenceKey names the fence of a viewer's (nil: anonymous) feed of q's template.
@@ -275,14 +279,16 @@ func ParseFencepost(s string) (time.Time, error) {
 }
 
 // NewCount counts the items that arrived after the fencepost a page shows (at most max):
-// the "N new" notice.
+// the "N new" notice. A live stream's asks keep the reader's state between them
+// (WithNoticeState).
 func (s *Service) NewCount(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery, after time.Time, max int) (int, error) {
-	r, err := s.request(ctx, viewer, q, s.now(), time.Time{})
+	now := s.now()
+	src, fenced, err := s.noticeSource(ctx, viewer, q, now)
 	if err != nil {
 		return 0, err
 	}
-	aq := r.src.arrivedQuery(after, r.now, Pos{}, nil, max)
-	if !r.fenced {
+	aq := src.arrivedQuery(after, now, Pos{}, nil, max)
+	if !fenced {
 		// No fencepost yet: the first ranks the window by shares, so activity would not show.
 		aq.Activity = false
 	}
@@ -292,7 +298,7 @@ func (s *Service) NewCount(ctx context.Context, viewer *tributary.User, q tribut
 	}
 	n := 0
 	for _, a := range arrived {
-		if !r.src.Hidden(a.AnchorID) {
+		if !src.Hidden(a.AnchorID) {
 			n++
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"tributary"
 	"tributary/db"
 	"tributary/db/dbtest"
+	"tributary/feed"
 )
 
 // queryLog records the names (sqlc's "-- name: X") of the queries a pool runs.
@@ -116,4 +117,62 @@ func TestPagesReadTheirFencepostWithTheViewerState(t *testing.T) {
 	w.share("ada", "https://ada.example.com/late", 0, false)
 	log.take()
 	check("a returning first page", page(""))
+}
+
+// A live stream's asks for the notice keep the reader's state between them: after the
+// first, an ask counts the arrivals alone, and counts them right; once the stream forgets
+// the state (an access change, a heartbeat), the next ask reads it again.
+func TestNoticeAsksKeepTheReadersState(t *testing.T) {
+	ctx := context.Background()
+	w, log := tracedWorld(t)
+	w.user("viewer", false, 0)
+	w.user("ada", false, 0)
+	w.user("bob", false, 0)
+	w.follow("viewer", "ada")
+	for i := range 5 {
+		w.share("ada", fmt.Sprintf("https://ada.example.com/old-%d", i), time.Duration(i+1)*time.Hour, false)
+	}
+	w.refresh()
+	s := w.service(nil)
+	viewer := w.users["viewer"]
+	page := w.timeline(s, "viewer", tributary.FeedQuery{Limit: 10})
+	after, err := feed.ParseFencepost(page.Fencepost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state feed.NoticeState
+	stream := feed.WithNoticeState(ctx, &state)
+	ask := func(what string, want int, read bool) {
+		t.Helper()
+		log.take()
+		n, err := s.NewCount(stream, &viewer, tributary.FeedQuery{}, after, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != want {
+			t.Errorf("%s: %d new, want %d", what, n, want)
+		}
+		if names := log.take(); slices.Contains(names, "ViewerState") != read {
+			t.Errorf("%s ran %v: reads the viewer's state %v, want %v", what, names, !read, read)
+		}
+	}
+	ask("the first ask", 0, true)
+	w.now = w.now.Add(time.Minute)
+	w.share("ada", "https://ada.example.com/new-1", 0, false)
+	ask("an ask after a share", 1, false)
+	w.now = w.now.Add(time.Minute)
+	w.share("bob", "https://bob.example.com/not-followed", 0, false)
+	w.share("ada", "https://ada.example.com/new-2", 0, false)
+	ask("an ask after two shares, one by someone not followed", 2, false)
+	if n, err := s.NewCount(ctx, &viewer, tributary.FeedQuery{}, after, 100); err != nil || n != 2 {
+		t.Errorf("a poll (no stream): %d new, %v; want 2", n, err)
+	}
+	w.follow("viewer", "bob")
+	ask("an ask after a follow, the state kept", 2, false)
+	state.Forget()
+	ask("an ask after the stream forgot", 3, true)
+	other := w.user("other", false, 0)
+	if n, err := s.NewCount(stream, &other, tributary.FeedQuery{}, after, 100); err != nil || n != 0 {
+		t.Errorf("another reader on the same state: %d new, %v; want 0 (their own state)", n, err)
+	}
 }

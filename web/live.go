@@ -14,6 +14,7 @@ import (
 
 	"tributary"
 	"tributary/db"
+	"tributary/feed"
 )
 
 // Live pages (seed 002's tier 1): an open feed page holds one server-sent-events stream,
@@ -204,12 +205,14 @@ type liveReader struct {
 	epoch  int64
 	user   *tributary.User
 	access tributary.Viewer
+	notice feed.NoticeState // the feed's state of the reader, kept as long
 }
 
 // askLive asks src as the stream's reader and returns the notice. The reader's session and
 // access are read afresh (the stream may be open for hours; a follower removed meanwhile must
 // not go on counting a private feed) whenever the hub's epoch moved since the last read, and
-// at each heartbeat; between them only new posts and talk happened, and the last read holds.
+// at each heartbeat; between them only new posts and talk happened, and the last read holds
+// (so does the feed's state of the reader the notice counts with: feed.NoticeState).
 // ok is false when no notice could be had (the database away): the page keeps what it shows;
 // gone is true when the session no longer has the stream's reader (logged out): the stream
 // ends.
@@ -226,20 +229,21 @@ func (s *Server) askLive(ctx context.Context, r *http.Request, src *url.URL, rea
 	rec := httptest.NewRecorder()
 	if epoch := s.live.epoch.Load(); reader.read && reader.epoch == epoch {
 		// The stream's own context has the session it opened with; the reader read since.
-		sub = sub.WithContext(context.WithValue(context.WithValue(ctx, userKey, reader.user), accessKey, reader.access))
-		s.mux.ServeHTTP(rec, sub)
+		ctx := context.WithValue(context.WithValue(ctx, userKey, reader.user), accessKey, reader.access)
+		s.mux.ServeHTTP(rec, sub.WithContext(feed.WithNoticeState(ctx, &reader.notice)))
 	} else {
 		// A context without the stream's session and user in it, ended with the stream.
-		base, cancel := context.WithCancel(context.Background())
+		base, cancel := context.WithCancel(feed.WithNoticeState(context.Background(), &reader.notice))
 		defer cancel()
 		defer context.AfterFunc(ctx, cancel)()
+		reader.notice.Forget()
 		s.sessions.LoadAndSave(s.loadUser(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			u := currentUser(r.Context())
 			if userID(u) != want {
 				gone = true
 				return
 			}
-			*reader = liveReader{read: true, epoch: epoch, user: u, access: s.viewerAccess(r)}
+			reader.read, reader.epoch, reader.user, reader.access = true, epoch, u, s.viewerAccess(r)
 			s.mux.ServeHTTP(w, r)
 		}))).ServeHTTP(rec, sub.WithContext(base))
 	}
