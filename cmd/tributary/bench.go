@@ -39,7 +39,7 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	}
 	var cfg bench.Config
 	fs.BoolVar(&cfg.Quick, "quick", false, "small dataset and short scenarios, for development")
-	fs.StringVar(&cfg.Scale, "scale", "", "dataset size: 40k, 400k (the default) or 4m posts, each in a database of its own (tributary_bench_40k, _4m), results under bench/out/<scale> unless --out is given")
+	fs.StringVar(&cfg.Scale, "scale", "", "dataset size: 40k, 400k (the default) or 4m posts, each in a database of its own (tributary_bench_40k, _4m), results under bench/out/<scale> unless --out or --only is given")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 4, "simulated clients of the latency scenarios and baselines")
 	fs.IntVar(&cfg.ThroughputConcurrency, "throughput-concurrency", 16, "simulated clients of the cached anonymous pages")
 	fs.IntVar(&cfg.UnloadedConcurrency, "unloaded-concurrency", 1, "also run the logged-in scenarios and the naive baseline with this many clients (0: not)")
@@ -96,10 +96,10 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		switch {
 		case cfg.Quick:
 			cfg.Out = filepath.Join("bench", "out", "quick")
+		case cfg.Only != nil: // a part of a run never takes the place of a whole one's report
+			cfg.Out = filepath.Join("bench", "out", "only")
 		case cfg.Scale != "" && cfg.Scale != "400k":
 			cfg.Out = filepath.Join("bench", "out", cfg.Scale)
-		case cfg.Only != nil:
-			cfg.Out = filepath.Join("bench", "out", "only")
 		default:
 			cfg.Out = "."
 		}
