@@ -144,7 +144,7 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 	if q.SetOnly {
 		actors = q.Followed.IDs()
 	}
-	rows, err := s.q.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{Scan: activityScan, ViewerID: q.Viewer.ID,
+	rows, err := s.q.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{ViewerID: q.Viewer.ID,
 		ByFollows: !q.SetOnly, Followed: actors,
 		Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To,
 		Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip), PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
@@ -167,11 +167,6 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 	}
 	return out, nil
 }
-
-// activityScan is how many of an interval's likes and comments (the site's, newest first)
-// the home feed's activity arrivals read: the fenceposts after the first cover seconds to
-// hours, and a busier interval brings the followees' activity among its newest ones.
-const activityScan = 2000
 
 // later orders arrivals: newest first, then by anchor id, descending.
 func later(a time.Time, aID int64, b time.Time, bID int64) bool {
