@@ -22,7 +22,7 @@ func seedTime(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 func (w *seedWorld) copyUsers(ctx context.Context, tx pgx.Tx) error {
 	n := len(w.users)
 	w.cfg.Progress("users", 0, n)
-	_, err := w.copyFrom(ctx, tx, "users",
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"users"},
 		[]string{"id", "handle", "display_name", "password_hash", "vip", "notability", "created_at"},
 		pgx.CopyFromSlice(n, func(i int) ([]any, error) {
 			u := &w.users[i]
@@ -32,7 +32,7 @@ func (w *seedWorld) copyUsers(ctx context.Context, tx pgx.Tx) error {
 		return fmt.Errorf("seed: copy users: %w", err)
 	}
 	// Every user's public posts feed has the user's id.
-	_, err = w.copyFrom(ctx, tx, "feeds",
+	_, err = tx.CopyFrom(ctx, pgx.Identifier{"feeds"},
 		[]string{"id", "kind", "owner_id", "name", "access", "created_at"},
 		pgx.CopyFromSlice(n, func(i int) ([]any, error) {
 			return []any{int64(i + 1), "posts", int64(i + 1), "", "public", seedTime(w.users[i].created)}, nil
@@ -48,7 +48,7 @@ func (w *seedWorld) copyFollows(ctx context.Context, tx pgx.Tx) error {
 	total := len(w.outDst)
 	w.cfg.Progress("follows", 0, total)
 	follower := 0
-	_, err := w.copyFrom(ctx, tx, "follows",
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"follows"},
 		[]string{"follower_id", "followed_id", "state", "created_at"},
 		pgx.CopyFromSlice(total, func(e int) ([]any, error) {
 			for int(w.outOff[follower+1]) <= e {
@@ -135,7 +135,7 @@ func (w *seedWorld) planAnchors(ctx context.Context) error {
 
 // copyPosts writes the anchors, then the posts, prepared again on all CPUs.
 func (w *seedWorld) copyPosts(ctx context.Context, tx pgx.Tx) error {
-	_, err := w.copyFrom(ctx, tx, "anchors", []string{"id", "url", "kind"},
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"anchors"}, []string{"id", "url", "kind"},
 		pgx.CopyFromSlice(len(w.anchors), func(i int) ([]any, error) {
 			return []any{int64(i + 1), w.anchors[i].url, string(w.anchors[i].kind)}, nil
 		}))
@@ -162,7 +162,7 @@ func (w *seedWorld) copyPosts(ctx context.Context, tx pgx.Tx) error {
 				talk.likes, talk.comments, seedTime(talk.bumped)})
 			return nil
 		}, func(done int) { w.cfg.Progress("posts", done, total) })
-	n, err := w.copyFrom(ctx, tx, "posts",
+	n, err := tx.CopyFrom(ctx, pgx.Identifier{"posts"},
 		[]string{"id", "author_id", "anchor_id", "url", "title", "body", "canonical_url", "anchor_url", "kind", "anchor_kind",
 			"host", "link_hosts", "linked_urls", "image_count", "url_count", "sci_score", "tags", "created_at",
 			"like_count", "comment_count", "bumped_at"}, src)
@@ -181,7 +181,7 @@ func (w *seedWorld) copyPosts(ctx context.Context, tx pgx.Tx) error {
 func (w *seedWorld) copyFeedPosts(ctx context.Context, tx pgx.Tx) error {
 	total := len(w.shares)
 	w.cfg.Progress("feed_posts", 0, total)
-	_, err := w.copyFrom(ctx, tx, "feed_posts", []string{"feed_id", "post_id", "ord", "time_ord"},
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"feed_posts"}, []string{"feed_id", "post_id", "ord", "time_ord"},
 		pgx.CopyFromSlice(total, func(i int) ([]any, error) {
 			if i%(1<<16) == 0 {
 				w.cfg.Progress("feed_posts", i, total)
@@ -219,7 +219,7 @@ func (w *seedWorld) copyEvents(ctx context.Context, tx pgx.Tx) error {
 			id, int64(e.viewer)+1, int16(seedCardSeen), int64(e.anchor), e.dwell, seedTime(e.t)
 		return nil
 	}, func(done int) { w.cfg.Progress("events", done, total) })
-	n, err := w.copyFrom(ctx, tx, "events",
+	n, err := tx.CopyFrom(ctx, pgx.Identifier{"events"},
 		[]string{"id", "viewer_id", "type", "anchor_id", "dwell_ms", "created_at"}, src)
 	if err == nil && int(n) != total {
 		err = fmt.Errorf("wrote %d of %d events", n, total)
@@ -295,11 +295,6 @@ func restoreTriggers(ctx context.Context, tx pgx.Tx, triggers []seedTrigger) err
 		}
 	}
 	return nil
-}
-
-// copyFrom copies rows into table.
-func (w *seedWorld) copyFrom(ctx context.Context, tx pgx.Tx, table string, columns []string, src pgx.CopyFromSource) (int64, error) {
-	return tx.CopyFrom(ctx, pgx.Identifier{table}, columns, src)
 }
 
 // checkReferences does the foreign-key checks that seedSkipTriggers skipped. The

@@ -132,8 +132,8 @@ func Fill(ctx context.Context, s *db.Store, cfg Config) (Result, error) {
 // skipped (seedSkipTriggers) and the pool has a second connection, the events (most of
 // the rows), the feed entries, comments and likes go through a second transaction at the
 // same time, committed right after the first: PostgreSQL spends most of a load on
-// indexes, one core per connection. Each transaction builds the indexes of its tables
-// after their rows (dropIndexes), unless a trigger must read them row by row.
+// indexes, one core per connection. Each transaction then builds the indexes of its tables
+// after their rows (dropIndexes).
 func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil) // stops the generators when a step fails
@@ -170,9 +170,8 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 		}
 	}
 	// Tables are written before their indexes are built (dropIndexes) when foreign keys are
-	// not checked row by row. The triggers that still fire (follows') run once per statement
-	// on their transition tables and look rows up by id, whose indexes stay.
-	deferIndexes := bulk
+	// not checked row by row (bulk). The triggers that still fire (follows') run once per
+	// statement on their transition tables and look rows up by id, whose indexes stay.
 	mainTables := seedTables
 
 	// The side transaction needs the anchor ids, which the main one needs only later. Its
@@ -191,7 +190,7 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 		}
 		mainTables = slices.DeleteFunc(slices.Clone(seedTables), func(t string) bool { return slices.Contains(sideTables, t) })
 		var sideIndexes []seedIndex
-		if deferIndexes {
+		if bulk {
 			if sideIndexes, err = dropIndexes(ctx, side, sideTables...); err != nil {
 				return fail(err)
 			}
@@ -238,7 +237,7 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 	}
 
 	var mainIndexes []seedIndex
-	if deferIndexes {
+	if bulk {
 		if mainIndexes, err = dropIndexes(ctx, tx, mainTables...); err != nil {
 			return fail(err)
 		}

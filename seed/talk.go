@@ -318,7 +318,7 @@ func (w *seedWorld) copyLikes(ctx context.Context, tx pgx.Tx) error {
 	total := len(w.likes)
 	w.cfg.Progress("likes", 0, total)
 	// Every seeded post is public (seed posts keep the posts table's default access).
-	_, err := w.copyFrom(ctx, tx, "likes", []string{"post_id", "user_id", "anchor_id", "public", "created_at"},
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"likes"}, []string{"post_id", "user_id", "anchor_id", "public", "created_at"},
 		pgx.CopyFromSlice(total, func(i int) ([]any, error) {
 			if i%(1<<16) == 0 {
 				w.cfg.Progress("likes", i, total)
@@ -337,7 +337,7 @@ func (w *seedWorld) copyLikes(ctx context.Context, tx pgx.Tx) error {
 func (w *seedWorld) copyComments(ctx context.Context, tx pgx.Tx) error {
 	total := len(w.comments)
 	w.cfg.Progress("comments", 0, total)
-	_, err := w.copyFrom(ctx, tx, "comments", []string{"id", "post_id", "author_id", "anchor_id", "body", "mentions", "tags", "created_at"},
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"comments"}, []string{"id", "post_id", "author_id", "anchor_id", "body", "mentions", "tags", "created_at"},
 		pgx.CopyFromSlice(total, func(i int) ([]any, error) {
 			if i%(1<<16) == 0 {
 				w.cfg.Progress("comments", i, total)
@@ -349,7 +349,7 @@ func (w *seedWorld) copyComments(ctx context.Context, tx pgx.Tx) error {
 	if err != nil {
 		return fmt.Errorf("seed: copy comments: %w", err)
 	}
-	_, err = w.copyFrom(ctx, tx, "post_bumps", []string{"post_id", "at", "ord"},
+	_, err = tx.CopyFrom(ctx, pgx.Identifier{"post_bumps"}, []string{"post_id", "at", "ord"},
 		pgx.CopyFromSlice(len(w.bumps), func(i int) ([]any, error) {
 			b := &w.bumps[i]
 			return []any{int64(b.post) + 1, seedTime(b.t), b.ord}, nil
