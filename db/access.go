@@ -98,7 +98,7 @@ func (s *Store) Follow(ctx context.Context, follower, followed int64) (pending b
 	if follower == followed {
 		return false, tributary.Errorf(tributary.EInvalid, "You cannot follow yourself.")
 	}
-	err = s.inTx(ctx, func(q *dbq.Queries) error {
+	err = s.runTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx, q *dbq.Queries) error {
 		target, err := q.UserByID(ctx, followed)
 		if err != nil {
 			return notFound(err, "No such user.")
@@ -115,6 +115,9 @@ func (s *Store) Follow(ctx context.Context, follower, followed int64) (pending b
 		if err := q.Follow(ctx, dbq.FollowParams{FollowerID: follower, FollowedID: followed, State: state}); err != nil {
 			return fmt.Errorf("db: follow: %w", err)
 		}
+		if err := s.enqueueRebuild(ctx, tx, follower); err != nil {
+			return err
+		}
 		return resetFences(ctx, q, follower)
 	})
 	return pending, err
@@ -123,12 +126,15 @@ func (s *Store) Follow(ctx context.Context, follower, followed int64) (pending b
 // Unfollow stops following (or withdraws a request); a private account's posts are no
 // longer readable afterwards.
 func (s *Store) Unfollow(ctx context.Context, follower, followed int64) error {
-	return s.inTx(ctx, func(q *dbq.Queries) error { return unfollow(ctx, q, follower, followed) })
+	return s.runTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx, q *dbq.Queries) error { return s.unfollow(ctx, tx, q, follower, followed) })
 }
 
-func unfollow(ctx context.Context, q *dbq.Queries, follower, followed int64) error {
+func (s *Store) unfollow(ctx context.Context, tx pgx.Tx, q *dbq.Queries, follower, followed int64) error {
 	if err := q.Unfollow(ctx, dbq.UnfollowParams{FollowerID: follower, FollowedID: followed}); err != nil {
 		return fmt.Errorf("db: unfollow: %w", err)
+	}
+	if err := s.enqueueRebuild(ctx, tx, follower); err != nil {
+		return err
 	}
 	feed, err := q.PostsFeedOf(ctx, followed)
 	if err != nil {
@@ -188,13 +194,16 @@ func (s *Store) Followers(ctx context.Context, owner int64) ([]tributary.User, e
 
 // Approve accepts a follow request: the follower now reads the owner's private posts.
 func (s *Store) Approve(ctx context.Context, owner, follower int64) error {
-	return s.inTx(ctx, func(q *dbq.Queries) error {
+	return s.runTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx, q *dbq.Queries) error {
 		n, err := q.SetFollowState(ctx, dbq.SetFollowStateParams{FollowerID: follower, FollowedID: owner, State: "active"})
 		if err != nil {
 			return fmt.Errorf("db: approve: %w", err)
 		}
 		if n == 0 {
 			return tributary.Errorf(tributary.ENotFound, "There is no such follow request.")
+		}
+		if err := s.enqueueRebuild(ctx, tx, follower); err != nil {
+			return err
 		}
 		feed, err := q.PostsFeedOf(ctx, owner)
 		if err != nil {
@@ -224,14 +233,14 @@ func (s *Store) Ban(ctx context.Context, user, banned int64) error {
 	if user == banned {
 		return tributary.Errorf(tributary.EInvalid, "You cannot ban yourself.")
 	}
-	return s.inTx(ctx, func(q *dbq.Queries) error {
+	return s.runTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx, q *dbq.Queries) error {
 		if err := q.Ban(ctx, dbq.BanParams{UserID: user, BannedID: banned}); err != nil {
 			return fmt.Errorf("db: ban: %w", err)
 		}
-		if err := unfollow(ctx, q, banned, user); err != nil {
+		if err := s.unfollow(ctx, tx, q, banned, user); err != nil {
 			return err
 		}
-		return unfollow(ctx, q, user, banned)
+		return s.unfollow(ctx, tx, q, user, banned)
 	})
 }
 

@@ -53,11 +53,15 @@ func OpenReplica(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
-// Migrate applies every pending goose migration; applied ones are skipped.
+// Migrate applies every pending goose migration, then River's (the job queue's tables);
+// applied ones are skipped.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	sqlDB := stdlib.OpenDBFromPool(pool)
 	defer sqlDB.Close()
-	return migrate(ctx, sqlDB)
+	if err := migrate(ctx, sqlDB); err != nil {
+		return err
+	}
+	return migrateJobs(ctx, pool)
 }
 
 func migrate(ctx context.Context, sqlDB *sql.DB) error {

@@ -178,6 +178,12 @@ func later(a time.Time, aID int64, b time.Time, bID int64) bool {
 
 // sharedArrivals are the items shared in the interval by the followed set (see Arrived).
 func (s *Store) sharedArrivals(ctx context.Context, q ArrivedQuery, followed []int64, byFollows bool, posAt time.Time, posID int64) ([]Arrival, error) {
+	if !s.Rivers.Off && q.Viewer.ID != 0 && !q.SetOnly {
+		out, ok, err := s.riverArrivals(ctx, q, posAt, posID)
+		if err != nil || ok {
+			return out, err
+		}
+	}
 	if s.RecentScan > 0 && q.To.Sub(q.From) <= s.RecentSpan {
 		rows, err := s.q.RecentArrivals(ctx, dbq.RecentArrivalsParams{Scan: int32(s.RecentScan), Followed: followed, ByFollows: byFollows,
 			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),

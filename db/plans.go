@@ -42,6 +42,8 @@ var genericPlans = map[string]bool{
 	"ViewerAccessOf": true, "UserWithAccess": true,
 	// searches: a search's candidates checked for a reader, by id
 	"SearchAmong": true,
+	// rivers: one reader's inbox, whatever the reader
+	"RiverArrivals": true,
 }
 
 // forcedGeneric are queries in genericPlans that run on their generic plan outside
@@ -49,7 +51,7 @@ var genericPlans = map[string]bool{
 // after a minute is estimated at one row, so auto planned it on every call (0.25-0.45 ms,
 // 2,000 followees included) for a plan that is the same whatever the arguments.
 var forcedGeneric = map[string]bool{"RecentArrivals": true, "AnchorTalk": true, "PostTalk": true, "Thread": true,
-	"PostThread": true, "ReadablePostsByID": true, "Likers": true, "FilterArrivals": true, "ReadablePostsInFilter": true, "ActivityArrivals": true, "ActivityReasons": true, "SearchAmong": true}
+	"PostThread": true, "ReadablePostsByID": true, "Likers": true, "FilterArrivals": true, "ReadablePostsInFilter": true, "ActivityArrivals": true, "ActivityReasons": true, "SearchAmong": true, "RiverArrivals": true}
 
 // ForcesGeneric reports whether the query named (by sqlc) always runs on its generic plan.
 func ForcesGeneric(name string) bool { return forcedGeneric[name] }

@@ -29,15 +29,21 @@ type Store struct {
 	// (RecentArrivals); 0: never.
 	RecentScan int
 	RecentSpan time.Duration
-	q          *dbq.Queries
-	cards      *cardCache
-	replica    *replica // nil: no read replica
+	// Rivers serve active readers' home feeds (see rivers.go).
+	Rivers RiverConfig
+	// Jobs is how this instance works durable jobs (see jobs.go).
+	Jobs        JobConfig
+	jobs        jobs
+	riverCounts riverCounts
+	q           *dbq.Queries
+	cards       *cardCache
+	replica     *replica // nil: no read replica
 }
 
 // NewStore wraps a pool, scoring with the default weights.
 func NewStore(pool *pgxpool.Pool) *Store {
 	return &Store{Pool: pool, Weights: tributary.DefaultWeights, ArrivalsByFollows: DefaultArrivalsByFollows,
-		RecentScan: DefaultRecentScan, RecentSpan: DefaultRecentSpan, q: queries(pool),
+		RecentScan: DefaultRecentScan, RecentSpan: DefaultRecentSpan, Rivers: DefaultRiverConfig, Jobs: DefaultJobConfig, q: queries(pool),
 		cards: newCardCache(20000)}
 }
 

@@ -57,7 +57,8 @@ type Service struct {
 	tails    *lru.Cache[tailKey, *tailBatch]
 	searches *lru.Cache[string, *searchCandidates] // searches' candidates (searchcache.go)
 	keys     *keyring
-	bus      *site.Bus // nil: this process is the whole site
+	bus      *site.Bus     // nil: this process is the whole site
+	fanout   chan struct{} // new posts were heard of: RunRivers fans them out
 }
 
 // New builds a Service; now defaults to time.Now.
@@ -79,7 +80,8 @@ func New(store *db.Store, cfg Config, now func() time.Time) *Service {
 	}
 	return &Service{store: store, cfg: cfg, now: now, anon: newAnonCache(cfg.AnonTTL, cfg.AnonCacheSize, now),
 		rank: newRankIndex(store, slog.Default()), followed: lru.New[int64, versionedSet](time.Hour, 20000, now),
-		tails: lru.New[tailKey, *tailBatch](10*time.Minute, 4096, now), searches: newSearchCache(now), keys: keys}
+		tails: lru.New[tailKey, *tailBatch](10*time.Minute, 4096, now), searches: newSearchCache(now), keys: keys,
+		fanout: make(chan struct{}, 1)}
 }
 
 // Attach makes the service one instance of a site: changes made through any instance reach
@@ -96,6 +98,12 @@ func (s *Service) Attach(b *site.Bus) {
 func (s *Service) siteChanged(changes []db.SiteChange, reset bool) {
 	keys, content := reset, reset
 	for _, c := range changes {
+		if c.Kind == "new_posts" || reset {
+			select {
+			case s.fanout <- struct{}{}:
+			default:
+			}
+		}
 		switch {
 		case c.Kind == "cursor_keys":
 			keys = true

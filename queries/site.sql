@@ -46,9 +46,12 @@ SELECT count(*) FROM site_instances
 
 -- name: PruneSite :execrows
 -- Changes are kept back to the last snapshot refresh too: the next one reads the users'.
+-- New posts not fanned out to the rivers yet are kept as well.
 -- (LEAST leaves out a NULL: before alone when there is none.)
 WITH c AS (DELETE FROM site_changes
             WHERE at < LEAST(@before::timestamptz, (SELECT m.refreshed_at - interval '1 minute' FROM snapshot_meta m))
+              -- and the new posts the rivers still read beside their inboxes (00022)
+              AND NOT (kind = 'new_posts' AND xid >= coalesce((SELECT f.xid FROM home_river_fanout f), 0))
            RETURNING 1),
      i AS (DELETE FROM site_instances WHERE seen_at < @before::timestamptz RETURNING 1)
 SELECT (SELECT count(*) FROM c) + (SELECT count(*) FROM i);

@@ -42,6 +42,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	bumpWindow := fs.Duration("bump-window", envDuration(e, "TRIBUTARY_BUMP_WINDOW", tributary.DefaultBumpRule.Window), "... or a post that got more than bump-comments comments in this window (env TRIBUTARY_BUMP_WINDOW)")
 	bumpComments := fs.Int("bump-comments", envInt(e, "TRIBUTARY_BUMP_COMMENTS", tributary.DefaultBumpRule.Comments), "see bump-window (env TRIBUTARY_BUMP_COMMENTS)")
 	cursorKey := fs.String("cursor-key", e.getenv("TRIBUTARY_CURSOR_KEY"), "sign cursors with this secret (at least 32 characters) instead of the site's keys in the database (env TRIBUTARY_CURSOR_KEY)")
+	rivers := fs.Bool("rivers", e.getenv("TRIBUTARY_RIVERS") != "off", "serve active readers' home feeds from rivers, fanned out on write (env TRIBUTARY_RIVERS=off: fanout on read only)")
+	riverIdle := fs.Duration("river-idle", envDuration(e, "TRIBUTARY_RIVER_IDLE", feed.DefaultRiverKeeping.Idle), "a reader's river not read for this long is swept (env TRIBUTARY_RIVER_IDLE)")
+	riverDepth := fs.Int("river-depth", envInt(e, "TRIBUTARY_RIVER_DEPTH", feed.DefaultRiverKeeping.Depth), "items a river keeps, newest first (env TRIBUTARY_RIVER_DEPTH)")
 	secure := fs.Bool("secure-cookie", e.getenv("TRIBUTARY_SECURE_COOKIE") == "1", "mark the session cookie Secure (serve behind HTTPS; env TRIBUTARY_SECURE_COOKIE=1)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -61,6 +64,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	defer pool.Close()
 	store := db.NewStore(pool)
+	store.Rivers.Off = !*rivers
 	if *replicaURL != "" {
 		rpool, err := db.OpenReplica(ctx, *replicaURL)
 		if err != nil {
@@ -99,6 +103,20 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		bus.Run(ctx)
 	}()
 	go store.RunReplicaCheck(ctx, 250*time.Millisecond, log)
+	riversDone := make(chan struct{})
+	go func() {
+		defer close(riversDone)
+		if *rivers {
+			feeds.RunRivers(ctx, feed.RiverKeeping{Idle: *riverIdle, Depth: *riverDepth, Sweep: feed.DefaultRiverKeeping.Sweep}, log)
+		}
+	}()
+	durableDone := make(chan struct{})
+	go func() {
+		defer close(durableDone)
+		if err := store.RunJobs(ctx, log); err != nil {
+			log.Error("durable jobs stopped", "err", err)
+		}
+	}()
 	jobsDone := make(chan struct{})
 	go func() {
 		defer close(jobsDone)
@@ -181,6 +199,8 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	err = httpSrv.Shutdown(shutdownCtx)
 	cancel()
 	<-jobsDone
+	<-riversDone
+	<-durableDone
 	<-busDone
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: shutdown: %w", err)

@@ -127,6 +127,7 @@ func ensureTemplate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	h.Write([]byte(db.JobSchemaVersion())) // River's tables, migrated after ours
 	template = "tmpl_" + hex.EncodeToString(h.Sum(nil))[:16]
 
 	conn, err := pgx.Connect(ctx, serverDSN("postgres"))

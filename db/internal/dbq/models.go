@@ -161,6 +161,27 @@ type HiddenItem struct {
 	CreatedAt time.Time
 }
 
+type HomeRiver struct {
+	ReaderID        int64
+	Since           time.Time
+	FollowedVersion int64
+	UsedAt          time.Time
+	CreatedAt       time.Time
+	RebuildTo       *time.Time
+	RebuildVersion  pgtype.Int8
+}
+
+type HomeRiverFanout struct {
+	One bool
+	Xid int64
+}
+
+type HomeRiverItem struct {
+	ReaderID int64
+	Arrival  time.Time
+	PostID   int64
+}
+
 type ImportRow struct {
 	Line         int32
 	Handle       string

@@ -75,12 +75,15 @@ func (q *Queries) LockCursorKeys(ctx context.Context) error {
 const pruneSite = `-- name: PruneSite :execrows
 WITH c AS (DELETE FROM site_changes
             WHERE at < LEAST($1::timestamptz, (SELECT m.refreshed_at - interval '1 minute' FROM snapshot_meta m))
+              -- and the new posts the rivers still read beside their inboxes (00022)
+              AND NOT (kind = 'new_posts' AND xid >= coalesce((SELECT f.xid FROM home_river_fanout f), 0))
            RETURNING 1),
      i AS (DELETE FROM site_instances WHERE seen_at < $1::timestamptz RETURNING 1)
 SELECT (SELECT count(*) FROM c) + (SELECT count(*) FROM i)
 `
 
 // Changes are kept back to the last snapshot refresh too: the next one reads the users'.
+// New posts not fanned out to the rivers yet are kept as well.
 // (LEAST leaves out a NULL: before alone when there is none.)
 func (q *Queries) PruneSite(ctx context.Context, before time.Time) (int64, error) {
 	result, err := q.db.Exec(ctx, pruneSite, before)
