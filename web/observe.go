@@ -84,7 +84,7 @@ type Metrics struct {
 // CacheStats reports a cache's hits and misses so far.
 type CacheStats func() (hits, misses uint64)
 
-func newMetrics(pool *pgxpool.Pool, anon CacheStats, up func() bool, live *liveHub) *Metrics {
+func newMetrics(pool *pgxpool.Pool, anon, rivers CacheStats, up func() bool, live *liveHub) *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry(),
 		requests: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tributary_http_request_duration_seconds",
 			Help:    "Time to answer a request, by route, method and status.",
@@ -101,6 +101,10 @@ func newMetrics(pool *pgxpool.Pool, anon CacheStats, up func() bool, live *liveH
 			func() float64 { h, _ := anon(); return float64(h) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tributary_anon_cache_misses_total", Help: "Anonymous pages computed."},
 			func() float64 { _, m := anon(); return float64(m) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tributary_river_hits_total", Help: "Home feed intervals served from their reader's river."},
+			func() float64 { h, _ := rivers(); return float64(h) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tributary_river_misses_total", Help: "Home feed intervals read from the posts (no river, or one that could not answer)."},
+			func() float64 { _, m := rivers(); return float64(m) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tributary_live_streams_open", Help: "Live streams open on this instance."},
 			func() float64 { return float64(live.open()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tributary_live_asks_total", Help: "Notices live streams asked for as their readers."},

@@ -104,7 +104,10 @@ func NewServer(cfg Config) *Server {
 	if s.bus != nil {
 		s.bus.Subscribe(s.live.siteChanged)
 	}
-	s.metrics = newMetrics(cfg.Store.Pool, s.feed.CacheStats, s.bus.Up, s.live)
+	s.metrics = newMetrics(cfg.Store.Pool, s.feed.CacheStats, func() (uint64, uint64) {
+		h, m := cfg.Store.RiverCounts()
+		return uint64(h), uint64(m)
+	}, s.bus.Up, s.live)
 	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) { s.fail(w, r, err) }
 	return s
 }
