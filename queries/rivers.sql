@@ -27,13 +27,18 @@ candidates AS (
      WHERE i.reader_id = (SELECT river.reader_id FROM river)
        AND i.arrival > @from_at::timestamptz AND i.arrival <= @to_at::timestamptz
     UNION
-    SELECT x.id FROM unfanned u, unnest(u.ids) x(id)),
+    SELECT p.id
+      FROM unfanned u, unnest(u.ids) x(id)
+      JOIN posts p ON p.id = x.id
+     WHERE p.created_at > @from_at::timestamptz AND p.created_at <= @to_at::timestamptz),
+-- Posts are looked up by id (the candidates are in the interval already): with the interval
+-- on posts.created_at here too, the planner read the whole interval by time (60 ms for a
+-- heavy follower's two hours at 400k posts) to hash-join a few hundred ids.
 arrived AS (
     SELECT DISTINCT ON (p.anchor_id) p.anchor_id, p.created_at AS arrival, p.anchor_kind
       FROM candidates c
       JOIN posts p ON p.id = c.id
-     WHERE p.created_at > @from_at::timestamptz AND p.created_at <= @to_at::timestamptz
-       AND p.deleted_at IS NULL
+     WHERE p.deleted_at IS NULL
        AND (p.author_id = @viewer_id::bigint OR EXISTS (
             SELECT 1 FROM follows f WHERE f.follower_id = @viewer_id::bigint AND f.followed_id = p.author_id
                AND f.state = 'active'))

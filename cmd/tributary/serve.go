@@ -42,7 +42,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	bumpWindow := fs.Duration("bump-window", envDuration(e, "TRIBUTARY_BUMP_WINDOW", tributary.DefaultBumpRule.Window), "... or a post that got more than bump-comments comments in this window (env TRIBUTARY_BUMP_WINDOW)")
 	bumpComments := fs.Int("bump-comments", envInt(e, "TRIBUTARY_BUMP_COMMENTS", tributary.DefaultBumpRule.Comments), "see bump-window (env TRIBUTARY_BUMP_COMMENTS)")
 	cursorKey := fs.String("cursor-key", e.getenv("TRIBUTARY_CURSOR_KEY"), "sign cursors with this secret (at least 32 characters) instead of the site's keys in the database (env TRIBUTARY_CURSOR_KEY)")
-	rivers := fs.Bool("rivers", e.getenv("TRIBUTARY_RIVERS") != "off", "serve active readers' home feeds from rivers, fanned out on write (env TRIBUTARY_RIVERS=off: fanout on read only)")
+	// Off by default, as measured (BENCHMARKS.md, "Rivers"): a return's arrivals are read from the
+	// posts in about the time the river's read takes, and the fanout costs every share.
+	rivers := fs.Bool("rivers", e.getenv("TRIBUTARY_RIVERS") == "on", "serve active readers' home feeds from rivers, fanned out on write (env TRIBUTARY_RIVERS=on; default: fanout on read)")
 	riverIdle := fs.Duration("river-idle", envDuration(e, "TRIBUTARY_RIVER_IDLE", feed.DefaultRiverKeeping.Idle), "a reader's river not read for this long is swept (env TRIBUTARY_RIVER_IDLE)")
 	riverDepth := fs.Int("river-depth", envInt(e, "TRIBUTARY_RIVER_DEPTH", feed.DefaultRiverKeeping.Depth), "items a river keeps, newest first (env TRIBUTARY_RIVER_DEPTH)")
 	secure := fs.Bool("secure-cookie", e.getenv("TRIBUTARY_SECURE_COOKIE") == "1", "mark the session cookie Secure (serve behind HTTPS; env TRIBUTARY_SECURE_COOKIE=1)")
