@@ -240,6 +240,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	all := append(w.scenarios(cfg.Concurrency, cfg.ThroughputConcurrency), w.baselines(pool, cfg.Concurrency, feed.DefaultConfig().HeadSize)...)
 	all = append(all, w.peerScenarios(pool, cfg.Concurrency)...)
+	all = append(all, w.strategyScenarios(pool, cfg.Concurrency)...)
 	if n := cfg.unloaded(); n > 0 {
 		all = append(all, w.unloaded(pool, n, feed.DefaultConfig().HeadSize)...)
 	}

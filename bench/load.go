@@ -43,6 +43,7 @@ type scenario struct {
 	Kind        string // "http" (through the server) or "sql" (a baseline query on its own)
 	Concurrency int
 	Note        string
+	note        func() string // when set, the note (known after setup)
 	// setup runs once before the warm-up (logins, fences, cursors), untimed.
 	setup func(ctx context.Context) error
 	// prep, when set, times the untimed preparation of each request (fence resets, shares).
@@ -102,6 +103,9 @@ type Result struct {
 // measuring, when set, is called as the measured phase starts (after the warm-up).
 func runLoad(ctx context.Context, sc scenario, lim loadLimits, measuring func()) Result {
 	res := Result{Name: sc.Name, Group: sc.Group, Class: sc.Class, Kind: sc.Kind, Concurrency: sc.Concurrency, Note: sc.Note}
+	if sc.note != nil {
+		res.Note = sc.note()
+	}
 	steps := make([]step, sc.Concurrency)
 	for i := range steps {
 		steps[i] = sc.worker(i)
