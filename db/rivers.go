@@ -204,7 +204,7 @@ func (s *Store) RebuildRiver(ctx context.Context, reader int64) (added int, err 
 		if st.FollowedVersion == st.FollowsVersion && st.RebuildTo == nil {
 			return added, nil // up to date
 		}
-		to := time.Now()
+		to := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC) // from the newest post, whatever the clocks
 		if st.RebuildTo != nil && st.RebuildVersion.Valid && st.RebuildVersion.Int64 == st.FollowsVersion {
 			to = *st.RebuildTo // a run for this followed set stopped there
 		}
