@@ -21,7 +21,7 @@ import (
 // The caches are made once per dataset (untimed) for the bench's viewers and for the active
 // readers: the first 2,000 followers of the most followed author, whose share is the write
 // measured (its fanout into the 2,000 caches, in a transaction rolled back so the data stays
-// the same). Storage is each structure's bytes (table and indexes) over its readers.
+// the same). Storage is each structure's bytes (table and indexes) as built, over its readers.
 
 // strategyDepth is the cache depth L (seed 003's depth cap; rivers default to 1,000).
 const strategyDepth = 1000
@@ -32,7 +32,7 @@ const strategyActive = 2000
 // strategyBuild makes the strategies' tables for the readers in strat_readers, each holding
 // a reader's strategyDepth newest posts.
 var strategyBuild = fmt.Sprintf(`
-DROP TABLE IF EXISTS strat_inbox, strat_inbox_embed, strat_time_buckets, strat_sized_buckets;
+DROP TABLE IF EXISTS strat_inbox, strat_inbox_embed, strat_time_buckets, strat_sized_buckets, strat_sizes;
 CREATE TEMP TABLE strat_fill AS
 SELECT r.reader_id, x.id AS post_id, x.created_at
   FROM strat_readers r
@@ -174,7 +174,7 @@ func (d *strategyData) build(ctx context.Context, pool *pgxpool.Pool, viewers []
 	// The readers: the active followers, and the bench's viewers. The tables are kept while
 	// they are the same (a dataset's bench database is made again when it changes).
 	var same bool
-	err := pool.QueryRow(ctx, `SELECT to_regclass('strat_sized_buckets') IS NOT NULL AND to_regclass('strat_readers') IS NOT NULL`).Scan(&same)
+	err := pool.QueryRow(ctx, `SELECT to_regclass('strat_sizes') IS NOT NULL AND to_regclass('strat_readers') IS NOT NULL`).Scan(&same)
 	if err == nil && same {
 		err = pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM strat_readers WHERE reader_id = ANY($1::bigint[])) = cardinality($1::bigint[])`,
 			viewers).Scan(&same)
@@ -197,11 +197,20 @@ SELECT reader_id FROM strat_active UNION SELECT unnest('{%s}'::bigint[]);
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM strat_readers`).Scan(&d.readers); err != nil {
 		return fmt.Errorf("bench: strategies: %w", err)
 	}
+	// Sizes are taken as built and kept: the write scenarios' rolled-back rows leave their
+	// space behind, and a later run would count it.
+	if !same {
+		if _, err := pool.Exec(ctx, `CREATE TABLE strat_sizes AS
+			SELECT t AS name, pg_total_relation_size(t::regclass) AS bytes
+			  FROM unnest(ARRAY['strat_inbox', 'strat_inbox_embed', 'strat_time_buckets', 'strat_sized_buckets']) t`); err != nil {
+			return fmt.Errorf("bench: strategies: sizes: %w", err)
+		}
+	}
 	d.bytes = map[string]int64{}
 	for _, s := range strategies {
 		for _, t := range s.tables {
 			var b int64
-			if err := pool.QueryRow(ctx, `SELECT pg_total_relation_size($1::regclass)`, t).Scan(&b); err != nil {
+			if err := pool.QueryRow(ctx, `SELECT bytes FROM strat_sizes WHERE name = $1`, t).Scan(&b); err != nil {
 				return fmt.Errorf("bench: strategies: size of %s: %w", t, err)
 			}
 			d.bytes[s.name] += b
