@@ -341,12 +341,12 @@ const strategiesVerdict = `Reads are a home page's 30 newest readable posts at 4
 a cache holds a reader's 1,000 newest posts. Fanout on read is slowest for light followers
 (their followees' posts are sparse in time order) and costs nothing on write. Among the
 fanout-on-write shapes the capped cache of linked ids (the rivers' shape) reads in about half
-a millisecond for every class and writes a share into 2,000 caches in about 7 ms; embedding
+a millisecond for every class and writes a share into 2,000 caches in 5 to 7 ms; embedding
 the card's fields reads faster again but takes about three times the storage, and every copy
 must be rewritten when a post is edited, deleted or changes access (the linked cache reads
 those from the post); time buckets are small but slow for heavy readers (a day holds many
-posts, read and sorted whole); sized buckets are smallest and cost four to five times the
-cache's write.
+posts, read and sorted whole), and both bucket shapes cost several times the cache's write
+(an array rewritten per reader); sized buckets are the smallest.
 
 **Default**: Tributary's home feed is not "the newest 30": the first page ranks the hourly
 snapshot (a ranked copy of the window, so fanout on read of precomputed rows) and a return
