@@ -96,6 +96,26 @@ func baselineArgs(name string, viewer int64, pageSize, headSize int) []any {
 }
 
 // queryAll runs a query and reads every row, decoded, as the app would.
+// sqlReads is the worker of an SQL-only scenario over a follower class: each request runs
+// sql with args(v) for the worker's next viewer v, and check (when set) judges the number of
+// rows it returned.
+func sqlReads(pool *pgxpool.Pool, c class, conc int, sql string, args func(v *viewer) []any, check func(v *viewer, rows int) error) func(i int) step {
+	return func(i int) step {
+		mine, k := owned(c.Viewers, i, conc), 0
+		return func(ctx context.Context) (latency, error) {
+			v := mine[k%len(mine)]
+			k++
+			return timed(func() error {
+				n, err := queryAll(ctx, pool, sql, args(v)...)
+				if err == nil && check != nil {
+					err = check(v, n)
+				}
+				return err
+			})
+		}
+	}
+}
+
 func queryAll(ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) (int, error) {
 	rows, err := pool.Query(ctx, sql, args...)
 	if err != nil {
@@ -127,17 +147,9 @@ func (w *world) baselines(pool *pgxpool.Pool, conc, headSize int) []scenario {
 			}
 			out = append(out, scenario{Name: "baseline_" + name + "_" + c.Name, Group: group, Class: c.Name, Kind: "sql",
 				Concurrency: conc, Note: note,
-				worker: func(i int) step {
-					mine, k := owned(c.Viewers, i, conc), 0
-					return func(ctx context.Context) (latency, error) {
-						v := mine[k%len(mine)]
-						k++
-						return timed(func() error {
-							_, err := queryAll(ctx, pool, sqlOf[name], baselineArgs(name, v.ID, w.pageSize, headSize)...)
-							return err
-						})
-					}
-				}})
+				worker: sqlReads(pool, c, conc, sqlOf[name], func(v *viewer) []any {
+					return baselineArgs(name, v.ID, w.pageSize, headSize)
+				}, nil)})
 		}
 	}
 	c := w.classes[len(w.classes)-1]

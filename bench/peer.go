@@ -86,20 +86,13 @@ func (w *world) peerScenarios(pool *pgxpool.Pool, conc int) []scenario {
 				Group: "peer: FreeFeed's home feed query (SQL only)", Class: c.Name, Kind: "sql", Concurrency: conc,
 				Note:  fmt.Sprintf("posts in the friends' posts, likes and comments feeds (feed_ids && …, intarray GIN), visible to the reader, by bump, LIMIT 30 OFFSET %d", offset),
 				setup: func(ctx context.Context) error { return preparePeer(ctx, pool) },
-				worker: func(i int) step {
-					mine, k := owned(c.Viewers, i, conc), 0
-					return func(ctx context.Context) (latency, error) {
-						v := mine[k%len(mine)]
-						k++
-						return timed(func() error {
-							n, err := queryAll(ctx, pool, peerSQL, v.ID, offset)
-							if err == nil && n == 0 {
-								err = fmt.Errorf("peer: page %d of %d's home is empty", page, v.ID)
-							}
-							return err
-						})
-					}
-				}})
+				worker: sqlReads(pool, c, conc, peerSQL, func(v *viewer) []any { return []any{v.ID, offset} },
+					func(v *viewer, n int) error {
+						if n == 0 {
+							return fmt.Errorf("peer: page %d of %d's home is empty", page, v.ID)
+						}
+						return nil
+					})})
 		}
 	}
 	return out

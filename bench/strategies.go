@@ -254,20 +254,13 @@ func (w *world) strategyScenarios(pool *pgxpool.Pool, conc int) []scenario {
 				Group: "seed 004: a home page's 30 newest posts (SQL only)", Class: c.Name, Kind: "sql", Concurrency: conc,
 				note:  func() string { return s.what + "; " + d.perReader(s.name) },
 				setup: setup,
-				worker: func(i int) step {
-					mine, k := owned(c.Viewers, i, conc), 0
-					return func(ctx context.Context) (latency, error) {
-						v := mine[k%len(mine)]
-						k++
-						return timed(func() error {
-							n, err := queryAll(ctx, pool, s.read, v.ID)
-							if err == nil && n == 0 {
-								err = fmt.Errorf("strategy %s: %d's home is empty", s.name, v.ID)
-							}
-							return err
-						})
-					}
-				}})
+				worker: sqlReads(pool, c, conc, s.read, func(v *viewer) []any { return []any{v.ID} },
+					func(v *viewer, n int) error {
+						if n == 0 {
+							return fmt.Errorf("strategy %s: %d's home is empty", s.name, v.ID)
+						}
+						return nil
+					})})
 		}
 		if s.write == "" {
 			continue
