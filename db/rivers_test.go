@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"tributary"
 	"tributary/db"
 	"tributary/db/dbtest"
@@ -306,6 +308,8 @@ func TestRiverJobsRebuildThroughRiver(t *testing.T) {
 			panic("the worker dies after its first block")
 		}
 	})
+	events, unsubscribe := db.JobEvents(w.on)
+	defer unsubscribe()
 	ctx, stop := context.WithCancel(w.ctx)
 	done := make(chan error, 1)
 	go func() { done <- w.on.RunJobs(ctx, nil) }()
@@ -334,7 +338,9 @@ func TestRiverJobsRebuildThroughRiver(t *testing.T) {
 	if err := w.on.Pool.QueryRow(w.ctx, "SELECT count(*) FROM river_job WHERE kind = 'rebuild_river'").Scan(&jobs); err != nil || jobs != 3 {
 		t.Fatalf("%d reconstruction jobs enqueued (%v), want one per change of the follows", jobs, err)
 	}
-	deadline := time.Now().Add(40 * time.Second)
+	// Each job's end is a moment the river may serve again: look then (and once before).
+	failures := 0
+	timeout := time.After(40 * time.Second)
 	for {
 		before, _ := w.on.RiverCounts()
 		got, err := w.on.Arrived(w.ctx, q)
@@ -348,22 +354,33 @@ func TestRiverJobsRebuildThroughRiver(t *testing.T) {
 		if after, _ := w.on.RiverCounts(); after > before {
 			break // rebuilt: the river serves again
 		}
-		if time.Now().After(deadline) {
+		select {
+		case ev := <-events:
+			if ev.Kind == river.EventKindJobFailed {
+				failures++
+			}
+		case <-timeout:
 			var states []string
 			w.on.Pool.QueryRow(w.ctx, "SELECT array_agg(state || ':' || attempt || ':' || coalesce(errors::text, '')) FROM river_job").Scan(&states)
 			t.Fatalf("the river was not rebuilt in 40 s; jobs: %v", states)
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 	if !died {
 		t.Error("the worker never died: the test did not kill it")
 	}
-	var failed int
-	for range 50 { // River records a job's end a little later
-		if err := w.on.Pool.QueryRow(w.ctx, "SELECT count(*) FROM river_job WHERE kind = 'rebuild_river' AND errors IS NOT NULL").Scan(&failed); err != nil || failed > 0 {
-			break
+	for failures == 0 { // River reports the dead worker's job once it has recorded it
+		select {
+		case ev := <-events:
+			if ev.Kind == river.EventKindJobFailed {
+				failures++
+			}
+		case <-timeout:
+			t.Fatal("River never reported the job whose worker died")
 		}
-		time.Sleep(100 * time.Millisecond)
+	}
+	var failed int
+	if err := w.on.Pool.QueryRow(w.ctx, "SELECT count(*) FROM river_job WHERE kind = 'rebuild_river' AND errors IS NOT NULL").Scan(&failed); err != nil {
+		t.Fatal(err)
 	}
 	if failed != 1 {
 		t.Errorf("%d jobs recorded the worker's death, want 1", failed)

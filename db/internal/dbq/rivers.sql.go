@@ -8,8 +8,6 @@ package dbq
 import (
 	"context"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const clearRiver = `-- name: ClearRiver :exec
@@ -67,87 +65,6 @@ func (q *Queries) FanOutPosts(ctx context.Context, ids []int64) (int64, error) {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
-}
-
-const fillRiver = `-- name: FillRiver :one
-WITH r AS (SELECT h.since FROM home_rivers h WHERE h.reader_id = $1::bigint),
-block AS (
-    SELECT p.id, p.created_at
-      FROM posts p
-     WHERE p.created_at > (SELECT r.since FROM r) AND p.created_at <= $2::timestamptz
-       AND p.deleted_at IS NULL
-       AND (p.author_id = $1::bigint OR p.author_id IN (
-            SELECT f.followed_id FROM follows f WHERE f.follower_id = $1::bigint AND f.state = 'active'))
-     ORDER BY p.created_at DESC, p.id DESC
-     LIMIT $3::int),
-ins AS (
-    INSERT INTO home_river_items (reader_id, arrival, post_id)
-    SELECT $1::bigint, b.created_at, b.id FROM block b
-    ON CONFLICT DO NOTHING
-    RETURNING 1)
-SELECT count(*)::int AS n, coalesce(min(b.created_at), '-infinity')::timestamptz AS oldest,
-       (SELECT count(*) FROM ins)::int AS added
-  FROM block b
-`
-
-type FillRiverParams struct {
-	ReaderID int64
-	ToAt     time.Time
-	Lim      int32
-}
-
-type FillRiverRow struct {
-	N      int32
-	Oldest time.Time
-	Added  int32
-}
-
-// One block of a river's fill, newest first: the reader's and their followees' posts in
-// (since, to], at most lim. It returns how many it read and the oldest arrival among them
-// (the next block's to).
-func (q *Queries) FillRiver(ctx context.Context, arg FillRiverParams) (FillRiverRow, error) {
-	row := q.db.QueryRow(ctx, fillRiver, arg.ReaderID, arg.ToAt, arg.Lim)
-	var i FillRiverRow
-	err := row.Scan(&i.N, &i.Oldest, &i.Added)
-	return i, err
-}
-
-const finishRiverRebuild = `-- name: FinishRiverRebuild :execrows
-WITH stale AS (
-    DELETE FROM home_river_items i
-     USING posts p
-     WHERE i.reader_id = $2::bigint AND p.id = i.post_id AND p.author_id <> $2::bigint
-       AND NOT EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $2::bigint
-                          AND f.followed_id = p.author_id AND f.state = 'active'))
-UPDATE home_rivers r SET followed_version = $1::bigint, rebuild_to = NULL, rebuild_version = NULL
-  FROM users u
- WHERE r.reader_id = $2::bigint AND u.id = r.reader_id AND u.follows_version = $1::bigint
-`
-
-type FinishRiverRebuildParams struct {
-	Version  int64
-	ReaderID int64
-}
-
-// The reconstruction is done for version: unfollowed authors' posts leave the inbox and the
-// river serves again, unless the followed set moved on meanwhile (then it goes on).
-func (q *Queries) FinishRiverRebuild(ctx context.Context, arg FinishRiverRebuildParams) (int64, error) {
-	result, err := q.db.Exec(ctx, finishRiverRebuild, arg.Version, arg.ReaderID)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
-const hasRiver = `-- name: HasRiver :one
-SELECT EXISTS (SELECT 1 FROM home_rivers WHERE reader_id = $1)
-`
-
-func (q *Queries) HasRiver(ctx context.Context, readerID int64) (bool, error) {
-	row := q.db.QueryRow(ctx, hasRiver, readerID)
-	var exists bool
-	err := row.Scan(&exists)
-	return exists, err
 }
 
 const lockReaderFollows = `-- name: LockReaderFollows :exec
@@ -335,34 +252,6 @@ func (q *Queries) RiverFanoutMark(ctx context.Context) (int64, error) {
 	return xid, err
 }
 
-const riverState = `-- name: RiverState :one
-SELECT r.followed_version, u.follows_version, r.rebuild_to, r.rebuild_version, r.since
-  FROM home_rivers r JOIN users u ON u.id = r.reader_id
- WHERE r.reader_id = $1
-`
-
-type RiverStateRow struct {
-	FollowedVersion int64
-	FollowsVersion  int64
-	RebuildTo       *time.Time
-	RebuildVersion  pgtype.Int8
-	Since           time.Time
-}
-
-// A river's state for its reconstruction: the followed set it was made for and the one now.
-func (q *Queries) RiverState(ctx context.Context, readerID int64) (RiverStateRow, error) {
-	row := q.db.QueryRow(ctx, riverState, readerID)
-	var i RiverStateRow
-	err := row.Scan(
-		&i.FollowedVersion,
-		&i.FollowsVersion,
-		&i.RebuildTo,
-		&i.RebuildVersion,
-		&i.Since,
-	)
-	return i, err
-}
-
 const riverStats = `-- name: RiverStats :one
 SELECT (SELECT count(*) FROM home_rivers)::bigint AS rivers,
        (SELECT count(*) FROM home_river_items)::bigint AS items,
@@ -388,22 +277,6 @@ UPDATE home_river_fanout SET xid = $1::bigint
 
 func (q *Queries) SetRiverFanoutMark(ctx context.Context, xid int64) error {
 	_, err := q.db.Exec(ctx, setRiverFanoutMark, xid)
-	return err
-}
-
-const setRiverRebuild = `-- name: SetRiverRebuild :exec
-UPDATE home_rivers SET rebuild_to = $1::timestamptz, rebuild_version = $2::bigint
- WHERE reader_id = $3::bigint
-`
-
-type SetRiverRebuildParams struct {
-	RebuildTo *time.Time
-	Version   pgtype.Int8
-	ReaderID  int64
-}
-
-func (q *Queries) SetRiverRebuild(ctx context.Context, arg SetRiverRebuildParams) error {
-	_, err := q.db.Exec(ctx, setRiverRebuild, arg.RebuildTo, arg.Version, arg.ReaderID)
 	return err
 }
 
