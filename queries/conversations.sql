@@ -20,9 +20,11 @@ upd AS (
     RETURNING posts.id, posts.like_count, posts.comment_count)
 SELECT (p.id IS NOT NULL)::int AS readable, (u.id IS NOT NULL)::int AS added,
        coalesce(coalesce(u.like_count, p.like_count)
-                - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])), 0)::int AS likes,
+                - CASE WHEN cardinality(@blocked::bigint[]) = 0 THEN 0 ELSE
+                      (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])) END, 0)::int AS likes,
        coalesce(coalesce(u.comment_count, p.comment_count)
-                - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(@blocked::bigint[])), 0)::int AS comments,
+                - CASE WHEN cardinality(@blocked::bigint[]) = 0 THEN 0 ELSE
+                      (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(@blocked::bigint[])) END, 0)::int AS comments,
        (p.id IS NOT NULL)::boolean AS liked,
        coalesce((SELECT json_agg(json_build_array(us.id, us.handle, us.display_name) ORDER BY k.created_at DESC)
                    FROM (SELECT l.user_id, l.created_at FROM likes l
@@ -46,9 +48,11 @@ upd AS (
     RETURNING posts.id, posts.like_count, posts.comment_count)
 SELECT (p.id IS NOT NULL)::int AS readable, (u.id IS NOT NULL)::int AS removed,
        coalesce(coalesce(u.like_count, p.like_count)
-                - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])), 0)::int AS likes,
+                - CASE WHEN cardinality(@blocked::bigint[]) = 0 THEN 0 ELSE
+                      (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])) END, 0)::int AS likes,
        coalesce(coalesce(u.comment_count, p.comment_count)
-                - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(@blocked::bigint[])), 0)::int AS comments,
+                - CASE WHEN cardinality(@blocked::bigint[]) = 0 THEN 0 ELSE
+                      (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(@blocked::bigint[])) END, 0)::int AS comments,
        false AS liked,
        coalesce((SELECT json_agg(json_build_array(us.id, us.handle, us.display_name) ORDER BY k.created_at DESC)
                    FROM (SELECT l.user_id, l.created_at FROM likes l
@@ -96,11 +100,13 @@ counted AS (
     RETURNING posts.id, posts.like_count, posts.comment_count)
 SELECT c.id, c.created_at, EXISTS (SELECT 1 FROM due) AS bumped,
        (coalesce(k.like_count, p.like_count)
-        - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])))::int AS likes,
+        - CASE WHEN cardinality(@blocked::bigint[]) = 0 THEN 0 ELSE
+              (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])) END)::int AS likes,
        (coalesce(k.comment_count, p.comment_count + 1)
-        - (SELECT count(*) FROM comments x WHERE x.post_id = p.id AND x.author_id = ANY(@blocked::bigint[])))::int AS comments,
+        - CASE WHEN cardinality(@blocked::bigint[]) = 0 THEN 0 ELSE
+              (SELECT count(*) FROM comments x WHERE x.post_id = p.id AND x.author_id = ANY(@blocked::bigint[])) END)::int AS comments,
        (coalesce(k.like_count, p.like_count) > 0
-        AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = @author_id::bigint))::boolean AS liked,
+        AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = @author_id::bigint OFFSET 0))::boolean AS liked,
        coalesce((SELECT json_agg(json_build_array(us.id, us.handle, us.display_name) ORDER BY r.created_at DESC)
                    FROM (SELECT l.user_id, l.created_at FROM likes l
                           WHERE l.post_id = p.id AND NOT l.user_id = ANY(@blocked::bigint[]) AND l.user_id <> @author_id::bigint

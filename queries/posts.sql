@@ -41,9 +41,11 @@ SELECT * FROM post_cards p
 -- newest few likers but the viewer) and the newest likers the viewer sees as Likers lists
 -- them (page_likers: [[id, handle, name, vip], ...]).
 SELECT sqlc.embed(p),
-       (p.like_count - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])))::int AS likes,
-       (p.comment_count - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(@blocked::bigint[])))::int AS comments,
-       (p.like_count > 0 AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = @viewer_id::bigint))::boolean AS liked,
+       (p.like_count - CASE WHEN cardinality(@blocked::bigint[]) = 0 THEN 0 ELSE
+                           (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])) END)::int AS likes,
+       (p.comment_count - CASE WHEN cardinality(@blocked::bigint[]) = 0 THEN 0 ELSE
+                              (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(@blocked::bigint[])) END)::int AS comments,
+       (p.like_count > 0 AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = @viewer_id::bigint OFFSET 0))::boolean AS liked,
        coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
                    FROM (SELECT l.user_id, l.created_at FROM likes l
                           WHERE l.post_id = p.id AND NOT l.user_id = ANY(@blocked::bigint[]) AND l.user_id <> @viewer_id::bigint

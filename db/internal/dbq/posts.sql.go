@@ -130,9 +130,11 @@ func (q *Queries) LivePosts(ctx context.Context, ids []int64) ([]LivePostsRow, e
 
 const postPage = `-- name: PostPage :one
 SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip,
-       (p.like_count - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY($1::bigint[])))::int AS likes,
-       (p.comment_count - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY($1::bigint[])))::int AS comments,
-       (p.like_count > 0 AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = $2::bigint))::boolean AS liked,
+       (p.like_count - CASE WHEN cardinality($1::bigint[]) = 0 THEN 0 ELSE
+                           (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY($1::bigint[])) END)::int AS likes,
+       (p.comment_count - CASE WHEN cardinality($1::bigint[]) = 0 THEN 0 ELSE
+                              (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY($1::bigint[])) END)::int AS comments,
+       (p.like_count > 0 AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = $2::bigint OFFSET 0))::boolean AS liked,
        coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
                    FROM (SELECT l.user_id, l.created_at FROM likes l
                           WHERE l.post_id = p.id AND NOT l.user_id = ANY($1::bigint[]) AND l.user_id <> $2::bigint
