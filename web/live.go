@@ -217,6 +217,12 @@ type liveReader struct {
 // gone is true when the session no longer has the stream's reader (logged out): the stream
 // ends.
 func (s *Server) askLive(ctx context.Context, r *http.Request, src *url.URL, reader *liveReader) (notice []byte, ok, gone bool) {
+	select {
+	case s.live.asking <- struct{}{}:
+		defer func() { <-s.live.asking }()
+	case <-ctx.Done():
+		return nil, false, false
+	}
 	s.live.asks.Add(1)
 	want := userID(currentUser(r.Context()))
 	sub := r.Clone(ctx)

@@ -33,6 +33,10 @@ type liveHub struct {
 	// tells its page to check the cards it shows, and keeps them between new posts and talk.
 	epoch atomic.Int64
 	asks  atomic.Int64 // the notices asked for, since the start
+	// asking holds a slot per notice being asked: fewer than the pool's connections, so that
+	// a share that wakes a thousand streams never queues its own request (the session it
+	// saves after its commit) behind their asks.
+	asking chan struct{}
 }
 
 // liveConn is one open stream as the hub sees it.
@@ -49,7 +53,16 @@ type liveConn struct {
 const liveTalkKept = 500
 
 func newLiveHub(store *db.Store, log *slog.Logger) *liveHub {
-	return &liveHub{store: store, log: log, streams: map[*liveConn]struct{}{}, done: make(chan struct{})}
+	return &liveHub{store: store, log: log, streams: map[*liveConn]struct{}{}, done: make(chan struct{}),
+		asking: make(chan struct{}, askSlots(store))}
+}
+
+// askSlots is how many notices are asked at once: all of the pool's connections but one.
+func askSlots(store *db.Store) int {
+	if store == nil || store.Pool == nil {
+		return 1
+	}
+	return max(1, int(store.Pool.Config().MaxConns)-1)
 }
 
 // join adds a stream. ok is false after close.
