@@ -111,7 +111,7 @@ func (s *Store) RefreshSince(ctx context.Context, since, now time.Time) (Refresh
 		}
 		anchors = append(anchors, turned...)
 	}
-	changed, err := s.q.AnchorsOfChangedUsers(ctx, dbq.AnchorsOfChangedUsersParams{Since: since, WindowStart: now.Add(-SnapshotWindow)})
+	changed, err := s.q.AnchorsOfChangedUsers(ctx, since)
 	if err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: items of changed users: %w", err)
 	}

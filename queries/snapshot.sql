@@ -20,18 +20,26 @@ UPDATE snapshot_meta SET refreshed_at = @refreshed_at, duration_ms = @duration_m
 RETURNING rows;
 
 -- name: AnchorsPostedBetween :many
--- The items with a share made in (after, until], on the posts' time index. The refresh asks
--- this for each age at which an item's recency bucket turns or it leaves the window (one
--- query each: planned with its bounds, the range is seen to be short).
-SELECT DISTINCT anchor_id FROM posts WHERE created_at > @after::timestamptz AND created_at <= @until::timestamptz;
+-- The items whose newest live share was made in (after, until], on the posts' time index: an
+-- item's row depends on the time only through its newest share (its recency bucket, and
+-- whether it is in the window). The refresh asks this for each age at which a bucket turns
+-- or an item leaves the window (one query each: planned with its bounds, the range is seen
+-- to be short). An item shared again since is left out: its bucket did not turn (a popular
+-- item, whose many shares are the costliest to roll up again, mostly is).
+SELECT DISTINCT p.anchor_id FROM posts p
+ WHERE p.created_at > @after::timestamptz AND p.created_at <= @until::timestamptz AND p.deleted_at IS NULL
+   AND NOT EXISTS (SELECT 1 FROM posts n
+                    WHERE n.anchor_id = p.anchor_id AND n.created_at > @until::timestamptz AND n.deleted_at IS NULL);
 
 -- name: AnchorsOfChangedUsers :many
--- The items in the window shared by users whose VIP flag or notability changed since (the
--- site's change log, kept back to the last refresh: PruneSite).
+-- The items in the snapshot shared by users whose VIP flag or notability changed since (the
+-- site's change log, kept back to the last refresh: PruneSite), whenever they shared them:
+-- an item's row names all its sharers, and an item shared again lately is in the window
+-- with its share of half a year ago.
 SELECT DISTINCT p.anchor_id
   FROM posts p
  WHERE p.author_id IN (SELECT unnest(c.ids) FROM site_changes c WHERE c.kind = 'users' AND c.at > @since::timestamptz)
-   AND p.created_at > @window_start::timestamptz;
+   AND EXISTS (SELECT 1 FROM feed_snapshot f WHERE f.anchor_id = p.anchor_id);
 
 -- name: DeleteSnapshotRows :exec
 DELETE FROM feed_snapshot WHERE anchor_id = ANY(@anchor_ids::bigint[]);

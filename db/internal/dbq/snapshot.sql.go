@@ -39,18 +39,15 @@ const anchorsOfChangedUsers = `-- name: AnchorsOfChangedUsers :many
 SELECT DISTINCT p.anchor_id
   FROM posts p
  WHERE p.author_id IN (SELECT unnest(c.ids) FROM site_changes c WHERE c.kind = 'users' AND c.at > $1::timestamptz)
-   AND p.created_at > $2::timestamptz
+   AND EXISTS (SELECT 1 FROM feed_snapshot f WHERE f.anchor_id = p.anchor_id)
 `
 
-type AnchorsOfChangedUsersParams struct {
-	Since       time.Time
-	WindowStart time.Time
-}
-
-// The items in the window shared by users whose VIP flag or notability changed since (the
-// site's change log, kept back to the last refresh: PruneSite).
-func (q *Queries) AnchorsOfChangedUsers(ctx context.Context, arg AnchorsOfChangedUsersParams) ([]int64, error) {
-	rows, err := q.db.Query(ctx, anchorsOfChangedUsers, arg.Since, arg.WindowStart)
+// The items in the snapshot shared by users whose VIP flag or notability changed since (the
+// site's change log, kept back to the last refresh: PruneSite), whenever they shared them:
+// an item's row names all its sharers, and an item shared again lately is in the window
+// with its share of half a year ago.
+func (q *Queries) AnchorsOfChangedUsers(ctx context.Context, since time.Time) ([]int64, error) {
+	rows, err := q.db.Query(ctx, anchorsOfChangedUsers, since)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +67,10 @@ func (q *Queries) AnchorsOfChangedUsers(ctx context.Context, arg AnchorsOfChange
 }
 
 const anchorsPostedBetween = `-- name: AnchorsPostedBetween :many
-SELECT DISTINCT anchor_id FROM posts WHERE created_at > $1::timestamptz AND created_at <= $2::timestamptz
+SELECT DISTINCT p.anchor_id FROM posts p
+ WHERE p.created_at > $1::timestamptz AND p.created_at <= $2::timestamptz AND p.deleted_at IS NULL
+   AND NOT EXISTS (SELECT 1 FROM posts n
+                    WHERE n.anchor_id = p.anchor_id AND n.created_at > $2::timestamptz AND n.deleted_at IS NULL)
 `
 
 type AnchorsPostedBetweenParams struct {
@@ -78,9 +78,12 @@ type AnchorsPostedBetweenParams struct {
 	Until time.Time
 }
 
-// The items with a share made in (after, until], on the posts' time index. The refresh asks
-// this for each age at which an item's recency bucket turns or it leaves the window (one
-// query each: planned with its bounds, the range is seen to be short).
+// The items whose newest live share was made in (after, until], on the posts' time index: an
+// item's row depends on the time only through its newest share (its recency bucket, and
+// whether it is in the window). The refresh asks this for each age at which a bucket turns
+// or an item leaves the window (one query each: planned with its bounds, the range is seen
+// to be short). An item shared again since is left out: its bucket did not turn (a popular
+// item, whose many shares are the costliest to roll up again, mostly is).
 func (q *Queries) AnchorsPostedBetween(ctx context.Context, arg AnchorsPostedBetweenParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, anchorsPostedBetween, arg.After, arg.Until)
 	if err != nil {
