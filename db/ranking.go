@@ -42,15 +42,19 @@ func (s *Store) SnapshotRanking(ctx context.Context) (rows []RankRow, refreshedA
 			return err
 		}
 		refreshedAt = meta.RefreshedAt
-		rs, err := q.SnapshotRanking(ctx, []int64{})
-		if err != nil {
-			return err
-		}
-		rows = make([]RankRow, len(rs))
-		for i, r := range rs {
-			rows[i] = rankRowOf(r)
-		}
-		return nil
+		// Row by row, each kept in its own form at once: a million rows are held once, not
+		// twice (as the query's rows, then as RankRows), and the few kinds and tags they
+		// repeat once each.
+		rows = make([]RankRow, 0, int(meta.Rows)+int(meta.Rows)/16+64) // rows counted at the last refresh, and room
+		words := interner{}
+		return q.EachSnapshotRanking(ctx, []int64{}, func(r dbq.SnapshotRankingRow) {
+			row := rankRowOf(r)
+			row.Kind = tributary.Kind(words.of(string(row.Kind)))
+			for i, t := range row.Tags {
+				row.Tags[i] = words.of(t)
+			}
+			rows = append(rows, row)
+		})
 	})
 	if err != nil {
 		return nil, time.Time{}, 0, fmt.Errorf("db: snapshot ranking: %w", err)
@@ -72,4 +76,15 @@ func (s *Store) SnapshotRankingOf(ctx context.Context, ids []int64) ([]RankRow, 
 		rows[i] = rankRowOf(r)
 	}
 	return rows, nil
+}
+
+// interner keeps one copy of each of a few strings that many rows repeat.
+type interner map[string]string
+
+func (m interner) of(s string) string {
+	if t, ok := m[s]; ok {
+		return t
+	}
+	m[s] = s
+	return s
 }

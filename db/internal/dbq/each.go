@@ -1,0 +1,25 @@
+package dbq
+
+// Written by hand beside sqlc's output (sqlc makes a :many query into one slice): the
+// queries whose answers are read row by row, for callers that keep their own form of each
+// row and must not hold a million rows twice.
+
+import "context"
+
+// EachSnapshotRanking is SnapshotRanking row by row: fn gets each row in order.
+func (q *Queries) EachSnapshotRanking(ctx context.Context, onlyIds []int64, fn func(SnapshotRankingRow)) error {
+	rows, err := q.db.Query(ctx, snapshotRanking, onlyIds)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var i SnapshotRankingRow
+		if err := rows.Scan(&i.AnchorID, &i.Score, &i.SharerUserIds, &i.Date, &i.Url, &i.PrimaryUserID, &i.AllPublic,
+			&i.AnyPublic, &i.ProtectedOwnerIds, &i.PrivateFeedIds, &i.Kind, &i.Tags); err != nil {
+			return err
+		}
+		fn(i)
+	}
+	return rows.Err()
+}
