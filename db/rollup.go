@@ -49,7 +49,7 @@ func rollups(ctx context.Context, q *dbq.Queries, anchorIDs []int64, keep func(t
 	return out, nil
 }
 
-func postFacts(r dbq.PostFactsByAnchorsRow) (tributary.PostFacts, error) {
+func postFacts(r dbq.PostFact) (tributary.PostFacts, error) {
 	var links []tributary.Link
 	if err := json.Unmarshal(r.LinkedUrls, &links); err != nil {
 		return tributary.PostFacts{}, fmt.Errorf("db: post %d links: %w", r.ID, err)

@@ -9,6 +9,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/errgroup"
+
+	"tributary"
 
 	"tributary/db/internal/dbq"
 )
@@ -156,15 +159,11 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 		CREATE TABLE feed_snapshot_next (LIKE feed_snapshot INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`); err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: create next: %w", err)
 	}
-	anchors, err := s.q.AnchorsInWindow(ctx, now.Add(-SnapshotWindow))
+	// The posts are read in one pass on a connection of their own and rolled up item by item
+	// while COPY streams the rows out on this one: memory stays bounded.
+	n, err := s.copyRollups(ctx, conn, now)
 	if err != nil {
-		return RefreshResult{}, fmt.Errorf("db: refresh: anchors: %w", err)
-	}
-	// Roll up chunk by chunk while COPY streams the rows out: memory stays bounded.
-	rows := &rollupRows{s: s, ctx: ctx, anchors: anchors, now: now}
-	n, err := conn.CopyFrom(ctx, pgx.Identifier{"feed_snapshot_next"}, snapshotColumns, rows)
-	if err != nil {
-		return RefreshResult{}, fmt.Errorf("db: refresh: copy: %w", err)
+		return RefreshResult{}, err
 	}
 	// Indexes are built after the load (faster than maintaining them row by row). The rows
 	// are then laid out in score order (CLUSTER): the logged-in path reads them in that order,
@@ -264,46 +263,99 @@ func (s *Store) redoAnchors(ctx context.Context, tx pgx.Tx, q *dbq.Queries, anch
 	return nil
 }
 
-// rollupRows feeds COPY: it rolls anchors up a chunk at a time.
-type rollupRows struct {
-	s       *Store
-	ctx     context.Context
-	anchors []int64
-	now     time.Time
-	buf     [][]any
-	cur     []any
-	err     error
+// copyRollups rolls up every item in the window as of now into feed_snapshot_next on conn,
+// and returns how many rows it wrote.
+func (s *Store) copyRollups(ctx context.Context, conn *pgxpool.Conn, now time.Time) (int64, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := make(chan []any, 256)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(out)
+		return s.rollUpWindow(gctx, now, out)
+	})
+	src := &chanRows{ctx: gctx, rows: out}
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{"feed_snapshot_next"}, snapshotColumns, src)
+	if err != nil {
+		cancel() // the reading stops
+	}
+	if gerr := g.Wait(); gerr != nil {
+		return 0, gerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("db: refresh: copy: %w", err)
+	}
+	return n, nil
 }
 
-func (r *rollupRows) Next() bool {
-	for len(r.buf) == 0 {
-		if len(r.anchors) == 0 || r.err != nil {
-			return false
+// rollUpWindow reads every live post of the items in the window, by item, in one query (in
+// a read-only transaction of its own, with room to sort the posts in memory) and sends each
+// item's snapshot row to out.
+func (s *Store) rollUpWindow(ctx context.Context, now time.Time, out chan<- []any) error {
+	return pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SET LOCAL work_mem = '64MB'"); err != nil {
+			return fmt.Errorf("db: refresh: %w", err)
 		}
-		chunk := r.anchors[:min(refreshChunk, len(r.anchors))]
-		r.anchors = r.anchors[len(chunk):]
-		rollups, err := r.s.Rollups(r.ctx, chunk, nil)
-		if err != nil {
-			r.err = err
-			return false
-		}
-		for _, id := range chunk {
-			if ru, ok := rollups[id]; ok {
-				row, err := snapshotRow(ru, r.s.Weights, r.now)
-				if err != nil {
-					r.err = err
-					return false
-				}
-				r.buf = append(r.buf, row)
+		var group []tributary.PostFacts
+		flush := func() error {
+			if len(group) == 0 {
+				return nil
+			}
+			r := tributary.RollupOf(group)
+			group = group[:0]
+			if !r.Date.After(now.Add(-SnapshotWindow)) { // its newest live share left the window
+				return nil
+			}
+			row, err := snapshotRow(r, s.Weights, now)
+			if err != nil {
+				return fmt.Errorf("db: refresh: %w", err)
+			}
+			select {
+			case out <- row:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
 			}
 		}
-	}
-	r.cur, r.buf = r.buf[0], r.buf[1:]
-	return true
+		err := dbq.New(tx).EachPostFactsInWindow(ctx, now.Add(-SnapshotWindow), func(row dbq.PostFact) error {
+			if len(group) > 0 && group[0].AnchorID != row.AnchorID {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			p, err := postFacts(row)
+			if err != nil {
+				return err
+			}
+			group = append(group, p)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("db: refresh: roll up: %w", err)
+		}
+		return flush()
+	})
 }
 
-func (r *rollupRows) Values() ([]any, error) { return r.cur, nil }
-func (r *rollupRows) Err() error             { return r.err }
+// chanRows feeds COPY from a channel; a closed channel ends it.
+type chanRows struct {
+	ctx  context.Context
+	rows <-chan []any
+	cur  []any
+}
+
+func (r *chanRows) Next() bool {
+	select {
+	case row, ok := <-r.rows:
+		r.cur = row
+		return ok
+	case <-r.ctx.Done():
+		return false
+	}
+}
+
+func (r *chanRows) Values() ([]any, error) { return r.cur, nil }
+func (r *chanRows) Err() error             { return r.ctx.Err() }
 
 // SnapshotState says when the snapshot was last rebuilt and how many rows it had.
 type SnapshotState struct {

@@ -56,21 +56,21 @@ DELETE FROM snapshot_dirty WHERE at < @before;
 -- name: ClockNow :one
 SELECT clock_timestamp()::timestamptz;
 
--- name: AnchorsInWindow :many
--- Anchors with a live share in the window, in id order: what a refresh rolls up.
-SELECT DISTINCT anchor_id FROM posts WHERE created_at > @since AND deleted_at IS NULL ORDER BY anchor_id;
+-- name: PostFactsInWindow :many
+-- Every live post of the items with a live share in the window, by item: what a full
+-- rebuild rolls up, read row by row (dbq.EachPostFactsInWindow) in one pass over the posts
+-- rather than by the index a few thousand items at a time (at 4M posts: 32 s, where the
+-- items' list took 6 s and their posts 68 s).
+SELECT f.* FROM post_facts f
+ WHERE f.deleted_at IS NULL
+   AND f.anchor_id IN (SELECT w.anchor_id FROM posts w WHERE w.created_at > @since::timestamptz AND w.deleted_at IS NULL)
+ ORDER BY f.anchor_id, f.id;
 
 -- name: PostFactsByAnchors :many
--- Every live post of some anchors, with what RollupOf needs.
-SELECT p.id, p.anchor_id, a.url AS anchor_url, a.kind AS anchor_kind, p.url, p.canonical_url, p.title, p.body,
-       p.host, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.created_at,
-       u.id AS author_id, u.handle, u.display_name, u.vip, u.notability,
-       p.is_public, p.protected_owner_ids, p.private_feed_ids
-  FROM posts p
-  JOIN users u ON u.id = p.author_id
-  JOIN anchors a ON a.id = p.anchor_id
- WHERE p.anchor_id = ANY(@anchor_ids::bigint[]) AND p.deleted_at IS NULL
- ORDER BY p.anchor_id, p.id;
+-- Every live post of some items, by item.
+SELECT f.* FROM post_facts f
+ WHERE f.anchor_id = ANY(@anchor_ids::bigint[]) AND f.deleted_at IS NULL
+ ORDER BY f.anchor_id, f.id;
 
 -- name: LockAnchors :exec
 -- Serializes the redoing of the same anchors' rows until the transaction ends (in id order,

@@ -298,6 +298,33 @@ type PostCard struct {
 	AuthorVip         bool
 }
 
+type PostFact struct {
+	ID                int64
+	AnchorID          int64
+	AnchorUrl         string
+	AnchorKind        string
+	Url               string
+	CanonicalUrl      string
+	Title             string
+	Body              string
+	Host              string
+	LinkedUrls        []byte
+	ImageCount        int32
+	UrlCount          int32
+	SciScore          int16
+	Tags              []string
+	CreatedAt         time.Time
+	AuthorID          int64
+	Handle            string
+	DisplayName       string
+	Vip               bool
+	Notability        int64
+	IsPublic          bool
+	ProtectedOwnerIds []int64
+	PrivateFeedIds    []int64
+	DeletedAt         *time.Time
+}
+
 type RateLimit struct {
 	Key         string
 	WindowStart time.Time

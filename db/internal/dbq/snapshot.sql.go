@@ -10,31 +10,6 @@ import (
 	"time"
 )
 
-const anchorsInWindow = `-- name: AnchorsInWindow :many
-SELECT DISTINCT anchor_id FROM posts WHERE created_at > $1 AND deleted_at IS NULL ORDER BY anchor_id
-`
-
-// Anchors with a live share in the window, in id order: what a refresh rolls up.
-func (q *Queries) AnchorsInWindow(ctx context.Context, since time.Time) ([]int64, error) {
-	rows, err := q.db.Query(ctx, anchorsInWindow, since)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []int64{}
-	for rows.Next() {
-		var anchor_id int64
-		if err := rows.Scan(&anchor_id); err != nil {
-			return nil, err
-		}
-		items = append(items, anchor_id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const anchorsOfChangedUsers = `-- name: AnchorsOfChangedUsers :many
 SELECT DISTINCT p.anchor_id
   FROM posts p
@@ -178,53 +153,21 @@ func (q *Queries) MarkDirty(ctx context.Context, anchorIds []int64) error {
 }
 
 const postFactsByAnchors = `-- name: PostFactsByAnchors :many
-SELECT p.id, p.anchor_id, a.url AS anchor_url, a.kind AS anchor_kind, p.url, p.canonical_url, p.title, p.body,
-       p.host, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.created_at,
-       u.id AS author_id, u.handle, u.display_name, u.vip, u.notability,
-       p.is_public, p.protected_owner_ids, p.private_feed_ids
-  FROM posts p
-  JOIN users u ON u.id = p.author_id
-  JOIN anchors a ON a.id = p.anchor_id
- WHERE p.anchor_id = ANY($1::bigint[]) AND p.deleted_at IS NULL
- ORDER BY p.anchor_id, p.id
+SELECT f.id, f.anchor_id, f.anchor_url, f.anchor_kind, f.url, f.canonical_url, f.title, f.body, f.host, f.linked_urls, f.image_count, f.url_count, f.sci_score, f.tags, f.created_at, f.author_id, f.handle, f.display_name, f.vip, f.notability, f.is_public, f.protected_owner_ids, f.private_feed_ids, f.deleted_at FROM post_facts f
+ WHERE f.anchor_id = ANY($1::bigint[]) AND f.deleted_at IS NULL
+ ORDER BY f.anchor_id, f.id
 `
 
-type PostFactsByAnchorsRow struct {
-	ID                int64
-	AnchorID          int64
-	AnchorUrl         string
-	AnchorKind        string
-	Url               string
-	CanonicalUrl      string
-	Title             string
-	Body              string
-	Host              string
-	LinkedUrls        []byte
-	ImageCount        int32
-	UrlCount          int32
-	SciScore          int16
-	Tags              []string
-	CreatedAt         time.Time
-	AuthorID          int64
-	Handle            string
-	DisplayName       string
-	Vip               bool
-	Notability        int64
-	IsPublic          bool
-	ProtectedOwnerIds []int64
-	PrivateFeedIds    []int64
-}
-
-// Every live post of some anchors, with what RollupOf needs.
-func (q *Queries) PostFactsByAnchors(ctx context.Context, anchorIds []int64) ([]PostFactsByAnchorsRow, error) {
+// Every live post of some items, by item.
+func (q *Queries) PostFactsByAnchors(ctx context.Context, anchorIds []int64) ([]PostFact, error) {
 	rows, err := q.db.Query(ctx, postFactsByAnchors, anchorIds)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []PostFactsByAnchorsRow{}
+	items := []PostFact{}
 	for rows.Next() {
-		var i PostFactsByAnchorsRow
+		var i PostFact
 		if err := rows.Scan(
 			&i.ID,
 			&i.AnchorID,
@@ -249,6 +192,63 @@ func (q *Queries) PostFactsByAnchors(ctx context.Context, anchorIds []int64) ([]
 			&i.IsPublic,
 			&i.ProtectedOwnerIds,
 			&i.PrivateFeedIds,
+			&i.DeletedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const postFactsInWindow = `-- name: PostFactsInWindow :many
+SELECT f.id, f.anchor_id, f.anchor_url, f.anchor_kind, f.url, f.canonical_url, f.title, f.body, f.host, f.linked_urls, f.image_count, f.url_count, f.sci_score, f.tags, f.created_at, f.author_id, f.handle, f.display_name, f.vip, f.notability, f.is_public, f.protected_owner_ids, f.private_feed_ids, f.deleted_at FROM post_facts f
+ WHERE f.deleted_at IS NULL
+   AND f.anchor_id IN (SELECT w.anchor_id FROM posts w WHERE w.created_at > $1::timestamptz AND w.deleted_at IS NULL)
+ ORDER BY f.anchor_id, f.id
+`
+
+// Every live post of the items with a live share in the window, by item: what a full
+// rebuild rolls up, read row by row (dbq.EachPostFactsInWindow) in one pass over the posts
+// rather than by the index a few thousand items at a time (at 4M posts: 32 s, where the
+// items' list took 6 s and their posts 68 s).
+func (q *Queries) PostFactsInWindow(ctx context.Context, since time.Time) ([]PostFact, error) {
+	rows, err := q.db.Query(ctx, postFactsInWindow, since)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PostFact{}
+	for rows.Next() {
+		var i PostFact
+		if err := rows.Scan(
+			&i.ID,
+			&i.AnchorID,
+			&i.AnchorUrl,
+			&i.AnchorKind,
+			&i.Url,
+			&i.CanonicalUrl,
+			&i.Title,
+			&i.Body,
+			&i.Host,
+			&i.LinkedUrls,
+			&i.ImageCount,
+			&i.UrlCount,
+			&i.SciScore,
+			&i.Tags,
+			&i.CreatedAt,
+			&i.AuthorID,
+			&i.Handle,
+			&i.DisplayName,
+			&i.Vip,
+			&i.Notability,
+			&i.IsPublic,
+			&i.ProtectedOwnerIds,
+			&i.PrivateFeedIds,
+			&i.DeletedAt,
 		); err != nil {
 			return nil, err
 		}
