@@ -292,7 +292,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 // newWorld picks and logs in the viewers and mints the sessions of the event posters.
 func newWorld(ctx context.Context, base string, pool *pgxpool.Pool, d DatasetInfo, cfg Config) (*world, error) {
 	w := &world{base: base, tr: newTransport(max(cfg.Concurrency, cfg.ThroughputConcurrency)), pool: pool,
-		store: db.NewStore(pool), maxAnchor: d.MaxAnchor, pageSize: tributary.DefaultLimit, maxPages: 10}
+		store: db.NewStore(pool), maxAnchor: d.MaxAnchor, maxPost: d.MaxPost, pageSize: tributary.DefaultLimit, maxPages: 10}
 	var err error
 	if w.shareURLs, err = shareURLs(ctx, pool, d.MaxAnchor); err != nil {
 		return nil, err

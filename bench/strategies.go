@@ -30,8 +30,11 @@ const strategyDepth = 1000
 const strategyActive = 2000
 
 // strategyBuild makes the strategies' tables for the readers in strat_readers, each holding
-// a reader's strategyDepth newest posts.
-var strategyBuild = fmt.Sprintf(`
+// a reader's strategyDepth newest posts of the dataset (post ids up to maxPost: the posts a
+// bench run makes are removed by the next one's restore, and tables kept across runs must
+// not point at them).
+func strategyBuild(maxPost int64) string {
+	return fmt.Sprintf(`
 DROP TABLE IF EXISTS strat_inbox, strat_inbox_embed, strat_time_buckets, strat_sized_buckets, strat_sizes;
 CREATE TEMP TABLE strat_fill AS
 SELECT r.reader_id, x.id AS post_id, x.created_at
@@ -40,7 +43,7 @@ SELECT r.reader_id, x.id AS post_id, x.created_at
        SELECT p.id, p.created_at FROM posts p
         WHERE (p.author_id = r.reader_id OR p.author_id IN (
                SELECT f.followed_id FROM follows f WHERE f.follower_id = r.reader_id AND f.state = 'active'))
-          AND p.deleted_at IS NULL
+          AND p.deleted_at IS NULL AND p.id <= %d
         ORDER BY p.created_at DESC, p.id DESC
         LIMIT %d) x;
 CREATE TABLE strat_inbox AS
@@ -64,7 +67,8 @@ SELECT reader_id, bucket, array_agg(post_id ORDER BY created_at DESC, post_id DE
  GROUP BY 1, 2;
 ALTER TABLE strat_sized_buckets ADD PRIMARY KEY (reader_id, bucket);
 DROP TABLE strat_fill;
-ANALYZE strat_inbox, strat_inbox_embed, strat_time_buckets, strat_sized_buckets`, strategyDepth)
+ANALYZE strat_inbox, strat_inbox_embed, strat_time_buckets, strat_sized_buckets`, maxPost, strategyDepth)
+}
 
 // strategyViewer is the access the reads check: the reader's bans (both ways) and private
 // feeds, as the app's own reads do.
@@ -157,12 +161,12 @@ type strategyData struct {
 	bytes   map[string]int64
 }
 
-func (d *strategyData) prepare(ctx context.Context, pool *pgxpool.Pool, viewers []int64) error {
-	d.once.Do(func() { d.err = d.build(ctx, pool, viewers) })
+func (d *strategyData) prepare(ctx context.Context, pool *pgxpool.Pool, viewers []int64, maxPost int64) error {
+	d.once.Do(func() { d.err = d.build(ctx, pool, viewers, maxPost) })
 	return d.err
 }
 
-func (d *strategyData) build(ctx context.Context, pool *pgxpool.Pool, viewers []int64) error {
+func (d *strategyData) build(ctx context.Context, pool *pgxpool.Pool, viewers []int64, maxPost int64) error {
 	if err := pool.QueryRow(ctx, `SELECT followed_id FROM follows WHERE state = 'active'
 		GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`).Scan(&d.author); err != nil {
 		return fmt.Errorf("bench: strategies: author: %w", err)
@@ -172,12 +176,13 @@ func (d *strategyData) build(ctx context.Context, pool *pgxpool.Pool, viewers []
 		return fmt.Errorf("bench: strategies: the author's post: %w", err)
 	}
 	// The readers: the active followers, and the bench's viewers. The tables are kept while
-	// they are the same (a dataset's bench database is made again when it changes).
+	// they are the same (a dataset's bench database is made again when it changes) and hold
+	// the dataset's posts only.
 	var same bool
 	err := pool.QueryRow(ctx, `SELECT to_regclass('strat_sizes') IS NOT NULL AND to_regclass('strat_readers') IS NOT NULL`).Scan(&same)
 	if err == nil && same {
-		err = pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM strat_readers WHERE reader_id = ANY($1::bigint[])) = cardinality($1::bigint[])`,
-			viewers).Scan(&same)
+		err = pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM strat_readers WHERE reader_id = ANY($1::bigint[])) = cardinality($1::bigint[])
+			AND NOT EXISTS (SELECT 1 FROM strat_inbox WHERE post_id > $2)`, viewers, maxPost).Scan(&same)
 	}
 	if err != nil {
 		return fmt.Errorf("bench: strategies: %w", err)
@@ -189,7 +194,7 @@ SELECT f.follower_id AS reader_id FROM follows f WHERE f.followed_id = %d AND f.
  ORDER BY f.follower_id LIMIT %d;
 CREATE TABLE strat_readers AS
 SELECT reader_id FROM strat_active UNION SELECT unnest('{%s}'::bigint[]);
-`, d.author, strategyActive, joinIDs(viewers)) + strategyBuild
+`, d.author, strategyActive, joinIDs(viewers)) + strategyBuild(maxPost)
 		if _, err := pool.Exec(ctx, build); err != nil {
 			return fmt.Errorf("bench: strategies: build: %w", err)
 		}
@@ -246,7 +251,7 @@ func (w *world) strategyScenarios(pool *pgxpool.Pool, conc int) []scenario {
 			viewers = append(viewers, v.ID)
 		}
 	}
-	setup := func(ctx context.Context) error { return d.prepare(ctx, pool, viewers) }
+	setup := func(ctx context.Context) error { return d.prepare(ctx, pool, viewers, w.maxPost) }
 	var out []scenario
 	for _, s := range strategies {
 		for _, c := range w.classes {

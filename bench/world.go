@@ -57,6 +57,7 @@ type world struct {
 	store     *db.Store
 	classes   []class
 	maxAnchor int64
+	maxPost   int64    // the dataset's newest post: the bench's own posts come after it
 	shareURLs []string // resources the returning scenarios share again
 	posted    atomic.Int64
 	anonSeq   atomic.Int64

@@ -214,6 +214,7 @@ func StockCluster(t testing.TB) (cluster.Cluster, string) {
 			t.Errorf("dbtest: stop stock cluster: %v", err)
 		}
 		os.RemoveAll(dir)
+		os.Remove(dir + ".lock") // cluster.Start's lock beside it
 	})
 	if err := c.Start(ctx, "tributary", io.Discard); err != nil {
 		t.Fatalf("dbtest: stock cluster: %v", err)
@@ -243,6 +244,7 @@ func Replica(t testing.TB, primary cluster.Cluster) (cluster.Cluster, string) {
 	t.Cleanup(func() {
 		c.Stop(context.Background())
 		os.RemoveAll(dir)
+		os.Remove(dir + ".lock") // cluster.Start's lock beside it
 	})
 	if err := c.StartReplicaOf(context.Background(), primary); err != nil {
 		t.Fatalf("dbtest: replica: %v", err)
