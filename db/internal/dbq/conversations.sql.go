@@ -207,11 +207,9 @@ upd AS (
     RETURNING posts.id, posts.like_count, posts.comment_count)
 SELECT (p.id IS NOT NULL)::int AS readable, (u.id IS NOT NULL)::int AS added,
        coalesce(coalesce(u.like_count, p.like_count)
-                - CASE WHEN cardinality($1::bigint[]) = 0 THEN 0 ELSE
-                      (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY($1::bigint[])) END, 0)::int AS likes,
+                - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY($1::bigint[])), 0)::int AS likes,
        coalesce(coalesce(u.comment_count, p.comment_count)
-                - CASE WHEN cardinality($1::bigint[]) = 0 THEN 0 ELSE
-                      (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY($1::bigint[])) END, 0)::int AS comments,
+                - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY($1::bigint[])), 0)::int AS comments,
        (p.id IS NOT NULL)::boolean AS liked,
        coalesce((SELECT json_agg(json_build_array(us.id, us.handle, us.display_name) ORDER BY k.created_at DESC)
                    FROM (SELECT l.user_id, l.created_at FROM likes l
@@ -384,11 +382,9 @@ upd AS (
     RETURNING posts.id, posts.like_count, posts.comment_count)
 SELECT (p.id IS NOT NULL)::int AS readable, (u.id IS NOT NULL)::int AS removed,
        coalesce(coalesce(u.like_count, p.like_count)
-                - CASE WHEN cardinality($1::bigint[]) = 0 THEN 0 ELSE
-                      (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY($1::bigint[])) END, 0)::int AS likes,
+                - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY($1::bigint[])), 0)::int AS likes,
        coalesce(coalesce(u.comment_count, p.comment_count)
-                - CASE WHEN cardinality($1::bigint[]) = 0 THEN 0 ELSE
-                      (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY($1::bigint[])) END, 0)::int AS comments,
+                - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY($1::bigint[])), 0)::int AS comments,
        false AS liked,
        coalesce((SELECT json_agg(json_build_array(us.id, us.handle, us.display_name) ORDER BY k.created_at DESC)
                    FROM (SELECT l.user_id, l.created_at FROM likes l
