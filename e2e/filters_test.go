@@ -180,8 +180,7 @@ func TestFilterTagFeedScrollsToTheEnd(t *testing.T) {
 	cards := page.GetByTestId("card")
 	must(t, expect.Locator(cards).ToHaveCount(20))
 	for n := 20; n < len(want); n += 20 {
-		must(t, page.GetByTestId("sentinel").ScrollIntoViewIfNeeded())
-		must(t, expect.Locator(cards).ToHaveCount(min(n+20, len(want))))
+		scrollForMore(t, page, min(n+20, len(want)))
 	}
 	end := page.GetByTestId("end")
 	must(t, end.ScrollIntoViewIfNeeded())
@@ -245,8 +244,7 @@ func TestSharerStacksNameWhoExplainsTheCard(t *testing.T) {
 	must(t, err)
 	cards := anon.GetByTestId("card")
 	must(t, expect.Locator(cards).ToHaveCount(20))
-	must(t, anon.GetByTestId("sentinel").ScrollIntoViewIfNeeded())
-	must(t, expect.Locator(cards).ToHaveCount(36))
+	scrollForMore(t, anon, 36)
 	type shown struct{ Title, Href, Name, Text string }
 	raw, err := cards.EvaluateAll(`els => els.slice(0, 30).map(e => {
 		const s = e.querySelector('.sharers-text a.sharer');

@@ -20,8 +20,7 @@ func TestBackToAScrolledFeedRestoresIt(t *testing.T) {
 	login(t, page, srv.URL, "reader")
 	cards := page.GetByTestId("card")
 	for n := 20; n <= 60; n += 20 { // three pages down
-		must(t, page.GetByTestId("sentinel").ScrollIntoViewIfNeeded())
-		must(t, expect.Locator(cards).ToHaveCount(n+20))
+		scrollForMore(t, page, n+20)
 	}
 	card := cards.Nth(55)
 	must(t, card.ScrollIntoViewIfNeeded())
