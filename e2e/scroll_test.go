@@ -52,10 +52,7 @@ func scrollForMore(t *testing.T, page playwright.Page, want int) {
 	cards := page.GetByTestId("card")
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if err := page.GetByTestId("sentinel").ScrollIntoViewIfNeeded(); err == nil {
-			_, err = page.Evaluate("() => { window.scrollBy(0, -1); window.scrollBy(0, 1) }")
-			must(t, err)
-		}
+		page.GetByTestId("sentinel").ScrollIntoViewIfNeeded() // gone once the last page came
 		err := expect.Locator(cards).ToHaveCount(want, playwright.LocatorAssertionsToHaveCountOptions{Timeout: playwright.Float(2000)})
 		if err == nil {
 			return
@@ -63,6 +60,9 @@ func scrollForMore(t *testing.T, page playwright.Page, want int) {
 		if time.Now().After(deadline) {
 			t.Fatalf("scrolling for %d cards: %v", want, err)
 		}
+		// Back up a little, so that scrolling down again is a scroll htmx sees.
+		_, err = page.Evaluate("() => window.scrollBy(0, -300)")
+		must(t, err)
 	}
 }
 
