@@ -25,28 +25,53 @@ func rollups(ctx context.Context, q *dbq.Queries, anchorIDs []int64, keep func(t
 	if err != nil {
 		return nil, fmt.Errorf("db: post facts: %w", err)
 	}
-	var group []tributary.PostFacts
-	flush := func() {
-		if len(group) > 0 {
-			r := tributary.RollupOf(group)
-			out[r.AnchorID] = r
-			group = group[:0]
-		}
-	}
-	for i, row := range rows {
-		if i > 0 && row.AnchorID != rows[i-1].AnchorID {
-			flush()
-		}
-		p, err := postFacts(row)
-		if err != nil {
+	g := rollupGroups{keep: keep, emit: func(r tributary.Rollup) error { out[r.AnchorID] = r; return nil }}
+	for _, row := range rows {
+		if err := g.add(row); err != nil {
 			return nil, err
 		}
-		if keep == nil || keep(p) {
-			group = append(group, p)
-		}
 	}
-	flush()
+	if err := g.end(); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// rollupGroups rolls up posts read in anchor order, an anchor at a time: add each post's
+// row, then end. emit gets each anchor's rollup; keep, when set, keeps only the posts it
+// accepts, and an anchor with none left is not emitted.
+type rollupGroups struct {
+	keep   func(tributary.PostFacts) bool
+	emit   func(tributary.Rollup) error
+	anchor int64
+	group  []tributary.PostFacts
+}
+
+func (g *rollupGroups) add(row dbq.PostFact) error {
+	if row.AnchorID != g.anchor {
+		if err := g.end(); err != nil {
+			return err
+		}
+		g.anchor = row.AnchorID
+	}
+	p, err := postFacts(row)
+	if err != nil {
+		return err
+	}
+	if g.keep == nil || g.keep(p) {
+		g.group = append(g.group, p)
+	}
+	return nil
+}
+
+// end emits the rollup of the anchor read last.
+func (g *rollupGroups) end() error {
+	if len(g.group) == 0 {
+		return nil
+	}
+	r := tributary.RollupOf(g.group)
+	g.group = g.group[:0]
+	return g.emit(r)
 }
 
 func postFacts(r dbq.PostFact) (tributary.PostFacts, error) {

@@ -12,7 +12,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"tributary"
-
 	"tributary/db/internal/dbq"
 )
 
@@ -296,13 +295,7 @@ func (s *Store) rollUpWindow(ctx context.Context, now time.Time, out chan<- []an
 		if _, err := tx.Exec(ctx, "SET LOCAL work_mem = '64MB'"); err != nil {
 			return fmt.Errorf("db: refresh: %w", err)
 		}
-		var group []tributary.PostFacts
-		flush := func() error {
-			if len(group) == 0 {
-				return nil
-			}
-			r := tributary.RollupOf(group)
-			group = group[:0]
+		g := rollupGroups{emit: func(r tributary.Rollup) error {
 			if !r.Date.After(now.Add(-SnapshotWindow)) { // its newest live share left the window
 				return nil
 			}
@@ -316,24 +309,11 @@ func (s *Store) rollUpWindow(ctx context.Context, now time.Time, out chan<- []an
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-		}
-		err := dbq.New(tx).EachPostFactsInWindow(ctx, now.Add(-SnapshotWindow), func(row dbq.PostFact) error {
-			if len(group) > 0 && group[0].AnchorID != row.AnchorID {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-			p, err := postFacts(row)
-			if err != nil {
-				return err
-			}
-			group = append(group, p)
-			return nil
-		})
-		if err != nil {
+		}}
+		if err := dbq.New(tx).EachPostFactsInWindow(ctx, now.Add(-SnapshotWindow), g.add); err != nil {
 			return fmt.Errorf("db: refresh: roll up: %w", err)
 		}
-		return flush()
+		return g.end()
 	})
 }
 
