@@ -96,10 +96,11 @@ func normalize(name, v string) (string, string) {
 	return v, ""
 }
 
-// normalizeSite returns the host name v without a leading "www.", or why it is not one:
-// labels of letters, digits and inner hyphens, joined by dots.
+// normalizeSite returns the host name v without its leading "www."s (all of them, so that
+// the name it returns normalizes to itself), or why it is not one: labels of letters, digits
+// and inner hyphens, joined by dots.
 func normalizeSite(v string) (string, string) {
-	if rest, ok := strings.CutPrefix(v, "www."); ok && strings.Contains(rest, ".") {
+	for rest, ok := strings.CutPrefix(v, "www."); ok && strings.Contains(rest, "."); rest, ok = strings.CutPrefix(v, "www.") {
 		v = rest
 	}
 	const problem = "Site must be a host name like arxiv.org."
