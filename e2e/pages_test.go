@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -83,4 +84,57 @@ func TestPagesOnAPhoneInTheDarkTheme(t *testing.T) {
 		check(p)
 	}
 	must(t, expect.Locator(page.GetByTestId("card").First()).ToBeVisible())
+}
+
+// A next page that does not come (the connection cut, then the server answering 503 while
+// it restarts) is asked for again, without reloading: by a sentinel on screen once its
+// back-off is over, and by one the reader scrolled away from when it comes back into view.
+func TestNextPageComesAfterFailures(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, "--poll-seconds", "-1")
+	readerFollowingThree(t, srv, 60)
+
+	page := newPage(t)
+	login(t, page, srv.URL, "reader")
+	cards := page.GetByTestId("card")
+	must(t, expect.Locator(cards).ToHaveCount(20))
+	var asked atomic.Int32
+	must(t, page.Route("**/*cursor=*", func(r playwright.Route) {
+		var err error
+		switch asked.Add(1) {
+		case 1:
+			err = r.Abort("connectionreset")
+		case 2:
+			err = r.Fulfill(playwright.RouteFulfillOptions{Status: playwright.Int(503), Headers: map[string]string{"Retry-After": "1"},
+				ContentType: playwright.String("text/plain"), Body: "Tributary is restarting. Try again in a moment."})
+		default:
+			err = r.Continue()
+		}
+		if err != nil {
+			t.Error(err)
+		}
+	}))
+
+	must(t, page.GetByTestId("sentinel").ScrollIntoViewIfNeeded())
+	must(t, expect.Locator(page.GetByTestId("next-failed")).ToBeVisible())
+	// Back at the top before the back-off is over: nothing is asked while the sentinel is out
+	// of view.
+	_, err := page.Evaluate("() => window.scrollTo(0, 0)")
+	must(t, err)
+	time.Sleep(1500 * time.Millisecond)
+	if n := asked.Load(); n != 1 {
+		t.Fatalf("the next page was asked for %d times while its sentinel was out of view; want 1", n)
+	}
+	// Scrolled down again: asked again (503, Retry-After 1), and a second later once more
+	// without scrolling, and the page comes.
+	must(t, page.GetByTestId("sentinel").ScrollIntoViewIfNeeded())
+	must(t, expect.Locator(cards).ToHaveCount(40))
+	if n := asked.Load(); n != 3 {
+		t.Fatalf("the next page came after %d requests; want 3 (cut, 503, answered)", n)
+	}
+	must(t, expect.Locator(page.GetByTestId("next-failed")).ToBeHidden())
+	scrollForMore(t, page, 60)
+	if got := itemIDs(t, page); len(slices.Compact(slices.Sorted(slices.Values(got)))) != 60 {
+		t.Fatalf("after the failures the feed shows duplicates: %v", got)
+	}
 }

@@ -11,6 +11,39 @@
     }
   });
 
+  // A next page that did not come (the network failed, or the server could not answer for
+  // now: 5xx, 429) is asked for again, since htmx's "revealed" fires once per sentinel. After
+  // a back-off (the answer's Retry-After when it gives one, else 1, 2, 4 … up to 30 s) a
+  // sentinel still on screen asks again ("retry"); one scrolled away asks when it next comes
+  // into view. Another 4xx is not retried: the "Older" link shows the server's answer.
+  var failures = new WeakMap(); // sentinel -> failed requests in a row
+  var waiting = new Set(); // sentinels whose back-off is over, out of view
+  function onScreen(el) {
+    var r = el.getBoundingClientRect();
+    return r.bottom > 0 && r.top < window.innerHeight;
+  }
+  function retry(el) {
+    waiting.delete(el);
+    if (!el.isConnected) return;
+    if (onScreen(el)) htmx.trigger(el, "retry");
+    else waiting.add(el);
+  }
+  window.addEventListener("scroll", function () {
+    waiting.forEach(function (el) { if (!el.isConnected || onScreen(el)) retry(el); });
+  }, { passive: true });
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var el = e.detail && e.detail.elt;
+    if (!el || !el.classList || !el.classList.contains("sentinel") || e.detail.successful) return;
+    var xhr = e.detail.xhr, status = xhr ? xhr.status : 0;
+    if (status >= 400 && status < 500 && status !== 429) return;
+    var n = (failures.get(el) || 0) + 1;
+    failures.set(el, n);
+    el.classList.add("failed");
+    var after = Number(xhr && xhr.getResponseHeader("Retry-After"));
+    var wait = Math.min(30, after > 0 ? after : Math.pow(2, n - 1));
+    setTimeout(function () { retry(el); }, 1000 * wait);
+  });
+
   // The "N new" slot ([data-poll-seconds]) hears of new items from its live stream; while
   // the stream is not open (it could not be opened, or is reconnecting) the slot asks for
   // itself every data-poll-seconds ("poll" triggers its hx-get).
