@@ -43,7 +43,7 @@ var (
 )
 
 // datasetFormat changes when the bench's own bookkeeping changes: a new value reseeds.
-const datasetFormat = "3"
+const datasetFormat = "4"
 
 // DatasetInfo describes the seeded database; it is stored in bench_dataset so that the next
 // run reuses the data instead of seeding again.

@@ -15,7 +15,15 @@ import (
 // all CPUs while PostgreSQL ingests the previous ones.
 
 // seedTables are the tables Fill writes.
-var seedTables = []string{"users", "feeds", "follows", "anchors", "posts", "feed_posts", "events", "likes", "comments", "post_bumps"}
+var seedTables = []string{"users", "feeds", "follows", "anchors", "posts", "feed_posts", "events", "likes", "comments", "post_bumps", "filter_posts"}
+
+// nonNil is s, or an empty list for nil (a NOT NULL array column).
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
 
 func seedTime(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
@@ -103,12 +111,14 @@ func (w *seedWorld) preparePosts(c int) []seedPostRow {
 }
 
 // planAnchors prepares every post once to learn its anchor, numbering anchors in order of
-// first share. Events need the anchor ids before the posts are written; preparing the
-// posts again then is cheaper than holding them all in memory.
+// first share, and what it tags and mentions (w.refs, for the filter feeds). Events need
+// the anchor ids before the posts are written; preparing the posts again then is cheaper
+// than holding them all in memory.
 func (w *seedWorld) planAnchors(ctx context.Context) error {
 	total := len(w.shares)
 	w.cfg.Progress("anchors", 0, total)
 	w.postAnchor = make([]int32, total)
+	w.refs = w.newPostRefs()
 	ids := map[string]int32{}
 	done := 0
 	for rows := range seedOrdered(ctx, (total+seedPostChunk-1)/seedPostChunk, w.preparePosts) {
@@ -123,6 +133,7 @@ func (w *seedWorld) planAnchors(ctx context.Context) error {
 				ids[r.p.AnchorURL] = id
 			}
 			w.postAnchor[done] = id
+			w.refs.add(&r.p)
 			done++
 		}
 		w.cfg.Progress("anchors", done, total)
@@ -145,7 +156,7 @@ func (w *seedWorld) copyPosts(ctx context.Context, tx pgx.Tx) error {
 	total := len(w.shares)
 	w.cfg.Progress("posts", 0, total)
 	id := 0
-	src := newSeedSource(ctx, seedOrdered(ctx, (total+seedPostChunk-1)/seedPostChunk, w.preparePosts), 21,
+	src := newSeedSource(ctx, seedOrdered(ctx, (total+seedPostChunk-1)/seedPostChunk, w.preparePosts), 22,
 		func(r *seedPostRow, vals []any) error {
 			id++
 			p, anchor := &r.p, w.postAnchor[id-1]
@@ -158,13 +169,13 @@ func (w *seedWorld) copyPosts(ctx context.Context, tx pgx.Tx) error {
 			talk := &w.talk[id-1]
 			copy(vals, []any{int64(id), p.AuthorID, int64(anchor), p.NewPost.URL, p.Title, p.Body,
 				p.CanonicalURL, p.AnchorURL, string(p.Kind), string(p.AnchorKind), p.Host, p.LinkHosts, r.links,
-				int32(p.ImageCount), int32(p.URLCount), int16(p.SciScore), p.Tags, p.CreatedAt,
+				int32(p.ImageCount), int32(p.URLCount), int16(p.SciScore), p.Tags, nonNil(p.Mentions), p.CreatedAt,
 				talk.likes, talk.comments, seedTime(talk.bumped)})
 			return nil
 		}, func(done int) { w.cfg.Progress("posts", done, total) })
 	n, err := tx.CopyFrom(ctx, pgx.Identifier{"posts"},
 		[]string{"id", "author_id", "anchor_id", "url", "title", "body", "canonical_url", "anchor_url", "kind", "anchor_kind",
-			"host", "link_hosts", "linked_urls", "image_count", "url_count", "sci_score", "tags", "created_at",
+			"host", "link_hosts", "linked_urls", "image_count", "url_count", "sci_score", "tags", "mentions", "created_at",
 			"like_count", "comment_count", "bumped_at"}, src)
 	if err == nil && int(n) != total {
 		err = fmt.Errorf("wrote %d of %d posts", n, total)
@@ -306,14 +317,15 @@ func (w *seedWorld) checkReferences(ctx context.Context, tx pgx.Tx, tables ...st
 		cond string
 		args []any
 	}{
-		"feeds":      {"owner_id NOT BETWEEN 1 AND $1", []any{users}},
-		"follows":    {"follower_id NOT BETWEEN 1 AND $1 OR followed_id NOT BETWEEN 1 AND $1", []any{users}},
-		"posts":      {"author_id NOT BETWEEN 1 AND $1 OR anchor_id NOT BETWEEN 1 AND $2", []any{users, anchors}},
-		"feed_posts": {"feed_id NOT BETWEEN 1 AND $1 OR post_id NOT BETWEEN 1 AND $2", []any{users, posts}},
-		"events":     {"viewer_id NOT BETWEEN 1 AND $1 OR anchor_id NOT BETWEEN 1 AND $2", []any{users, anchors}},
-		"likes":      {"user_id NOT BETWEEN 1 AND $1 OR post_id NOT BETWEEN 1 AND $2", []any{users, posts}},
-		"comments":   {"author_id NOT BETWEEN 1 AND $1 OR post_id NOT BETWEEN 1 AND $2", []any{users, posts}},
-		"post_bumps": {"post_id NOT BETWEEN 1 AND $1", []any{posts}},
+		"feeds":        {"owner_id NOT BETWEEN 1 AND $1", []any{users}},
+		"follows":      {"follower_id NOT BETWEEN 1 AND $1 OR followed_id NOT BETWEEN 1 AND $1", []any{users}},
+		"posts":        {"author_id NOT BETWEEN 1 AND $1 OR anchor_id NOT BETWEEN 1 AND $2", []any{users, anchors}},
+		"feed_posts":   {"feed_id NOT BETWEEN 1 AND $1 OR post_id NOT BETWEEN 1 AND $2", []any{users, posts}},
+		"events":       {"viewer_id NOT BETWEEN 1 AND $1 OR anchor_id NOT BETWEEN 1 AND $2", []any{users, anchors}},
+		"likes":        {"user_id NOT BETWEEN 1 AND $1 OR post_id NOT BETWEEN 1 AND $2", []any{users, posts}},
+		"comments":     {"author_id NOT BETWEEN 1 AND $1 OR post_id NOT BETWEEN 1 AND $2", []any{users, posts}},
+		"post_bumps":   {"post_id NOT BETWEEN 1 AND $1", []any{posts}},
+		"filter_posts": {"post_id NOT BETWEEN 1 AND $1", []any{posts}},
 	}
 	for _, table := range tables {
 		c := checks[table]

@@ -36,8 +36,9 @@ type Config struct {
 	// value means the start of the current UTC day.
 	End time.Time
 	// Progress, when set, is told how each stage advances ("plan", "users", "anchors",
-	// "follows", "posts", "feed_posts", "events", "comments", "likes"; some run at the same
-	// time): done runs from 0 to total. Calls never overlap, but may come from any goroutine.
+	// "follows", "posts", "feed_posts", "events", "comments", "likes", "filter feeds",
+	// "indexes"; some run at the same time): done runs from 0 to total. Calls never
+	// overlap, but may come from any goroutine.
 	Progress func(stage string, done, total int)
 	// DemoPasswordHash is stored as every seeded user's password hash, so the demo logins
 	// and every other seeded handle log in with the same password.
@@ -130,10 +131,10 @@ func Fill(ctx context.Context, s *db.Store, cfg Config) (Result, error) {
 
 // load writes the world in one transaction. When per-row foreign-key checks can be
 // skipped (seedSkipTriggers) and the pool has a second connection, the events (most of
-// the rows), the feed entries, comments and likes go through a second transaction at the
-// same time, committed right after the first: PostgreSQL spends most of a load on
-// indexes, one core per connection. Each transaction then builds the indexes of its tables
-// after their rows (dropIndexes).
+// the rows), the feed entries, comments, likes and filter feeds go through a second
+// transaction at the same time, committed right after the first: PostgreSQL spends most
+// of a load on indexes, one core per connection. Each transaction then builds the indexes
+// of its tables after their rows (dropIndexes).
 func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil) // stops the generators when a step fails
@@ -179,7 +180,7 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 	anchorsReady := make(chan struct{})
 	var side pgx.Tx
 	var sideDone chan error
-	sideTables := []string{"events", "feed_posts", "comments", "post_bumps", "likes"}
+	sideTables := []string{"events", "feed_posts", "comments", "post_bumps", "likes", "filter_posts"}
 	if bulk && pool.Config().MaxConns >= 2 && !slices.ContainsFunc(sideTables, func(t string) bool { return firing[t] }) {
 		if side, err = pool.Begin(ctx); err != nil {
 			return fail(fmt.Errorf("seed: begin: %w", err))
@@ -210,6 +211,9 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 			}
 			if err == nil {
 				err = w.copyLikes(ctx, side)
+			}
+			if err == nil {
+				err = w.copyFilterPosts(ctx, side)
 			}
 			if err == nil {
 				err = w.checkReferences(ctx, side, sideTables...)
@@ -257,6 +261,9 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 	if side == nil {
 		steps = append(steps, w.copyFeedPosts, w.copyEvents, w.copyComments, w.copyLikes)
 		checks = append(checks, sideTables...)
+		if bulk { // else the tables' triggers fill them, and fillFilterFeeds after the commit
+			steps = append(steps, w.copyFilterPosts)
+		}
 	}
 	for _, step := range steps {
 		if err := step(ctx, tx); err != nil {
@@ -298,17 +305,21 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 			return fail(fmt.Errorf("seed: commit events, feed entries, comments and likes (all else is committed; seed a fresh database instead): %w", err))
 		}
 	}
-	w.cfg.Progress("filter feeds", 0, 1)
-	if err := fillFilterFeeds(ctx, pool); err != nil {
-		return fail(err)
+	if !bulk {
+		w.cfg.Progress("filter feeds", 0, 1)
+		if err := fillFilterFeeds(ctx, pool); err != nil {
+			return fail(err)
+		}
+		w.cfg.Progress("filter feeds", 1, 1)
 	}
-	w.cfg.Progress("filter feeds", 1, 1)
 	return res, nil
 }
 
 // fillFilterFeeds computes every filter feed (filter_posts) from the posts, likes and
-// comments in one statement, once they are all committed: the seeder writes them with the
-// triggers that keep filter feeds off, or on more than one connection.
+// comments in one statement, once they are all committed, when the seeder wrote them with
+// the tables' triggers on (a role that may not turn them off): the triggers fill the filter
+// feeds as the rows arrive, but not as the app's writes would (the posts come with their
+// final bumps). A role that may writes them itself (copyFilterPosts).
 //
 // The rows are written before the table's indexes are built, in one transaction: keeping
 // its four indexes row by row took 102 s at 400k posts (30 s this way: 19 s of rows, 11 s of
@@ -353,8 +364,9 @@ type seedWorld struct {
 	// Each author's posts in time order: authorPosts[authorOff[a]:authorOff[a+1]].
 	authorOff, authorPosts []int32
 
-	anchors    []seedAnchor // in order of first share
-	postAnchor []int32      // anchor id of post i+1
+	anchors    []seedAnchor  // in order of first share
+	postAnchor []int32       // anchor id of post i+1
+	refs       *seedPostRefs // what the posts tag and mention
 	events     int
 
 	talk     []seedPostTalk // post i+1's counts, bumped_at and ord

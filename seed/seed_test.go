@@ -41,6 +41,7 @@ var seedTables = []struct{ name, order string }{
 	{"users", "id"}, {"feeds", "id"}, {"follows", "follower_id, followed_id"}, {"anchors", "id"},
 	{"posts", "id"}, {"feed_posts", "feed_id, post_id"}, {"events", "id"},
 	{"likes", "post_id, user_id"}, {"comments", "id"}, {"post_bumps", "post_id, at, ord"},
+	{"filter_posts", "feed, post_id"},
 }
 
 // seedFingerprints hashes every seeded table and the id sequences.

@@ -119,6 +119,33 @@ func TestSeedTalk(t *testing.T) {
 	t.Run("bumps follow the bump rule", func(t *testing.T) {
 		checkSeedBumps(t, s, res)
 	})
+
+	// The seeder writes the filter feeds itself; they must be what the app's own rule,
+	// post_filters, makes of the posts, likes and comments, entry for entry.
+	t.Run("filter feeds are post_filters'", func(t *testing.T) {
+		for _, c := range []struct{ what, q string }{
+			{"entries post_filters does not make", "SELECT count(*) FROM (SELECT feed, post_id, at FROM filter_posts EXCEPT SELECT * FROM post_filters(NULL)) q"},
+			{"entries of post_filters missing", "SELECT count(*) FROM (SELECT * FROM post_filters(NULL) EXCEPT SELECT feed, post_id, at FROM filter_posts) q"},
+		} {
+			if n := seedInt(t, s, c.q); n != 0 {
+				t.Errorf("%s: %v", c.what, n)
+			}
+		}
+		// Each kind of feed is there, mentions by posts too (their "cc @handle").
+		for _, c := range []struct{ what, q string }{
+			{"liked by", "SELECT count(*) FROM filter_posts WHERE feed LIKE 'l:%'"},
+			{"commented on by", "SELECT count(*) FROM filter_posts WHERE feed LIKE 'c:%'"},
+			{"discussions", "SELECT count(*) FROM filter_posts WHERE feed LIKE 'd:%'"},
+			{"tags", "SELECT count(*) FROM filter_posts WHERE feed LIKE 't:%'"},
+			{"mentions by comments", "SELECT count(*) FROM filter_posts f JOIN comments c ON c.post_id = f.post_id AND c.created_at = f.at WHERE f.feed LIKE 'm:%'"},
+			{"mentions by posts", "SELECT count(*) FROM filter_posts f JOIN posts p ON p.id = f.post_id AND p.created_at = f.at WHERE f.feed LIKE 'm:%'"},
+			{"posts that mention", "SELECT count(*) FROM posts WHERE cardinality(mentions) > 0"},
+		} {
+			if n := seedInt(t, s, c.q); n == 0 {
+				t.Errorf("no %s entries", c.what)
+			}
+		}
+	})
 }
 
 // arrival is a post_bumps row: when a post arrived, with which ord.
