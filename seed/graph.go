@@ -2,11 +2,13 @@ package seed
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 
 	"tributary"
 )
@@ -148,42 +150,37 @@ func (w *seedWorld) genFollows() {
 		}
 	}
 	picker := newSeedPicker(weights)
-	mark := make([]int32, n) // mark[j] == i+1: user i follows j already
+	// Each user's follows depend on their own random stream alone, so blocks of users are
+	// drawn on all CPUs and joined in order: the same graph as one by one.
+	type block struct {
+		counts []int32 // follows of each user of the block
+		dst    []int32
+		at     []int64
+	}
+	const usersPerBlock = 4096
+	blocks := (n + usersPerBlock - 1) / usersPerBlock
+	marks := sync.Pool{New: func() any { return make([]int32, n) }} // mark[j] == i+1: user i follows j already
 	w.outOff = make([]int32, n+1)
 	w.outDst = make([]int32, 0, n*40)
 	w.outAt = make([]int64, 0, n*40)
-	for i := range n {
-		r := seedRNG(w.cfg.Seed, seedStageFollows, i)
-		d := min(w.users[i].follows, (n-1)/2)
-		if i < len(seedDemos) {
-			d = min(w.users[i].follows, (n-1)*3/4)
+	i := 0
+	for b := range seedOrdered(context.Background(), blocks, func(b int) block {
+		mark := marks.Get().([]int32)
+		defer marks.Put(mark)
+		var out block
+		for i := b * usersPerBlock; i < min(n, (b+1)*usersPerBlock); i++ {
+			first := len(out.dst)
+			out.dst, out.at = w.userFollows(i, picker, mark, out.dst, out.at)
+			out.counts = append(out.counts, int32(len(out.dst)-first))
 		}
-		first := len(w.outDst)
-		stamp := int32(i + 1)
-		mark[i] = stamp
-		if i > 0 && i < len(seedDemos) && d > 0 { // the demo logins all follow ada
-			mark[0] = stamp
-			w.outDst = append(w.outDst, 0)
+		return out
+	}) {
+		w.outDst = append(w.outDst, b.dst...)
+		w.outAt = append(w.outAt, b.at...)
+		for _, c := range b.counts {
+			w.outOff[i+1] = w.outOff[i] + c
+			i++
 		}
-		for tries := 0; len(w.outDst)-first < d && tries < 10*d+20; tries++ {
-			j := picker.pick(r)
-			if mark[j] == stamp {
-				continue
-			}
-			mark[j] = stamp
-			w.outDst = append(w.outDst, int32(j))
-		}
-		slices.Sort(w.outDst[first:])
-		for _, j := range w.outDst[first:] {
-			// Most follows predate the window; some are made during it.
-			lo := max(w.users[i].created, w.users[j].created)
-			at := lo + int64(r.Float64()*float64(w.start-lo))
-			if r.Float64() < 0.2 {
-				at = w.start + int64(r.Float64()*float64(w.end-w.start-seedHour))
-			}
-			w.outAt = append(w.outAt, at)
-		}
-		w.outOff[i+1] = int32(len(w.outDst))
 	}
 	// Followers of j: inSrc[inOff[j]:inOff[j+1]], ascending.
 	w.inOff = make([]int32, n+1)
@@ -201,6 +198,43 @@ func (w *seedWorld) genFollows() {
 			fill[j]++
 		}
 	}
+}
+
+// userFollows appends whom user i follows (ascending) to dst and when each follow was made
+// to at. mark[j] == i+1 says i follows j already.
+func (w *seedWorld) userFollows(i int, picker seedPicker, mark []int32, dst []int32, at []int64) ([]int32, []int64) {
+	n := len(w.users)
+	r := seedRNG(w.cfg.Seed, seedStageFollows, i)
+	d := min(w.users[i].follows, (n-1)/2)
+	if i < len(seedDemos) {
+		d = min(w.users[i].follows, (n-1)*3/4)
+	}
+	first := len(dst)
+	stamp := int32(i + 1)
+	mark[i] = stamp
+	if i > 0 && i < len(seedDemos) && d > 0 { // the demo logins all follow ada
+		mark[0] = stamp
+		dst = append(dst, 0)
+	}
+	for tries := 0; len(dst)-first < d && tries < 10*d+20; tries++ {
+		j := picker.pick(r)
+		if mark[j] == stamp {
+			continue
+		}
+		mark[j] = stamp
+		dst = append(dst, int32(j))
+	}
+	slices.Sort(dst[first:])
+	for _, j := range dst[first:] {
+		// Most follows predate the window; some are made during it.
+		lo := max(w.users[i].created, w.users[j].created)
+		t := lo + int64(r.Float64()*float64(w.start-lo))
+		if r.Float64() < 0.2 {
+			t = w.start + int64(r.Float64()*float64(w.end-w.start-seedHour))
+		}
+		at = append(at, t)
+	}
+	return dst, at
 }
 
 // followees returns user i's followees and when each follow was made.

@@ -2,12 +2,14 @@ package seed
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -59,7 +61,7 @@ type seedShare struct {
 func (w *seedWorld) genResources() {
 	capShares := max(3, min(1500, w.cfg.Users/4))
 	kinds := newSeedPicker(seedKindShare[:])
-	keys := map[string]bool{}
+	keys := map[uint64]bool{} // seedKeyHash of the names taken
 	total := 0
 	for idx := 0; total < w.cfg.Posts; idx++ {
 		r := seedRNG(w.cfg.Seed, seedStageResources, idx)
@@ -79,7 +81,7 @@ func (w *seedWorld) genResources() {
 			if tries >= seedKeyTries {
 				spill(r, &res, tries-seedKeyTries)
 			}
-			if k := seedKindNames[res.kind] + ":" + strings.ToLower(res.key); !keys[k] {
+			if k := seedKeyHash(res.kind, res.key); !keys[k] {
 				keys[k] = true
 				break
 			}
@@ -90,6 +92,23 @@ func (w *seedWorld) genResources() {
 		w.resources = append(w.resources, res)
 		total += res.shares
 	}
+}
+
+// seedKeyHash identifies a resource's name (its kind and key, ASCII letters in any case
+// alike) by 64 bits: at a few million names a collision, which would only cost one more
+// draw, is unlikely, and a lookup far cheaper than of the name's text.
+func seedKeyHash(kind seedKind, key string) uint64 {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037) ^ uint64(kind)
+	h *= prime
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		h = (h ^ uint64(c)) * prime
+	}
+	return h
 }
 
 // seedKeyTries is how many resources of a kind genResources draws for a new one before it
@@ -308,39 +327,22 @@ func (w *seedWorld) genShares() {
 		}
 	}
 	posters := newSeedPicker(rates)
+	// Each resource's shares depend on its own random stream alone: blocks of resources are
+	// drawn on all CPUs and joined in order, the same shares as one by one.
+	const perBlock = 4096
+	blocks := (len(w.resources) + perBlock - 1) / perBlock
+	stamps := sync.Pool{New: func() any { return make([]int32, n) }} // stamp[a] == res+1: a shared res already
 	w.shares = make([]seedShare, 0, w.cfg.Posts)
-	stamp := make([]int32, n) // stamp[a] == res+1: a shared res already
-	var times []int64
-	var sharers []int32
-	for ri := range w.resources {
-		res := &w.resources[ri]
-		r := seedRNG(w.cfg.Seed, seedStageShares, ri)
-		times = times[:0]
-		for k := range res.shares {
-			times = append(times, w.shareTime(r, res, k))
+	for part := range seedOrdered(context.Background(), blocks, func(b int) []seedShare {
+		stamp := stamps.Get().([]int32)
+		defer stamps.Put(stamp)
+		var out []seedShare
+		for ri := b * perBlock; ri < min(len(w.resources), (b+1)*perBlock); ri++ {
+			out = w.resourceShares(ri, posters, rates, stamp, out)
 		}
-		slices.Sort(times)
-		sharers = sharers[:0]
-		for _, t := range times {
-			a := int32(posters.pick(r))
-			for try := 0; try < 12; try++ {
-				if len(sharers) > 0 && r.Float64() < 0.45 {
-					if fs := w.followers(int(sharers[r.IntN(len(sharers))])); len(fs) > 0 {
-						a = fs[r.IntN(len(fs))]
-						if r.Float64() > 0.2+rates[a] { // lurkers rarely reshare
-							a = int32(posters.pick(r))
-						}
-					}
-				}
-				if stamp[a] != int32(ri+1) {
-					break
-				}
-				a = int32(posters.pick(r))
-			}
-			stamp[a] = int32(ri + 1)
-			sharers = append(sharers, a)
-			w.shares = append(w.shares, seedShare{t: t, res: int32(ri), author: a})
-		}
+		return out
+	}) {
+		w.shares = append(w.shares, part...)
 	}
 	slices.SortFunc(w.shares, func(a, b seedShare) int {
 		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.res, b.res), cmp.Compare(a.author, b.author))
@@ -362,6 +364,40 @@ func (w *seedWorld) genShares() {
 		w.authorPosts[fill[s.author]] = int32(i)
 		fill[s.author]++
 	}
+}
+
+// resourceShares appends the shares of resource ri to out: when, and by whom (often a
+// follower of an earlier sharer). stamp[a] == ri+1 says a shared it already.
+func (w *seedWorld) resourceShares(ri int, posters seedPicker, rates []float64, stamp []int32, out []seedShare) []seedShare {
+	res := &w.resources[ri]
+	r := seedRNG(w.cfg.Seed, seedStageShares, ri)
+	times := make([]int64, 0, res.shares)
+	for k := range res.shares {
+		times = append(times, w.shareTime(r, res, k))
+	}
+	slices.Sort(times)
+	sharers := make([]int32, 0, res.shares)
+	for _, t := range times {
+		a := int32(posters.pick(r))
+		for try := 0; try < 12; try++ {
+			if len(sharers) > 0 && r.Float64() < 0.45 {
+				if fs := w.followers(int(sharers[r.IntN(len(sharers))])); len(fs) > 0 {
+					a = fs[r.IntN(len(fs))]
+					if r.Float64() > 0.2+rates[a] { // lurkers rarely reshare
+						a = int32(posters.pick(r))
+					}
+				}
+			}
+			if stamp[a] != int32(ri+1) {
+				break
+			}
+			a = int32(posters.pick(r))
+		}
+		stamp[a] = int32(ri + 1)
+		sharers = append(sharers, a)
+		out = append(out, seedShare{t: t, res: int32(ri), author: a})
+	}
+	return out
 }
 
 // shareTime draws the time of the k-th share of res.
