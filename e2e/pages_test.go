@@ -117,11 +117,11 @@ func TestNextPageComesAfterFailures(t *testing.T) {
 
 	must(t, page.GetByTestId("sentinel").ScrollIntoViewIfNeeded())
 	must(t, expect.Locator(page.GetByTestId("next-failed")).ToBeVisible())
-	// Back at the top before the back-off is over: nothing is asked while the sentinel is out
-	// of view.
+	// Back at the top before the back-off is over: once it is over, the sentinel waits to
+	// come into view, and nothing is asked while it is out of view.
 	_, err := page.Evaluate("() => window.scrollTo(0, 0)")
 	must(t, err)
-	time.Sleep(1500 * time.Millisecond)
+	must(t, expect.Locator(page.Locator(`[data-testid="sentinel"][data-waiting-for-view]`)).ToBeAttached())
 	if n := asked.Load(); n != 1 {
 		t.Fatalf("the next page was asked for %d times while its sentinel was out of view; want 1", n)
 	}

@@ -24,9 +24,13 @@
   }
   function retry(el) {
     waiting.delete(el);
+    el.removeAttribute("data-waiting-for-view");
     if (!el.isConnected) return;
     if (onScreen(el)) htmx.trigger(el, "retry");
-    else waiting.add(el);
+    else {
+      waiting.add(el);
+      el.setAttribute("data-waiting-for-view", ""); // said, so tests can wait for it
+    }
   }
   window.addEventListener("scroll", function () {
     waiting.forEach(function (el) { if (!el.isConnected || onScreen(el)) retry(el); });
