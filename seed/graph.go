@@ -182,21 +182,18 @@ func (w *seedWorld) genFollows() {
 			i++
 		}
 	}
-	// Followers of j: inSrc[inOff[j]:inOff[j+1]], ascending.
-	w.inOff = make([]int32, n+1)
-	for _, j := range w.outDst {
-		w.inOff[j+1]++
-	}
-	for j := range n {
-		w.inOff[j+1] += w.inOff[j]
-	}
-	w.inSrc = make([]int32, len(w.outDst))
-	fill := slices.Clone(w.inOff[:n])
+	// Followers of j: inSrc[inOff[j]:inOff[j+1]], ascending (the follows are by follower).
+	from := make([]int32, len(w.outDst))
 	for i := range n {
-		for _, j := range w.outDst[w.outOff[i]:w.outOff[i+1]] {
-			w.inSrc[fill[j]] = int32(i)
-			fill[j]++
+		for e := w.outOff[i]; e < w.outOff[i+1]; e++ {
+			from[e] = int32(i)
 		}
+	}
+	var edges []int32
+	w.inOff, edges = seedGroup(n, len(w.outDst), func(e int) int32 { return w.outDst[e] })
+	w.inSrc = edges
+	for k, e := range edges {
+		w.inSrc[k] = from[e]
 	}
 }
 

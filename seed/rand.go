@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 )
 
@@ -87,6 +88,26 @@ func seedInRhythm(r *rand.Rand, ms int64) bool {
 		w *= 0.75
 	}
 	return r.Float64() < w
+}
+
+// seedGroup groups the items 0..m-1 by key(item), a number in [0, n): group g is
+// items[off[g]:off[g+1]], in ascending item order (a counting sort).
+func seedGroup(n, m int, key func(item int) int32) (off, items []int32) {
+	off = make([]int32, n+1)
+	for k := range m {
+		off[key(k)+1]++
+	}
+	for g := range n {
+		off[g+1] += off[g]
+	}
+	items = make([]int32, m)
+	fill := slices.Clone(off[:n])
+	for k := range m {
+		g := key(k)
+		items[fill[g]] = int32(k)
+		fill[g]++
+	}
+	return off, items
 }
 
 // seedOrdered runs gen(0..n-1) on all CPUs and delivers the results in index order, with

@@ -337,37 +337,6 @@ func vacuum(ctx context.Context, pool *pgxpool.Pool) error {
 	return g.Wait()
 }
 
-// fillFilterFeeds computes every filter feed (filter_posts) from the posts, likes and
-// comments in one statement, once they are all committed, when the seeder wrote them with
-// the tables' triggers on (a role that may not turn them off): the triggers fill the filter
-// feeds as the rows arrive, but not as the app's writes would (the posts come with their
-// final bumps). A role that may writes them itself (copyFilterPosts).
-//
-// The rows are written before the table's indexes are built, in one transaction: keeping
-// its four indexes row by row took 102 s at 400k posts (30 s this way: 19 s of rows, 11 s of
-// indexes) and never finished at 4M. The indexes are made again from their own definitions
-// (the primary key as the constraint it was). A role that does not own the table fills it
-// with its indexes in place.
-func fillFilterFeeds(ctx context.Context, pool *pgxpool.Pool) error {
-	fail := func(err error) error {
-		return fmt.Errorf("seed: fill filter feeds (all else is committed; run `tributary seed` on a fresh database again): %w", err)
-	}
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		indexes, err := dropIndexes(ctx, tx, "filter_posts")
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, "TRUNCATE filter_posts; INSERT INTO filter_posts (feed, post_id, at) SELECT * FROM post_filters(NULL)"); err != nil {
-			return err
-		}
-		return buildIndexes(ctx, tx, indexes, func(int, int) {})
-	})
-	if err != nil {
-		return fail(err)
-	}
-	return nil
-}
-
 // seedWorld is the generated dataset: users, the follow graph and the shares live in
 // memory; posts and events are derived from them while they are written.
 type seedWorld struct {
