@@ -41,4 +41,41 @@ func TestEachReadsWhatTheGeneratedQueriesRead(t *testing.T) {
 	if len(wantRank) < 100 || !reflect.DeepEqual(gotRank, wantRank) {
 		t.Errorf("EachSnapshotRanking read %d rows, SnapshotRanking %d (or other values)", len(gotRank), len(wantRank))
 	}
+	// The feed service's packed copy unpacks to the same rows.
+	packed, _, _, err := s.SnapshotRanking(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(packed) != len(wantRank) {
+		t.Fatalf("Store.SnapshotRanking read %d rows, SnapshotRanking %d", len(packed), len(wantRank))
+	}
+	tagged := 0
+	for i, w := range wantRank {
+		r := &packed[i]
+		m, a := r.Match(), r.Access()
+		got := dbq.SnapshotRankingRow{AnchorID: m.AnchorID, Score: m.Score, SharerUserIds: m.SharerIDs, Date: m.Date, Url: m.URL,
+			PrimaryUserID: m.PrimaryUserID, AllPublic: m.AllPublic, AnyPublic: a.Public, ProtectedOwnerIds: a.ProtectedOwners,
+			PrivateFeedIds: a.PrivateFeeds, Kind: string(r.Kind()), Tags: r.Tags()}
+		for _, f := range []*[]int64{&got.ProtectedOwnerIds, &got.PrivateFeedIds} {
+			if *f == nil {
+				*f = []int64{}
+			}
+		}
+		if got.Tags == nil {
+			got.Tags = []string{}
+		}
+		if len(got.Tags) > 0 {
+			tagged++
+		}
+		if !got.Date.Equal(w.Date) {
+			t.Fatalf("row %d: date %v, want %v", i, got.Date, w.Date)
+		}
+		got.Date = w.Date
+		if !reflect.DeepEqual(got, w) {
+			t.Fatalf("row %d unpacks to\n%+v\nwant\n%+v", i, got, w)
+		}
+	}
+	if tagged == 0 {
+		t.Error("no tagged row: the tags are not checked")
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,19 +15,122 @@ import (
 )
 
 // RankRow is a snapshot row as the feed service keeps it in memory: the ranking columns and
-// what the logged-in path filters on.
+// what the logged-in path filters on. A million of them are held at once (two while a copy
+// is folded), so a row is packed into 88 bytes: the date as Unix microseconds, the kind as
+// its place in tributary.Kinds, and the tags and restricted access, which rows repeat, as one
+// shared rankExtra.
 type RankRow struct {
-	SnapshotMatch
-	Kind   tributary.Kind
-	Tags   []string
-	Access tributary.PostAccess
+	AnchorID      int64
+	PrimaryUserID int64
+	Score         float64 // viewer-agnostic, as of the row's refresh
+	at            int64   // the date, in Unix microseconds
+	SharerIDs     []int64
+	URL           string
+	extra         *rankExtra // nil: no tags, no restricted access, a listed kind
+	kind          uint8      // 1 + the kind's place in tributary.Kinds; 0: in extra
+	AllPublic     bool
+	public        bool // some feed holding it is public
 }
 
-func rankRowOf(r dbq.SnapshotRankingRow) RankRow {
-	return RankRow{SnapshotMatch: SnapshotMatch{AnchorID: r.AnchorID, Score: r.Score, SharerIDs: r.SharerUserIds,
-		Date: r.Date, URL: r.Url, PrimaryUserID: r.PrimaryUserID, AllPublic: r.AllPublic},
-		Kind: tributary.Kind(r.Kind), Tags: r.Tags,
-		Access: tributary.PostAccess{Public: r.AnyPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds}}
+// rankExtra is what few rows have or many rows share: their tags, who else may read them,
+// and a kind outside tributary.Kinds.
+type rankExtra struct {
+	tags                          []string
+	protectedOwners, privateFeeds []int64
+	kind                          tributary.Kind
+}
+
+// NewRankRow packs a row.
+func NewRankRow(m SnapshotMatch, kind tributary.Kind, tags []string, access tributary.PostAccess) RankRow {
+	return rankRows{}.of(m, kind, tags, access)
+}
+
+// Date is the row's date (its newest share).
+func (r *RankRow) Date() time.Time { return time.UnixMicro(r.at) }
+
+// Kind is the kind of resource of the row's anchor.
+func (r *RankRow) Kind() tributary.Kind {
+	if r.kind > 0 {
+		return tributary.Kinds[r.kind-1]
+	}
+	if r.extra != nil {
+		return r.extra.kind
+	}
+	return ""
+}
+
+// Tags are the row's tags (shared with other rows: never changed).
+func (r *RankRow) Tags() []string {
+	if r.extra == nil {
+		return nil
+	}
+	return r.extra.tags
+}
+
+// Access is who may read the row.
+func (r *RankRow) Access() tributary.PostAccess {
+	a := tributary.PostAccess{Public: r.public}
+	if r.extra != nil {
+		a.ProtectedOwners, a.PrivateFeeds = r.extra.protectedOwners, r.extra.privateFeeds
+	}
+	return a
+}
+
+// Match is the row as the snapshot path's answer.
+func (r *RankRow) Match() SnapshotMatch {
+	return SnapshotMatch{AnchorID: r.AnchorID, Score: r.Score, SharerIDs: r.SharerIDs, Date: r.Date(), URL: r.URL,
+		PrimaryUserID: r.PrimaryUserID, AllPublic: r.AllPublic}
+}
+
+// rankRows packs rows, keeping one rankExtra for the rows that have the same (nil: none
+// shared).
+type rankRows map[string]*rankExtra
+
+func (rs rankRows) of(m SnapshotMatch, kind tributary.Kind, tags []string, access tributary.PostAccess) RankRow {
+	r := RankRow{AnchorID: m.AnchorID, PrimaryUserID: m.PrimaryUserID, Score: m.Score, at: m.Date.UnixMicro(),
+		SharerIDs: m.SharerIDs, URL: m.URL, AllPublic: m.AllPublic, public: access.Public}
+	if i := slices.Index(tributary.Kinds, kind); i >= 0 {
+		r.kind = uint8(i + 1)
+		kind = ""
+	}
+	if len(tags) == 0 && len(access.ProtectedOwners) == 0 && len(access.PrivateFeeds) == 0 && kind == "" {
+		return r
+	}
+	e := &rankExtra{tags: tags, protectedOwners: access.ProtectedOwners, privateFeeds: access.PrivateFeeds, kind: kind}
+	if rs == nil {
+		r.extra = e
+		return r
+	}
+	key := e.key()
+	if r.extra = rs[key]; r.extra == nil {
+		r.extra = e
+		rs[key] = e
+	}
+	return r
+}
+
+// key names the extra's contents.
+func (e *rankExtra) key() string {
+	var b []byte
+	for _, s := range append([]string{string(e.kind)}, e.tags...) { // each after its length
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, ':')
+		b = append(b, s...)
+	}
+	for _, ids := range [][]int64{e.protectedOwners, e.privateFeeds} {
+		b = append(b, ';')
+		for _, id := range ids {
+			b = strconv.AppendInt(b, id, 10)
+			b = append(b, ',')
+		}
+	}
+	return string(b)
+}
+
+func rankRowOf(rs rankRows, r dbq.SnapshotRankingRow) RankRow {
+	return rs.of(SnapshotMatch{AnchorID: r.AnchorID, Score: r.Score, SharerIDs: r.SharerUserIds, Date: r.Date, URL: r.Url,
+		PrimaryUserID: r.PrimaryUserID, AllPublic: r.AllPublic},
+		tributary.Kind(r.Kind), r.Tags, tributary.PostAccess{Public: r.AnyPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds})
 }
 
 // SnapshotRanking reads every snapshot row's RankRow in score order, as of one moment, with
@@ -42,18 +147,12 @@ func (s *Store) SnapshotRanking(ctx context.Context) (rows []RankRow, refreshedA
 			return err
 		}
 		refreshedAt = meta.RefreshedAt
-		// Row by row, each kept in its own form at once: a million rows are held once, not
-		// twice (as the query's rows, then as RankRows), and the few kinds and tags they
-		// repeat once each.
+		// Row by row, each packed at once: a million rows are held once, not twice (as the
+		// query's rows, then as RankRows), and the tag sets they repeat once each.
 		rows = make([]RankRow, 0, int(meta.Rows)+int(meta.Rows)/16+64) // rows counted at the last refresh, and room
-		words := interner{}
+		shared := rankRows{}
 		return q.EachSnapshotRanking(ctx, []int64{}, func(r dbq.SnapshotRankingRow) {
-			row := rankRowOf(r)
-			row.Kind = tributary.Kind(words.of(string(row.Kind)))
-			for i, t := range row.Tags {
-				row.Tags[i] = words.of(t)
-			}
-			rows = append(rows, row)
+			rows = append(rows, rankRowOf(shared, r))
 		})
 	})
 	if err != nil {
@@ -73,18 +172,7 @@ func (s *Store) SnapshotRankingOf(ctx context.Context, ids []int64) ([]RankRow, 
 	}
 	rows := make([]RankRow, len(rs))
 	for i, r := range rs {
-		rows[i] = rankRowOf(r)
+		rows[i] = rankRowOf(nil, r)
 	}
 	return rows, nil
-}
-
-// interner keeps one copy of each of a few strings that many rows repeat.
-type interner map[string]string
-
-func (m interner) of(s string) string {
-	if t, ok := m[s]; ok {
-		return t
-	}
-	m[s] = s
-	return s
 }

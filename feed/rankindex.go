@@ -23,7 +23,7 @@ import (
 // refresh time every viewer state carries). Rows redone since (a share, a deletion, an access
 // change) are listed in snapshot_dirty with their transaction: each viewer state read lists
 // those of transactions from the copy's cursor on, and the copy reads them again before it
-// ranks. The cursor is the oldest transaction still running when the copy last looked (its
+// ranks (past maxDelta of them, it folds them into a new copy of itself). The cursor is the oldest transaction still running when the copy last looked (its
 // changes may commit later); changes listed again until then are remembered as applied.
 //
 // Ranking on a stale copy could only misorder or miss items, never show one the viewer may
@@ -58,7 +58,7 @@ type rankState struct {
 // made.
 const bigCopy = 100_000
 
-// maxDelta is how many redone rows the copy holds before it is made again.
+// maxDelta is how many redone rows the copy holds before it is folded into a new one.
 const maxDelta = 5000
 
 func newRankIndex(store *db.Store, log *slog.Logger) *rankIndex {
@@ -96,7 +96,15 @@ func (x *rankIndex) warm(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st := &rankState{refreshedAt: refreshedAt, cursor: xmin, base: rows, byID: make(map[int64]int, len(rows)),
+	st := newRankState(refreshedAt, xmin, rows)
+	x.mu.Lock()
+	x.cur.Store(st)
+	x.mu.Unlock()
+	return nil
+}
+
+func newRankState(refreshedAt time.Time, cursor int64, rows []db.RankRow) *rankState {
+	st := &rankState{refreshedAt: refreshedAt, cursor: cursor, base: rows, byID: make(map[int64]int, len(rows)),
 		sharedBy: map[int64][]int32{}, sharedMax: max(len(rows)/32, 256), over: map[int64]*db.RankRow{},
 		applied: map[db.SnapshotChange]bool{}}
 	for i, r := range rows {
@@ -105,14 +113,52 @@ func (x *rankIndex) warm(ctx context.Context) error {
 			st.sharedBy[u] = append(st.sharedBy[u], int32(i))
 		}
 	}
-	x.mu.Lock()
-	x.cur.Store(st)
-	x.mu.Unlock()
-	return nil
+	return st
 }
 
-// warmLater makes a new copy in the background, once at a time.
-func (x *rankIndex) warmLater() {
+// fold makes the copy again from itself, its redone rows in their places, when it holds too
+// many of them. Reading the snapshot again would hold two whole copies at once (at 4M posts,
+// 1.4 GB of resident memory, not 0.7); the folded copy shares every row's URL, sharers and
+// extra with the old one. Changes applied while it folds stay redone on top of it.
+func (x *rankIndex) fold() {
+	old := x.cur.Load()
+	if old == nil {
+		return
+	}
+	st := old.folded()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if cur := x.cur.Load(); cur != nil && cur.refreshedAt.Equal(old.refreshedAt) { // else a new refresh's copy comes
+		x.cur.Store(st.caughtUp(old, cur))
+	}
+}
+
+// folded is the state with its redone rows in the base.
+func (st *rankState) folded() *rankState {
+	rows := make([]db.RankRow, 0, len(st.base)+len(st.delta))
+	st.each(func(r *db.RankRow) bool { rows = append(rows, *r); return true })
+	return newRankState(st.refreshedAt, st.cursor, rows)
+}
+
+// caughtUp is the folded copy of old with what cur, a later state of old, applied since.
+func (st *rankState) caughtUp(old, cur *rankState) *rankState {
+	st.cursor, st.applied = cur.cursor, cur.applied
+	for id, r := range cur.over {
+		if was, ok := old.over[id]; !ok || was != r { // redone again since old: not folded
+			st.over[id] = r
+		}
+	}
+	for _, r := range st.over {
+		if r != nil {
+			st.delta = append(st.delta, *r)
+		}
+	}
+	slices.SortFunc(st.delta, compareRank)
+	return st
+}
+
+// later runs work in the background, one at a time: a new copy or a fold.
+func (x *rankIndex) later(work func(context.Context) error) {
 	if !x.loading.CompareAndSwap(false, true) {
 		return
 	}
@@ -120,7 +166,7 @@ func (x *rankIndex) warmLater() {
 		defer x.loading.Store(false)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := x.warm(ctx); err != nil {
+		if err := work(ctx); err != nil {
 			x.log.Error("snapshot copy", "err", err)
 		}
 	}()
@@ -133,7 +179,7 @@ func (x *rankIndex) current(ctx context.Context, refreshedAt time.Time, changes 
 	st := x.cur.Load()
 	if st == nil || !st.refreshedAt.Equal(refreshedAt) {
 		if !refreshedAt.IsZero() {
-			x.warmLater()
+			x.later(x.warm)
 		}
 		return nil, nil
 	}
@@ -160,7 +206,7 @@ func (x *rankIndex) current(ctx context.Context, refreshedAt time.Time, changes 
 	}
 	next := st.apply(ids, rows, changes, upTo)
 	if len(next.over) > maxDelta {
-		x.warmLater()
+		x.later(func(context.Context) error { x.fold(); return nil })
 	}
 	x.cur.Store(next)
 	return next, nil
@@ -222,7 +268,7 @@ func changeSet(changes []db.SnapshotChange) map[db.SnapshotChange]bool {
 
 // compareRank is the snapshot's score order: score, then newest, then anchor id.
 func compareRank(a, b db.RankRow) int {
-	return cmp.Or(cmp.Compare(b.Score, a.Score), b.Date.Compare(a.Date), cmp.Compare(a.AnchorID, b.AnchorID))
+	return cmp.Or(cmp.Compare(b.Score, a.Score), b.Date().Compare(a.Date()), cmp.Compare(a.AnchorID, b.AnchorID))
 }
 
 // each calls fn with the current rows in score order until fn returns false.
@@ -299,10 +345,11 @@ type rankFilter struct {
 
 func (f rankFilter) keeps(r *db.RankRow) bool {
 	since, until := f.Since, f.Until
-	return f.viewer.CanRead(r.Access) &&
-		(f.Source == "" || r.Kind == f.Source) &&
-		(f.Tag == "" || slices.Contains(r.Tags, f.Tag)) &&
-		!r.Date.Before(since) && (until.IsZero() || r.Date.Before(until)) &&
+	date := r.Date()
+	return f.viewer.CanRead(r.Access()) &&
+		(f.Source == "" || r.Kind() == f.Source) &&
+		(f.Tag == "" || slices.Contains(r.Tags(), f.Tag)) &&
+		!date.Before(since) && (until.IsZero() || date.Before(until)) &&
 		!containsSorted(f.hidden, r.AnchorID)
 }
 
@@ -347,11 +394,11 @@ func (st *rankState) top(w tributary.Weights, f rankFilter, followed tributary.I
 	})
 	out := make([]db.SnapshotMatch, 0, len(best)+len(fresh))
 	for _, m := range best {
-		out = append(out, m.row.SnapshotMatch)
+		out = append(out, m.row.Match())
 	}
 	for _, id := range fresh {
 		if r, ok := st.row(id); ok && f.keeps(r) && !slices.ContainsFunc(out, func(x db.SnapshotMatch) bool { return x.AnchorID == id }) {
-			out = append(out, r.SnapshotMatch)
+			out = append(out, r.Match())
 		}
 	}
 	return out

@@ -16,8 +16,8 @@ func TestRankStateAppliesChanges(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	t0 := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	row := func(id int64) db.RankRow {
-		return db.RankRow{SnapshotMatch: db.SnapshotMatch{AnchorID: id, Score: float64(rng.IntN(20)),
-			Date: t0.Add(-time.Duration(rng.IntN(5)) * time.Hour)}}
+		return db.NewRankRow(db.SnapshotMatch{AnchorID: id, Score: float64(rng.IntN(20)),
+			Date: t0.Add(-time.Duration(rng.IntN(5)) * time.Hour)}, "", nil, tributary.PostAccess{})
 	}
 	want := map[int64]db.RankRow{}
 	var base []db.RankRow
@@ -33,6 +33,7 @@ func TestRankStateAppliesChanges(t *testing.T) {
 	}
 	next := int64(201)
 	for round := range 50 {
+		had := len(want)
 		var ids []int64
 		var rows []db.RankRow
 		var changes []db.SnapshotChange
@@ -57,7 +58,21 @@ func TestRankStateAppliesChanges(t *testing.T) {
 		if !st.pending(changes) {
 			t.Fatalf("round %d: changes not pending", round)
 		}
+		// Every few rounds the copy is folded, this round's changes applied while it folds.
+		var folded, before *rankState
+		if round%7 == 3 {
+			folded, before = st.folded(), st
+		}
 		st = st.apply(ids, rows, changes, int64(10+round-rng.IntN(3))) // transactions may still run
+		if folded != nil {
+			if len(folded.over) > 0 || len(folded.base) != had {
+				t.Fatalf("round %d: folded %d rows with %d still redone", round, len(folded.base), len(folded.over))
+			}
+			st = folded.caughtUp(before, st)
+			if len(st.over) != len(ids) {
+				t.Fatalf("round %d: %d rows redone on the folded copy, want this round's %d", round, len(st.over), len(ids))
+			}
+		}
 		if st.pending(changes) {
 			t.Fatalf("round %d: changes still pending once applied", round)
 		}
@@ -94,14 +109,12 @@ func TestRankTopReadsSharersAsEveryRow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	t0 := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	row := func(id int64) db.RankRow {
-		r := db.RankRow{SnapshotMatch: db.SnapshotMatch{AnchorID: id, Score: float64(rng.IntN(30)),
-			Date: t0.Add(-time.Duration(rng.IntN(50)) * time.Hour), AllPublic: true}}
+		m := db.SnapshotMatch{AnchorID: id, Score: float64(rng.IntN(30)),
+			Date: t0.Add(-time.Duration(rng.IntN(50)) * time.Hour), AllPublic: true}
 		for range 1 + rng.IntN(4) {
-			r.SharerIDs = append(r.SharerIDs, int64(1+rng.IntN(60)))
+			m.SharerIDs = append(m.SharerIDs, int64(1+rng.IntN(60)))
 		}
-		r.Access.Public = rng.IntN(10) > 0
-		r.Access.ProtectedOwners = []int64{r.SharerIDs[0]}
-		return r
+		return db.NewRankRow(m, "", nil, tributary.PostAccess{Public: rng.IntN(10) > 0, ProtectedOwners: []int64{m.SharerIDs[0]}})
 	}
 	var base []db.RankRow
 	for id := int64(1); id <= 400; id++ {
