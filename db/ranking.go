@@ -112,10 +112,14 @@ func (rs rankRows) of(m SnapshotMatch, kind tributary.Kind, tags []string, acces
 // key names the extra's contents.
 func (e *rankExtra) key() string {
 	var b []byte
-	for _, s := range append([]string{string(e.kind)}, e.tags...) { // each after its length
+	word := func(s string) { // after its length
 		b = strconv.AppendInt(b, int64(len(s)), 10)
 		b = append(b, ':')
 		b = append(b, s...)
+	}
+	word(string(e.kind))
+	for _, t := range e.tags {
+		word(t)
 	}
 	for _, ids := range [][]int64{e.protectedOwners, e.privateFeeds} {
 		b = append(b, ';')

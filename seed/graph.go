@@ -189,10 +189,8 @@ func (w *seedWorld) genFollows() {
 			from[e] = int32(i)
 		}
 	}
-	var edges []int32
-	w.inOff, edges = seedGroup(n, len(w.outDst), func(e int) int32 { return w.outDst[e] })
-	w.inSrc = edges
-	for k, e := range edges {
+	w.inOff, w.inSrc = seedGroup(n, len(w.outDst), func(e int) int32 { return w.outDst[e] })
+	for k, e := range w.inSrc { // edges grouped by followee, each turned into its follower
 		w.inSrc[k] = from[e]
 	}
 }
