@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// TestIDSetAgreesWithSortedSlice checks both representations (bitmap for dense ids, map for
-// sparse or negative ones) against a binary search of the sorted ids.
+// TestIDSetAgreesWithSortedSlice checks the three representations (bitmap for dense ids, map
+// for sparse or negative ones, the ids alone once slim) against a binary search of the
+// sorted ids.
 func TestIDSetAgreesWithSortedSlice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 200 {
@@ -21,6 +22,9 @@ func TestIDSetAgreesWithSortedSlice(t *testing.T) {
 			ids = append(ids, id, id) // duplicates are fine
 		}
 		s := NewIDSet(ids)
+		if round%2 == 1 {
+			s = s.Slim()
+		}
 		want := slices.Compact(slices.Sorted(slices.Values(ids)))
 		if !slices.Equal(s.IDs(), want) || s.Len() != len(want) {
 			t.Fatalf("round %d: ids %v, want %v", round, s.IDs(), want)
@@ -43,7 +47,7 @@ func TestIDSetAgreesWithSortedSlice(t *testing.T) {
 			t.Fatalf("round %d: Count = %d, want %d", round, got, n)
 		}
 	}
-	if got := (IDSet{}).IDs(); got == nil || len(got) != 0 || (IDSet{}).Has(0) {
+	if got := (IDSet{}).IDs(); got == nil || len(got) != 0 || (IDSet{}).Has(0) || (IDSet{}).Slim().Count([]int64{0}) != 0 {
 		t.Fatalf("zero set: ids %v", got)
 	}
 }

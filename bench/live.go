@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/errgroup"
 
 	"tributary/feed"
 )
@@ -82,13 +83,30 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	}
 	servers := []*server{a, b}
 	rep := &LiveReport{Streams: len(followers), Instances: len(servers), Shares: liveNoticeShares, WarmShares: liveNoticeWarmShares}
+	tr := &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: 4}
+	defer tr.CloseIdleConnections()
+	// The pages themselves, loaded first as a browser does (what they cost the server, the
+	// readers' followed sets cached among it, is the pages' and is there with or without a
+	// stream); the memory measured is what the streams add.
+	fmt.Fprintf(cfg.Log, "bench: live notices: loading %d home pages\n", len(followers))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for i := range followers {
+		c := newClient(servers[i%len(servers)].URL, tr)
+		c.setSession(tokens[i+1])
+		g.Go(func() error {
+			_, _, err := c.get(gctx, "/")
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("bench: live notices: home pages: %w", err)
+	}
 	rssBefore := rss(a) + rss(b)
 	rep.GoroutinesBefore = goroutines(a) + goroutines(b)
 
 	// The streams: each follower's home page, its notice counting from now.
 	src := "/feed/new?fencepost=" + url.QueryEscape(feed.FormatFencepost(time.Now()))
-	tr := &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: 4}
-	defer tr.CloseIdleConnections()
 	sctx, closeStreams := context.WithCancel(ctx)
 	defer closeStreams()
 	type notice struct {
@@ -137,8 +155,17 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		}()
 	}
 	opened.Wait()
-	// The resident memory with the streams open, once the garbage of their first asks is
-	// collected: the least of a few samples.
+	// The resident memory with the streams open, once their first asks are done (each stream
+	// asks its notice at once) and their garbage collected: the least of a few samples.
+	asks := func() float64 { return metric(a, "tributary_live_asks_total") + metric(b, "tributary_live_asks_total") }
+	for last, deadline := -1.0, time.Now().Add(time.Minute); time.Now().Before(deadline); {
+		n := asks()
+		if n >= float64(len(followers)) && n == last {
+			break
+		}
+		last = n
+		time.Sleep(time.Second)
+	}
 	time.Sleep(2 * time.Second)
 	rssOpen := rss(a) + rss(b)
 	for range 4 {
@@ -151,6 +178,8 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	poster := newClient(a.URL, tr)
 	poster.setSession(tokens[0])
 	var lat, acks []float64
+	var cpu time.Duration // the instances' CPU over the timed shares and their notices
+	asked := 0.0
 	for s := 1; s <= liveNoticeWarmShares+liveNoticeShares; s++ {
 		timed := s > liveNoticeWarmShares
 		start := time.Now()
@@ -161,6 +190,7 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		}
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		cpuBefore, asksBefore := cpuTime(a.cmd.Process.Pid)+cpuTime(b.cmd.Process.Pid), asks()
 		res, err := poster.http.Do(req)
 		if err != nil {
 			return nil, fmt.Errorf("bench: live notices: share: %w", err)
@@ -192,6 +222,8 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 			continue
 		}
 		acks = append(acks, ack)
+		cpu += cpuTime(a.cmd.Process.Pid) + cpuTime(b.cmd.Process.Pid) - cpuBefore
+		asked += asks() - asksBefore
 		mu.Lock()
 		for i := range notices {
 			rep.Due++
@@ -216,8 +248,9 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	time.Sleep(2 * time.Second)
 	rep.GoroutinesAfter = goroutines(a) + goroutines(b)
 	rep.OpenAfter = int(metric(a, "tributary_live_streams_open") + metric(b, "tributary_live_streams_open"))
-	fmt.Fprintf(cfg.Log, "bench: live notices: %d of %d delivered, p50 %.1f ms, p99 %.1f ms; %.1f KiB per stream; goroutines %d -> %d -> %d\n",
-		rep.Delivered, rep.Due, rep.P50ms, rep.P99ms, rep.KiBPerStream, rep.GoroutinesBefore, rep.GoroutinesOpen, rep.GoroutinesAfter)
+	fmt.Fprintf(cfg.Log, "bench: live notices: %d of %d delivered, p50 %.1f ms, p99 %.1f ms; %.1f KiB per stream; goroutines %d -> %d -> %d; %.0f asks, %.0f µs of the instances' CPU each\n",
+		rep.Delivered, rep.Due, rep.P50ms, rep.P99ms, rep.KiBPerStream, rep.GoroutinesBefore, rep.GoroutinesOpen, rep.GoroutinesAfter,
+		asked, float64(cpu.Microseconds())/max(asked, 1))
 	return rep, nil
 }
 

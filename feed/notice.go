@@ -58,7 +58,7 @@ func (s *Service) noticeSource(ctx context.Context, viewer *tributary.User, q tr
 		return nil, false, err
 	}
 	if n != nil && viewer != nil {
-		n.kept, n.viewer, n.q, n.v, n.fenced = true, viewer.ID, q, r.src.v, r.fenced
+		n.kept, n.viewer, n.q, n.v, n.fenced = true, viewer.ID, q, r.src.v.forNotice(), r.fenced
 	}
 	return r.src, r.fenced, nil
 }

@@ -28,6 +28,15 @@ type viewerState struct {
 	changesUpTo int64
 }
 
+// forNotice is what a live stream keeps of the state to count its notices with, for hours:
+// the followed ids without their bitmap or map (the count passes them to SQL), and none of
+// the snapshot's redone rows or the fresh shares, which only ranking reads.
+func (v viewerState) forNotice() viewerState {
+	v.followed = v.followed.Slim()
+	v.changes, v.fresh = nil, nil
+	return v
+}
+
 // freshIDs lists the anchors of the viewer's fresh shares.
 func (v viewerState) freshIDs() []int64 {
 	ids := make([]int64, 0, len(v.fresh))

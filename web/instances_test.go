@@ -80,7 +80,7 @@ func startInstance(t *testing.T, store *db.Store, now func() time.Time, poll tim
 	go func() { defer close(done); bus.Run(ctx) }()
 	s := web.NewServer(web.Config{Store: store, Feed: feeds, Bus: bus, Log: log, Now: now, HashCost: bcrypt.MinCost})
 	a := &app{t: t, store: store, srv: httptest.NewServer(s.Handler())}
-	t.Cleanup(func() { a.srv.Close(); cancel(); <-done })
+	t.Cleanup(func() { s.CloseStreams(); a.srv.Close(); cancel(); <-done })
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer wcancel()
 	if err := bus.WaitUp(wctx); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -25,7 +26,8 @@ import (
 // when it changed. A change that the reader may not see changes nothing they are sent. The
 // page polls src itself only while its stream is not open.
 
-// CloseStreams ends every open live stream; call it when shutting down.
+// CloseStreams ends every open live stream and waits until they have; call it when shutting
+// down.
 func (s *Server) CloseStreams() { s.live.close() }
 
 // contentChanged is called after a write that open pages may hear of (a share, a like, a
@@ -52,7 +54,9 @@ func liveSource(src string) (*url.URL, error) {
 	return u, nil
 }
 
-// liveStream serves GET /live?src=…: the page's stream of notices.
+// liveStream serves GET /live?src=…: the page's stream of notices. Over HTTP/1 the stream
+// leaves net/http once its head is written (detach): an open page then costs its state and
+// two small goroutines, not a request's goroutine with its middleware's stack and buffers.
 func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 	src, err := liveSource(r.URL.Query().Get("src"))
 	if err != nil {
@@ -65,20 +69,107 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "The server is shutting down.", http.StatusServiceUnavailable)
 		return
 	}
-	defer s.live.leave(conn)
-
-	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // nginx: pass events on as they come
-	w.WriteHeader(http.StatusOK)
-	fmt.Fprint(w, "retry: 2000\n\n")
-	if err := rc.Flush(); err != nil {
+	if out, head, ok := detach(w); ok {
+		// The request's context ends when this handler returns; the stream's ends when the
+		// page goes (its connection is read to notice), or the server shuts down.
+		ctx, cancel := context.WithCancel(context.Background())
+		r = detachedRequest(ctx, r)
+		go func() {
+			var b [1]byte
+			for {
+				if _, err := out.Read(b[:]); err != nil {
+					cancel()
+					return
+				}
+			}
+		}()
+		go func() {
+			defer s.live.leave(conn)
+			defer out.Close()
+			defer cancel()
+			s.streamLive(ctx, r, src, conn, out, head)
+		}()
 		return
 	}
+	defer s.live.leave(conn)
+	w.WriteHeader(http.StatusOK)
+	s.streamLive(r.Context(), r, src, conn, flushed{w, http.NewResponseController(w)}, nil)
+}
 
-	ctx := r.Context()
+// detachedRequest is what a detached stream keeps of its request, in ctx: what its asks are
+// made of (the headers, the session's user, the request id), nothing of the connection
+// net/http no longer holds.
+func detachedRequest(ctx context.Context, r *http.Request) *http.Request {
+	for _, key := range []ctxKey{infoKey, userKey, accessKey} {
+		if v := r.Context().Value(key); v != nil {
+			ctx = context.WithValue(ctx, key, v)
+		}
+	}
+	d := &http.Request{Method: r.Method, URL: r.URL, Proto: r.Proto, ProtoMajor: r.ProtoMajor, ProtoMinor: r.ProtoMinor,
+		Header: r.Header, Body: http.NoBody, Host: r.Host, RemoteAddr: r.RemoteAddr, RequestURI: r.RequestURI, TLS: r.TLS}
+	return d.WithContext(ctx)
+}
+
+// liveOut is where a stream's events go: written and sent on at once.
+type liveOut interface {
+	send(b []byte) error
+}
+
+// flushed is a stream still in its handler (HTTP/2, or a writer that cannot be detached).
+type flushed struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (f flushed) send(b []byte) error {
+	if _, err := f.w.Write(b); err != nil {
+		return err
+	}
+	return f.rc.Flush()
+}
+
+// detachedConn is a stream's own connection, taken from net/http.
+type detachedConn struct{ net.Conn }
+
+// liveWriteTimeout bounds one write to a detached stream: a page that stopped reading ends.
+const liveWriteTimeout = 10 * time.Second
+
+func (c detachedConn) send(b []byte) error {
+	if err := c.SetWriteDeadline(time.Now().Add(liveWriteTimeout)); err != nil {
+		return err
+	}
+	_, err := c.Write(b)
+	return err
+}
+
+// detach takes the stream's HTTP/1 connection from net/http, and returns the head of the
+// answer, with the headers set so far, for the stream to write first: no length and no
+// chunks, the stream ends with the connection. ok is false when the connection cannot be
+// taken (HTTP/2): the handler serves the stream.
+func detach(w http.ResponseWriter) (c detachedConn, head []byte, ok bool) {
+	h := w.Header().Clone()
+	nc, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return detachedConn{}, nil, false
+	}
+	var b bytes.Buffer
+	b.WriteString("HTTP/1.1 200 OK\r\n")
+	h.Set("Connection", "close")
+	h.Write(&b)
+	b.WriteString("\r\n")
+	return detachedConn{nc}, b.Bytes(), true
+}
+
+// streamLive sends a stream's events, after head (the answer's head, when the stream writes
+// it), until its page goes (ctx), the reader is logged out, or the server shuts down.
+func (s *Server) streamLive(ctx context.Context, r *http.Request, src *url.URL, conn *liveConn, out liveOut, head []byte) {
+	if out.send(append(head, "retry: 2000\n\n"...)) != nil {
+		return
+	}
 	var sent []byte
 	var seq int
 	var reader liveReader // the reader's session and access as last read
@@ -96,31 +187,27 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 			if !asked || must || lost || force || len(talk) > 0 || newToPage(arrived, reader.access, author) {
 				force = false
 				before := reader.epoch
-				notice, ok, gone := s.askLive(ctx, r, src, &reader)
+				notice, ok, gone := s.askLiveAside(ctx, r, src, &reader)
 				if gone {
-					writeEvent(w, seq+1, "gone", nil)
-					rc.Flush()
+					out.send(eventBytes(seq+1, "gone", nil))
 					return
 				}
-				var events []liveEvent
+				var events []byte
 				if ok && !bytes.Equal(notice, sent) {
-					events = append(events, liveEvent{"pill", notice})
+					seq++
+					events = append(events, eventBytes(seq, "pill", notice)...)
 					sent = notice
 				}
 				if lost || (asked && reader.epoch != before) || (!asked && reconnected) {
 					// Who may read what changed (or too much was said at once, or the page was
 					// away for a while): the page checks every card it shows.
-					events = append(events, liveEvent{"recheck", nil})
-				} else if cards := talkedCards(talk, reader.access); len(cards) > 0 {
-					events = append(events, liveEvent{"talk", cards})
-				}
-				for _, ev := range events {
 					seq++
-					if writeEvent(w, seq, ev.name, ev.data) != nil {
-						return
-					}
+					events = append(events, eventBytes(seq, "recheck", nil)...)
+				} else if cards := talkedCards(talk, reader.access); len(cards) > 0 {
+					seq++
+					events = append(events, eventBytes(seq, "talk", cards)...)
 				}
-				if len(events) > 0 && rc.Flush() != nil {
+				if len(events) > 0 && out.send(events) != nil {
 					return
 				}
 				asked = true
@@ -141,12 +228,24 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 		case <-conn.wake:
 			ask = true
 		case <-heartbeat.C: // and ask again: the session may have ended elsewhere
-			if _, err := fmt.Fprint(w, ": still here\n\n"); err != nil || rc.Flush() != nil {
+			if out.send([]byte(": still here\n\n")) != nil {
 				return
 			}
 			ask, force, reader.read = true, true, false
 		}
 	}
+}
+
+// askLiveAside asks on a goroutine of its own, so that the stream's goroutine, which waits for
+// hours, keeps the small stack of its loop rather than the deepest of its asks.
+func (s *Server) askLiveAside(ctx context.Context, r *http.Request, src *url.URL, reader *liveReader) (notice []byte, ok, gone bool) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		notice, ok, gone = s.askLive(ctx, r, src, reader)
+	}()
+	<-done
+	return notice, ok, gone
 }
 
 // pageAuthor is the user whose page src is the notice of (/u/{handle}?new=…: only their
@@ -266,8 +365,8 @@ func userID(u *tributary.User) int64 {
 	return u.ID
 }
 
-// writeEvent writes one server-sent event: its id, its name and its data, line by line.
-func writeEvent(w http.ResponseWriter, id int, name string, data []byte) error {
+// eventBytes is one server-sent event: its id, its name and its data, line by line.
+func eventBytes(id int, name string, data []byte) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "id: %d\nevent: %s\n", id, name)
 	for line := range bytes.SplitSeq(bytes.TrimRight(data, "\n"), []byte("\n")) {
@@ -276,6 +375,5 @@ func writeEvent(w http.ResponseWriter, id int, name string, data []byte) error {
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')
-	_, err := w.Write(b.Bytes())
-	return err
+	return b.Bytes()
 }

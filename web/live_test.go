@@ -370,3 +370,52 @@ func TestLiveStreamsAskOnlyWhenNewToThePage(t *testing.T) {
 	share(bob, "https://example.com/asks/3")
 	bobs.wantPill("bob's share on bob's page", "1")
 }
+
+// A stream leaves net/http once its head is written (it keeps its own connection): its answer
+// still carries the site's headers, it ends when its page goes, and a shutdown waits for it.
+func TestLiveStreamsLeaveWithTheirPages(t *testing.T) {
+	a := newApp(t)
+	c := a.client()
+	c.signup("ada")
+	open := func() float64 {
+		m := regexp.MustCompile(`(?m)^tributary_live_streams_open (\S+)$`).FindStringSubmatch(c.get("/metrics").body)
+		if m == nil {
+			t.Fatal("no tributary_live_streams_open in /metrics")
+		}
+		n, _ := strconv.ParseFloat(m[1], 64)
+		return n
+	}
+	var closers []func()
+	for range 5 {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "GET", a.srv.URL+"/live?src="+url.QueryEscape("/feed/new?fencepost=1"), nil)
+		res, err := c.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := res.Header
+		if res.StatusCode != http.StatusOK || h.Get("Content-Type") != "text/event-stream" || h.Get("X-Request-Id") == "" ||
+			!strings.Contains(h.Get("Content-Security-Policy"), "frame-ancestors 'none'") || h.Get("Cache-Control") != "no-store" ||
+			res.ContentLength != -1 || res.TransferEncoding != nil || !res.Close {
+			t.Fatalf("a stream's answer: %d, %v, length %d, encoding %v, close %v", res.StatusCode, h, res.ContentLength, res.TransferEncoding, res.Close)
+		}
+		sc := bufio.NewScanner(res.Body)
+		if !sc.Scan() || sc.Text() != "retry: 2000" {
+			t.Fatalf("a stream begins with %q", sc.Text())
+		}
+		closers = append(closers, func() { cancel(); res.Body.Close() })
+	}
+	if n := open(); n != 5 {
+		t.Fatalf("%v streams open, want 5", n)
+	}
+	for _, close := range closers {
+		close()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for open() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%v streams still open after their pages went", open())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

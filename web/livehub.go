@@ -26,6 +26,7 @@ type liveHub struct {
 
 	mu      sync.Mutex
 	streams map[*liveConn]struct{}
+	running sync.WaitGroup // the open streams, detached from their requests or not
 	closed  bool
 	done    chan struct{} // closed when the server shuts down: streams end
 	// epoch moves at every change that may change who may read what, or whose session is
@@ -74,6 +75,7 @@ func (h *liveHub) join() (c *liveConn, ok bool) {
 	}
 	c = &liveConn{wake: make(chan struct{}, 1)}
 	h.streams[c] = struct{}{}
+	h.running.Add(1)
 	return c, true
 }
 
@@ -81,6 +83,7 @@ func (h *liveHub) leave(c *liveConn) {
 	h.mu.Lock()
 	delete(h.streams, c)
 	h.mu.Unlock()
+	h.running.Done()
 }
 
 // notify wakes every open stream (coalesced: a stream looks once however many
@@ -121,14 +124,16 @@ func (h *liveHub) open() int {
 	return len(h.streams)
 }
 
-// close ends every stream, for a shutdown (open streams would keep it waiting).
+// close ends every stream, for a shutdown (open streams would keep it waiting), and waits
+// until they have: net/http does not wait for the streams it no longer holds.
 func (h *liveHub) close() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if !h.closed {
 		h.closed = true
 		close(h.done)
 	}
+	h.mu.Unlock()
+	h.running.Wait()
 }
 
 // accessChanged wakes every stream to read its reader's session and access again.

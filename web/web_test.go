@@ -32,7 +32,7 @@ func newApp(t *testing.T) *app {
 	s := web.NewServer(web.Config{Store: a.store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Now: func() time.Time { return a.now }, HashCost: bcrypt.MinCost})
 	a.srv = httptest.NewServer(s.Handler())
-	t.Cleanup(a.srv.Close)
+	t.Cleanup(func() { s.CloseStreams(); a.srv.Close() })
 	return a
 }
 
