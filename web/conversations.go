@@ -223,7 +223,7 @@ func (s *Server) onPost(w http.ResponseWriter, r *http.Request, act func(*Server
 		s.fail(w, r, err)
 		return
 	} else {
-		s.contentChanged()
+		s.contentChanged(r)
 	}
 	if !isHTMX(r) {
 		back := t.Return
@@ -328,7 +328,7 @@ func (s *Server) onComment(w http.ResponseWriter, r *http.Request, act func(v tr
 	v := s.viewerAccess(r)
 	postID, err := act(v, id)
 	if err == nil {
-		s.contentChanged()
+		s.contentChanged(r)
 	}
 	if tributary.ErrorField(err) == "body" {
 		cm, err2 := s.store.OwnComment(r.Context(), v, id)

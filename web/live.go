@@ -31,9 +31,20 @@ import (
 func (s *Server) CloseStreams() { s.live.close() }
 
 // contentChanged is called after a write that open pages may hear of (a share, a like, a
-// comment) committed: every instance's streams hear of it (this one's too) as soon as the
-// site's wake-up reaches them, with what it was about.
-func (s *Server) contentChanged() {
+// comment) committed. The site is woken once the writer's request is answered (observe): a
+// thousand streams asking at once would otherwise share the cores with the rest of that
+// request, its session saved and its answer rendered (tier 0 comes first).
+func (s *Server) contentChanged(r *http.Request) {
+	if ri := infoOf(r.Context()); ri != nil {
+		ri.changed = true
+		return
+	}
+	s.wakeSite()
+}
+
+// wakeSite tells every instance's streams (this one's too) that content changed: they hear
+// of it, with what it was about, as soon as the site's wake-up reaches them.
+func (s *Server) wakeSite() {
 	if s.bus == nil { // this process is the whole site: nothing comes round the event path
 		s.live.notify(true, nil, nil)
 		return

@@ -18,8 +18,9 @@ import (
 // requestInfo is what the outermost middleware knows of a request: its id (from the
 // client's X-Request-Id when sane, else made here) and the route that served it.
 type requestInfo struct {
-	id    string
-	route string
+	id      string
+	route   string
+	changed bool // content open pages may hear of changed: the site is woken after the answer
 }
 
 const infoKey ctxKey = 1
@@ -178,6 +179,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK, start: time.Now()}
 		r = r.WithContext(context.WithValue(r.Context(), infoKey, ri))
 		next.ServeHTTP(rec, r)
+		if ri.changed {
+			s.wakeSite()
+		}
 		dur := time.Since(rec.start)
 		s.metrics.requests.WithLabelValues(ri.route, r.Method, strconv.Itoa(rec.status)).Observe(dur.Seconds())
 		s.log.DebugContext(r.Context(), "request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "dur", dur)

@@ -172,7 +172,7 @@ func (s *Server) share(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.contentChanged()
+	s.contentChanged(r)
 	s.flash(r, "Shared.")
 	switch {
 	case len(dest.DirectTo) > 0:
