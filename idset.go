@@ -81,5 +81,8 @@ func (s IDSet) IDs() []int64 {
 	return s.ids
 }
 
+// Bytes is about what the set holds in memory: its ids, and its bitmap or map.
+func (s IDSet) Bytes() int { return 8*cap(s.ids) + 8*len(s.bits) + 48*len(s.m) }
+
 // Len is the number of ids.
 func (s IDSet) Len() int { return len(s.ids) }

@@ -79,7 +79,7 @@ func New(store *db.Store, cfg Config, now func() time.Time) *Service {
 		}}
 	}
 	return &Service{store: store, cfg: cfg, now: now, anon: newAnonCache(cfg.AnonTTL, cfg.AnonCacheSize, now),
-		rank: newRankIndex(store, slog.Default()), followed: lru.New[int64, versionedSet](time.Hour, 20000, now),
+		rank: newRankIndex(store, slog.Default()), followed: lru.NewWeighed[int64](time.Hour, 20000, followedBudget, func(v versionedSet) int { return v.set.Bytes() }, now),
 		tails: lru.New[tailKey, *tailBatch](10*time.Minute, 4096, now), searches: newSearchCache(now), keys: keys,
 		fanout: make(chan struct{}, 1)}
 }

@@ -8,6 +8,11 @@ import (
 	"tributary/db"
 )
 
+// followedBudget bounds the memory of the followed sets kept between requests (Service.followed,
+// at most 20,000 of them, each for an hour): a set's bitmap spans every user id, 62 KB at
+// 500,000 users whatever the set's size, and 20,000 of them would be over a gigabyte.
+const followedBudget = 128 << 20
+
 // versionedSet is a followed set and its version.
 type versionedSet struct {
 	version int64

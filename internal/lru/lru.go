@@ -14,6 +14,10 @@ type Cache[K comparable, V any] struct {
 	ttl time.Duration
 	max int
 	now func() time.Time
+	// weigh and budget, when set, bound the entries' summed weight too (their bytes, say).
+	weigh  func(V) int
+	budget int
+	weight int
 
 	mu      sync.Mutex
 	entries map[K]*list.Element
@@ -23,12 +27,22 @@ type Cache[K comparable, V any] struct {
 type entry[K comparable, V any] struct {
 	key     K
 	val     V
+	weight  int
 	expires time.Time
 }
 
 // New makes a cache of at most max entries, each kept for ttl (now: the clock).
 func New[K comparable, V any](ttl time.Duration, max int, now func() time.Time) *Cache[K, V] {
 	return &Cache[K, V]{ttl: ttl, max: max, now: now, entries: map[K]*list.Element{}, order: list.New()}
+}
+
+// NewWeighed makes a cache of at most max entries whose weights (weigh) add up to at most
+// budget: values as unlike in size as a follower of three people's set and one of thousands.
+// An entry heavier than the whole budget is not kept.
+func NewWeighed[K comparable, V any](ttl time.Duration, max int, budget int, weigh func(V) int, now func() time.Time) *Cache[K, V] {
+	c := New[K, V](ttl, max, now)
+	c.weigh, c.budget = weigh, budget
+	return c
 }
 
 // Get returns key's value unless it is missing or expired.
@@ -42,8 +56,7 @@ func (c *Cache[K, V]) Get(key K) (V, bool) {
 	}
 	e := el.Value.(*entry[K, V])
 	if !c.now().Before(e.expires) {
-		c.order.Remove(el)
-		delete(c.entries, key)
+		c.remove(el)
 		var zero V
 		return zero, false
 	}
@@ -56,14 +69,26 @@ func (c *Cache[K, V]) Put(key K, val V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.entries[key]; ok {
-		c.order.Remove(el)
+		c.remove(el)
 	}
-	c.entries[key] = c.order.PushFront(&entry[K, V]{key: key, val: val, expires: c.now().Add(c.ttl)})
-	for c.order.Len() > c.max {
-		old := c.order.Back()
-		c.order.Remove(old)
-		delete(c.entries, old.Value.(*entry[K, V]).key)
+	e := &entry[K, V]{key: key, val: val, expires: c.now().Add(c.ttl)}
+	if c.weigh != nil {
+		if e.weight = c.weigh(val); e.weight > c.budget {
+			return
+		}
 	}
+	c.entries[key] = c.order.PushFront(e)
+	c.weight += e.weight
+	for c.order.Len() > c.max || c.weigh != nil && c.weight > c.budget {
+		c.remove(c.order.Back())
+	}
+}
+
+func (c *Cache[K, V]) remove(el *list.Element) {
+	e := el.Value.(*entry[K, V])
+	c.order.Remove(el)
+	delete(c.entries, e.key)
+	c.weight -= e.weight
 }
 
 // Clear drops every entry.
@@ -72,6 +97,7 @@ func (c *Cache[K, V]) Clear() {
 	defer c.mu.Unlock()
 	c.entries = map[K]*list.Element{}
 	c.order.Init()
+	c.weight = 0
 }
 
 // Len is the number of entries held, expired ones not yet dropped included.
