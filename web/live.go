@@ -281,11 +281,6 @@ func newToPage(arrived []db.LivePost, v tributary.Viewer, author int64) bool {
 	})
 }
 
-type liveEvent struct {
-	name string
-	data []byte
-}
-
 // talkedCards names the cards whose talk changed, among the posts talked of, that the reader
 // may read: "p<post id>" for a post's card, "i<item id>" for its item's card, unique.
 func talkedCards(talk []db.LivePost, v tributary.Viewer) []byte {
