@@ -39,7 +39,7 @@ var genericPlans = map[string]bool{
 	"CommentForAction": true, "EditComment": true, "DeleteComment": true, "LivePosts": true,
 	// filter feeds: one index range whatever the feed
 	"FilterArrivals": true, "ReadablePostsInFilter": true, "ActivityArrivals": true, "ActivityReasons": true,
-	"ViewerAccessOf": true, "UserWithAccess": true,
+	"ViewerAccessOf": true, "UserWithAccess": true, "UserByHandle": true,
 	// searches: a search's candidates checked for a reader, by id
 	"SearchAmong": true,
 	// rivers: one reader's inbox, whatever the reader

@@ -66,6 +66,7 @@ type Config struct {
 func NewServer(cfg Config) *Server {
 	sm := scs.New()
 	sm.Store = pgxstore.NewWithCleanupInterval(cfg.Store.Pool, 0) // the scheduler cleans up
+	sm.Codec = sessionCodec{}
 	sm.Lifetime = 30 * 24 * time.Hour
 	// No idle timeout: it would rewrite the session row on every request.
 	sm.Cookie.Name = "tributary_session"
