@@ -47,7 +47,7 @@ test-go:
 	go test -run '^$$' -fuzz '^FuzzCursor$$' -fuzztime 100000x ./feed
 	go test -run '^$$' -fuzz '^FuzzSeenReport$$' -fuzztime 10000x ./web
 	go test -run '^$$' -fuzz '^FuzzRequestQuery$$' -fuzztime 1500x ./web
-	go test -run '^$$' -fuzz '^FuzzSessionCodec$$' -fuzztime 20000x ./web
+	go test -run '^$$' -fuzz '^FuzzSessionCodec$$' -fuzztime 20000x ./db
 	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 200000x ./search
 
 generate: ## Regenerate templ and sqlc output

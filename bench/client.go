@@ -14,9 +14,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alexedwards/scs/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tributary/db"
 )
 
 // sessionCookie is the name of the app's session cookie (web.NewServer).
@@ -155,13 +156,13 @@ func mintSessions(ctx context.Context, pool *pgxpool.Pool, users []int64) ([]str
 		b := make([]byte, 32)
 		rand.Read(b)
 		tokens[i] = base64.RawURLEncoding.EncodeToString(b)
-		data, err := scs.GobCodec{}.Encode(deadline, map[string]any{"user_id": id})
+		data, err := db.SessionData(id, deadline)
 		if err != nil {
 			return nil, fmt.Errorf("bench: encode session: %w", err)
 		}
-		rows[i] = []any{tokens[i], data, deadline}
+		rows[i] = []any{tokens[i], data, deadline, id}
 	}
-	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"sessions"}, []string{"token", "data", "expiry"}, pgx.CopyFromRows(rows)); err != nil {
+	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"sessions"}, []string{"token", "data", "expiry", "user_id"}, pgx.CopyFromRows(rows)); err != nil {
 		return nil, fmt.Errorf("bench: store sessions: %w", err)
 	}
 	return tokens, nil

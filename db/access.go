@@ -20,17 +20,19 @@ func (s *Store) ViewerAccess(ctx context.Context, viewerID int64) (tributary.Vie
 		return v, nil
 	}
 	r, err := s.q.ViewerAccessOf(ctx, viewerID)
-	if err != nil {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return v, nil // the account is gone: nothing but public posts
+	} else if err != nil {
 		return v, fmt.Errorf("db: viewer access: %w", err)
 	}
-	return viewerOf(viewerID, r.Blocked, r.PrivateFeeds, r.Hidden, r.Muted, r.MutedCollapse), nil
+	return viewerAccessOf(r), nil
 }
 
-// viewerOf assembles a viewer from the arrays the viewer queries read.
-func viewerOf(id int64, blocked, privateFeeds, hidden []int64, muted []string, collapse []bool) tributary.Viewer {
-	v := tributary.Viewer{ID: id, Blocked: blocked, PrivateFeeds: privateFeeds, Hidden: hidden}
-	for i, w := range muted {
-		v.Mutes = append(v.Mutes, tributary.Mute{Word: w, Collapse: i < len(collapse) && collapse[i]})
+// viewerAccessOf assembles a viewer from the arrays viewer_access reads.
+func viewerAccessOf(r dbq.ViewerAccess) tributary.Viewer {
+	v := tributary.Viewer{ID: r.ViewerID, Blocked: r.Blocked, PrivateFeeds: r.PrivateFeeds, Hidden: r.Hidden}
+	for i, w := range r.Muted {
+		v.Mutes = append(v.Mutes, tributary.Mute{Word: w, Collapse: i < len(r.MutedCollapse) && r.MutedCollapse[i]})
 	}
 	return v
 }

@@ -144,7 +144,7 @@ func (s *Store) UserWithAccess(ctx context.Context, id int64) (tributary.User, t
 	if err != nil {
 		return tributary.User{}, tributary.Viewer{}, notFound(err, "No such user.")
 	}
-	return userOf(r.User), viewerOf(id, r.Blocked, r.PrivateFeeds, r.Hidden, r.Muted, r.MutedCollapse), nil
+	return userOf(r.User), viewerAccessOf(r.ViewerAccess), nil
 }
 
 // Replicated reports whether reads may go to a replica (so a writer's next reads must not).

@@ -76,7 +76,8 @@ func (s *Store) LoadViewer(ctx context.Context, vq ViewerQuery) (ViewerState, er
 	if !r.ListFound {
 		return ViewerState{}, tributary.Errorf(tributary.ENotFound, "No such list.")
 	}
-	st := ViewerState{Access: viewerOf(viewerID, r.Blocked, r.PrivateFeeds, r.Hidden, r.Muted, r.MutedCollapse),
+	st := ViewerState{Access: viewerAccessOf(dbq.ViewerAccess{ViewerID: viewerID, Blocked: r.Blocked,
+		PrivateFeeds: r.PrivateFeeds, Hidden: r.Hidden, Muted: r.Muted, MutedCollapse: r.MutedCollapse}),
 		Seen: r.Seen, HomeActivity: r.HomeActivity, Fresh: make(map[int64]time.Time, len(r.FreshIds)),
 		FollowsVersion: r.FollowsVersion, FollowedKnown: r.FollowedKnown}
 	st.SetOnly = vq.ListID != 0 || r.HasExclusive

@@ -4,75 +4,19 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"tributary"
-	"tributary/db"
 	"tributary/db/dbtest"
 	"tributary/feed"
 )
 
-// queryLog records the names (sqlc's "-- name: X") of the queries a pool runs.
-type queryLog struct {
-	mu    sync.Mutex
-	names []string
-}
-
-func (l *queryLog) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	if name := db.QueryName(d.SQL); name != "" {
-		l.mu.Lock()
-		l.names = append(l.names, name)
-		l.mu.Unlock()
-	}
-	return ctx
-}
-
-func (l *queryLog) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-// The queries that run on their generic plan go in batches (db/plans.go).
-func (l *queryLog) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	return ctx
-}
-
-func (l *queryLog) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
-	if name := db.QueryName(d.SQL); name != "" {
-		l.mu.Lock()
-		l.names = append(l.names, name)
-		l.mu.Unlock()
-	}
-}
-
-func (l *queryLog) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
-
-func (l *queryLog) take() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	names := l.names
-	l.names = nil
-	return names
-}
-
 // tracedWorld is a world on a fresh database whose queries are named in the log.
-func tracedWorld(t *testing.T) (*world, *queryLog) {
+func tracedWorld(t *testing.T) (*world, *dbtest.QueryLog) {
 	t.Helper()
-	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(dbtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := &queryLog{}
-	cfg.ConnConfig.Tracer = log
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	return &world{t: t, ctx: ctx, store: db.NewStore(pool), now: t0, users: map[string]tributary.User{}}, log
+	store, log := dbtest.TracedStore(t)
+	return &world{t: t, ctx: context.Background(), store: store, now: t0, users: map[string]tributary.User{}}, log
 }
 
 // A page reads the fencepost it starts from together with the viewer's state: neither a
@@ -99,7 +43,7 @@ func TestPagesReadTheirFencepostWithTheViewerState(t *testing.T) {
 	}
 	check := func(what string, p tributary.Timeline) {
 		t.Helper()
-		names := log.take()
+		names := log.Take()
 		if len(p.Items) == 0 {
 			t.Fatalf("%s: no items", what)
 		}
@@ -107,7 +51,7 @@ func TestPagesReadTheirFencepostWithTheViewerState(t *testing.T) {
 			t.Errorf("%s ran %v: want the fencepost read with ViewerState, not on its own", what, names)
 		}
 	}
-	log.take()
+	log.Take()
 	first := page("")
 	check("a cold first page", first)
 	second := page(first.NextCursor)
@@ -115,7 +59,7 @@ func TestPagesReadTheirFencepostWithTheViewerState(t *testing.T) {
 	check("the page after", page(second.NextCursor))
 	w.now = w.now.Add(time.Minute)
 	w.share("ada", "https://ada.example.com/late", 0, false)
-	log.take()
+	log.Take()
 	check("a returning first page", page(""))
 }
 
@@ -144,7 +88,7 @@ func TestNoticeAsksKeepTheReadersState(t *testing.T) {
 	stream := feed.WithNoticeState(ctx, &state)
 	ask := func(what string, want int, read bool) {
 		t.Helper()
-		log.take()
+		log.Take()
 		n, err := s.NewCount(stream, &viewer, tributary.FeedQuery{}, after, 100)
 		if err != nil {
 			t.Fatal(err)
@@ -152,7 +96,7 @@ func TestNoticeAsksKeepTheReadersState(t *testing.T) {
 		if n != want {
 			t.Errorf("%s: %d new, want %d", what, n, want)
 		}
-		if names := log.take(); slices.Contains(names, "ViewerState") != read {
+		if names := log.Take(); slices.Contains(names, "ViewerState") != read {
 			t.Errorf("%s ran %v: reads the viewer's state %v, want %v", what, names, !read, read)
 		}
 	}

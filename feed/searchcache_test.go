@@ -91,9 +91,9 @@ func TestSearchCandidatesSharedAndChecked(t *testing.T) {
 	}
 
 	search("the first search", "ada")
-	log.take()
+	log.Take()
 	search("the candidates kept", "bob")
-	if names := log.take(); !slices.Contains(names, "SearchTalkSince") || !slices.Contains(names, "SearchAmong") {
+	if names := log.Take(); !slices.Contains(names, "SearchTalkSince") || !slices.Contains(names, "SearchAmong") {
 		t.Errorf("bob's search ran %v: want the candidates kept checked again (SearchTalkSince, SearchAmong)", names)
 	}
 
@@ -122,11 +122,11 @@ func TestSearchCandidatesSharedAndChecked(t *testing.T) {
 	// heard of it.
 	w.now = w.now.Add(time.Minute)
 	search("candidates read again", "ada")
-	log.take()
+	log.Take()
 	w.share("eve", "https://example.com/quantum/late", time.Hour+time.Second, false)
 	bus.Sync(ctx)
 	search("after a post made in the past", "ada")
-	if names := log.take(); slices.Contains(names, "SearchTalkSince") {
+	if names := log.Take(); slices.Contains(names, "SearchTalkSince") {
 		t.Errorf("the search after a post made in the past ran %v: want the kept candidates dropped (no SearchTalkSince)", names)
 	}
 	search("after a post made in the past", "bob")

@@ -20,14 +20,8 @@ UPDATE posts p
 RETURNING p.anchor_id;
 
 -- name: ViewerAccessOf :one
--- What the access rules need of a viewer, in one round trip: the users in a ban with them,
--- either way, and the private feeds they read; and what they hid and muted.
-SELECT ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = @viewer_id::bigint
-             UNION SELECT b.user_id FROM bans b WHERE b.banned_id = @viewer_id::bigint ORDER BY 1)::bigint[] AS blocked,
-       ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = @viewer_id::bigint ORDER BY 1)::bigint[] AS private_feeds,
-       ARRAY(SELECT h.anchor_id FROM hidden_items h WHERE h.user_id = @viewer_id::bigint ORDER BY 1)::bigint[] AS hidden,
-       ARRAY(SELECT m.word FROM mutes m WHERE m.user_id = @viewer_id::bigint ORDER BY m.word)::text[] AS muted,
-       ARRAY(SELECT m.collapse FROM mutes m WHERE m.user_id = @viewer_id::bigint ORDER BY m.word)::boolean[] AS muted_collapse;
+-- What the access rules need of a viewer, in one round trip.
+SELECT * FROM viewer_access WHERE viewer_id = @viewer_id;
 
 -- name: SetFeedAccess :exec
 UPDATE feeds SET access = @access WHERE id = @id;

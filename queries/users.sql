@@ -14,16 +14,31 @@ SELECT * FROM users WHERE lower(handle) = lower(@handle);
 SELECT * FROM users WHERE id = @id;
 
 -- name: UserWithAccess :one
--- A signed-in user and what the access rules need of them, in the one round trip every
--- request of theirs makes.
-SELECT sqlc.embed(u),
-       ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = u.id
-             UNION SELECT b.user_id FROM bans b WHERE b.banned_id = u.id ORDER BY 1)::bigint[] AS blocked,
-       ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = u.id ORDER BY 1)::bigint[] AS private_feeds,
-       ARRAY(SELECT h.anchor_id FROM hidden_items h WHERE h.user_id = u.id ORDER BY 1)::bigint[] AS hidden,
-       ARRAY(SELECT m.word FROM mutes m WHERE m.user_id = u.id ORDER BY m.word)::text[] AS muted,
-       ARRAY(SELECT m.collapse FROM mutes m WHERE m.user_id = u.id ORDER BY m.word)::boolean[] AS muted_collapse
-  FROM users u WHERE u.id = @id;
+-- A signed-in user and what the access rules need of them, in one round trip (for a session
+-- that does not name its user: SessionWithAccess reads the others').
+SELECT sqlc.embed(u), sqlc.embed(a)
+  FROM users u JOIN viewer_access a ON a.viewer_id = u.id
+ WHERE u.id = @id;
+
+-- name: SessionWithAccess :one
+-- A session that names its user, with the user and what the access rules need of them: the
+-- one round trip every signed-in request makes before its page's.
+SELECT s.data, sqlc.embed(u), sqlc.embed(a)
+  FROM sessions s
+  JOIN users u ON u.id = s.user_id
+  JOIN viewer_access a ON a.viewer_id = u.id
+ WHERE s.token = @token AND current_timestamp < s.expiry;
+
+-- name: SessionData :one
+-- A session's data (one that names no user, or whose user is gone).
+SELECT data FROM sessions WHERE token = @token AND current_timestamp < expiry;
+
+-- name: CommitSession :exec
+INSERT INTO sessions (token, data, expiry, user_id) VALUES (@token, @data, @expiry, @user_id)
+ON CONFLICT (token) DO UPDATE SET data = EXCLUDED.data, expiry = EXCLUDED.expiry, user_id = EXCLUDED.user_id;
+
+-- name: DeleteSession :exec
+DELETE FROM sessions WHERE token = @token;
 
 -- name: CountUsers :one
 SELECT count(*) FROM users;

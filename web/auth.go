@@ -109,7 +109,7 @@ func (s *Server) startSession(r *http.Request, userID int64) error {
 	if err := s.sessions.RenewToken(r.Context()); err != nil {
 		return err
 	}
-	s.sessions.Put(r.Context(), "user_id", userID)
+	s.sessions.Put(r.Context(), db.SessionUserKey, userID)
 	return nil
 }
 

@@ -348,7 +348,7 @@ func (s *Server) askLive(ctx context.Context, r *http.Request, src *url.URL, rea
 		defer cancel()
 		defer context.AfterFunc(ctx, cancel)()
 		reader.notice.Forget()
-		s.sessions.LoadAndSave(s.loadUser(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.session(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			u := currentUser(r.Context())
 			if userID(u) != want {
 				gone = true
@@ -356,7 +356,7 @@ func (s *Server) askLive(ctx context.Context, r *http.Request, src *url.URL, rea
 			}
 			reader.read, reader.epoch, reader.user, reader.access = true, epoch, u, s.viewerAccess(r)
 			s.mux.ServeHTTP(w, r)
-		}))).ServeHTTP(rec, sub.WithContext(base))
+		})).ServeHTTP(rec, sub.WithContext(base))
 	}
 	if gone || rec.Code != http.StatusOK {
 		return nil, false, gone

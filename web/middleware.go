@@ -71,17 +71,27 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 	})
 }
 
+// session loads the request's session and puts its user in the request context: read with
+// the session when its row names them (db.SessionStore), else by id.
+func (s *Server) session(next http.Handler) http.Handler {
+	load := s.sessions.LoadAndSave(s.loadUser(next))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, _ := db.WithSessionUser(r.Context())
+		load.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
 // loadUser puts the session's user in the request context.
 func (s *Server) loadUser(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := s.sessions.GetInt64(r.Context(), "user_id")
+		id := s.sessions.GetInt64(r.Context(), db.SessionUserKey)
 		if id == 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
-		u, access, err := s.store.UserWithAccess(r.Context(), id)
+		u, access, err := s.userWithAccess(r.Context(), id)
 		if tributary.ErrorCode(err) == tributary.ENotFound {
-			s.sessions.Remove(r.Context(), "user_id") // the account is gone
+			s.sessions.Remove(r.Context(), db.SessionUserKey) // the account is gone
 			next.ServeHTTP(w, r)
 			return
 		} else if err != nil {
@@ -97,6 +107,15 @@ func (s *Server) loadUser(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// userWithAccess is the signed-in user and their access: as the session's read found them,
+// or read now.
+func (s *Server) userWithAccess(ctx context.Context, id int64) (tributary.User, tributary.Viewer, error) {
+	if su := db.SessionUserOf(ctx); su != nil && su.Found && su.User.ID == id {
+		return su.User, su.Access, nil
+	}
+	return s.store.UserWithAccess(ctx, id)
 }
 
 // readYourWrites is how long (seconds) after a write a reader's reads all go to the primary.

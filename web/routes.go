@@ -87,5 +87,5 @@ func (s *Server) Handler() http.Handler {
 	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errCSRF)
 	}))
-	return s.observe(s.recoverPanics(s.guard(compress(csrf.Handler(s.sessions.LoadAndSave(s.loadUser(routed(mux))))))))
+	return s.observe(s.recoverPanics(s.guard(compress(csrf.Handler(s.session(routed(mux)))))))
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
-	"github.com/alexedwards/scs/pgxstore"
 	"github.com/alexedwards/scs/v2"
 
 	"tributary"
@@ -65,8 +64,8 @@ type Config struct {
 // NewServer builds a Server with sessions stored in PostgreSQL.
 func NewServer(cfg Config) *Server {
 	sm := scs.New()
-	sm.Store = pgxstore.NewWithCleanupInterval(cfg.Store.Pool, 0) // the scheduler cleans up
-	sm.Codec = sessionCodec{}
+	sm.Store = cfg.Store.Sessions() // the scheduler deletes the expired
+	sm.Codec = db.SessionCodec{}
 	sm.Lifetime = 30 * 24 * time.Hour
 	// No idle timeout: it would rewrite the session row on every request.
 	sm.Cookie.Name = "tributary_session"

@@ -316,28 +316,15 @@ func (q *Queries) Unban(ctx context.Context, arg UnbanParams) error {
 }
 
 const viewerAccessOf = `-- name: ViewerAccessOf :one
-SELECT ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = $1::bigint
-             UNION SELECT b.user_id FROM bans b WHERE b.banned_id = $1::bigint ORDER BY 1)::bigint[] AS blocked,
-       ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = $1::bigint ORDER BY 1)::bigint[] AS private_feeds,
-       ARRAY(SELECT h.anchor_id FROM hidden_items h WHERE h.user_id = $1::bigint ORDER BY 1)::bigint[] AS hidden,
-       ARRAY(SELECT m.word FROM mutes m WHERE m.user_id = $1::bigint ORDER BY m.word)::text[] AS muted,
-       ARRAY(SELECT m.collapse FROM mutes m WHERE m.user_id = $1::bigint ORDER BY m.word)::boolean[] AS muted_collapse
+SELECT viewer_id, blocked, private_feeds, hidden, muted, muted_collapse FROM viewer_access WHERE viewer_id = $1
 `
 
-type ViewerAccessOfRow struct {
-	Blocked       []int64
-	PrivateFeeds  []int64
-	Hidden        []int64
-	Muted         []string
-	MutedCollapse []bool
-}
-
-// What the access rules need of a viewer, in one round trip: the users in a ban with them,
-// either way, and the private feeds they read; and what they hid and muted.
-func (q *Queries) ViewerAccessOf(ctx context.Context, viewerID int64) (ViewerAccessOfRow, error) {
+// What the access rules need of a viewer, in one round trip.
+func (q *Queries) ViewerAccessOf(ctx context.Context, viewerID int64) (ViewerAccess, error) {
 	row := q.db.QueryRow(ctx, viewerAccessOf, viewerID)
-	var i ViewerAccessOfRow
+	var i ViewerAccess
 	err := row.Scan(
+		&i.ViewerID,
 		&i.Blocked,
 		&i.PrivateFeeds,
 		&i.Hidden,

@@ -335,6 +335,7 @@ type Session struct {
 	Token  string
 	Data   []byte
 	Expiry time.Time
+	UserID pgtype.Int8
 }
 
 type SiteChange struct {
@@ -379,4 +380,13 @@ type User struct {
 	CreatedAt      time.Time
 	FollowsVersion int64
 	HomeActivity   bool
+}
+
+type ViewerAccess struct {
+	ViewerID      int64
+	Blocked       []int64
+	PrivateFeeds  []int64
+	Hidden        []int64
+	Muted         []string
+	MutedCollapse []bool
 }

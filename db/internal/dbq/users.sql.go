@@ -8,7 +8,31 @@ package dbq
 import (
 	"context"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
+
+const commitSession = `-- name: CommitSession :exec
+INSERT INTO sessions (token, data, expiry, user_id) VALUES ($1, $2, $3, $4)
+ON CONFLICT (token) DO UPDATE SET data = EXCLUDED.data, expiry = EXCLUDED.expiry, user_id = EXCLUDED.user_id
+`
+
+type CommitSessionParams struct {
+	Token  string
+	Data   []byte
+	Expiry time.Time
+	UserID pgtype.Int8
+}
+
+func (q *Queries) CommitSession(ctx context.Context, arg CommitSessionParams) error {
+	_, err := q.db.Exec(ctx, commitSession,
+		arg.Token,
+		arg.Data,
+		arg.Expiry,
+		arg.UserID,
+	)
+	return err
+}
 
 const countMutes = `-- name: CountMutes :one
 SELECT count(*) FROM mutes WHERE user_id = $1
@@ -94,6 +118,15 @@ func (q *Queries) DeleteExpiredSessions(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const deleteSession = `-- name: DeleteSession :exec
+DELETE FROM sessions WHERE token = $1
+`
+
+func (q *Queries) DeleteSession(ctx context.Context, token string) error {
+	_, err := q.db.Exec(ctx, deleteSession, token)
+	return err
 }
 
 const hiddenPosts = `-- name: HiddenPosts :many
@@ -227,6 +260,59 @@ func (q *Queries) Mute(ctx context.Context, arg MuteParams) error {
 	return err
 }
 
+const sessionData = `-- name: SessionData :one
+SELECT data FROM sessions WHERE token = $1 AND current_timestamp < expiry
+`
+
+// A session's data (one that names no user, or whose user is gone).
+func (q *Queries) SessionData(ctx context.Context, token string) ([]byte, error) {
+	row := q.db.QueryRow(ctx, sessionData, token)
+	var data []byte
+	err := row.Scan(&data)
+	return data, err
+}
+
+const sessionWithAccess = `-- name: SessionWithAccess :one
+SELECT s.data, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
+  FROM sessions s
+  JOIN users u ON u.id = s.user_id
+  JOIN viewer_access a ON a.viewer_id = u.id
+ WHERE s.token = $1 AND current_timestamp < s.expiry
+`
+
+type SessionWithAccessRow struct {
+	Data         []byte
+	User         User
+	ViewerAccess ViewerAccess
+}
+
+// A session that names its user, with the user and what the access rules need of them: the
+// one round trip every signed-in request makes before its page's.
+func (q *Queries) SessionWithAccess(ctx context.Context, token string) (SessionWithAccessRow, error) {
+	row := q.db.QueryRow(ctx, sessionWithAccess, token)
+	var i SessionWithAccessRow
+	err := row.Scan(
+		&i.Data,
+		&i.User.ID,
+		&i.User.Handle,
+		&i.User.DisplayName,
+		&i.User.PasswordHash,
+		&i.User.Vip,
+		&i.User.Notability,
+		&i.User.IsPrivate,
+		&i.User.CreatedAt,
+		&i.User.FollowsVersion,
+		&i.User.HomeActivity,
+		&i.ViewerAccess.ViewerID,
+		&i.ViewerAccess.Blocked,
+		&i.ViewerAccess.PrivateFeeds,
+		&i.ViewerAccess.Hidden,
+		&i.ViewerAccess.Muted,
+		&i.ViewerAccess.MutedCollapse,
+	)
+	return i, err
+}
+
 const unhideItem = `-- name: UnhideItem :exec
 DELETE FROM hidden_items h USING posts p WHERE p.id = $1 AND h.user_id = $2 AND h.anchor_id = p.anchor_id
 `
@@ -321,27 +407,18 @@ func (q *Queries) UserStats(ctx context.Context, id int64) (UserStatsRow, error)
 }
 
 const userWithAccess = `-- name: UserWithAccess :one
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity,
-       ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = u.id
-             UNION SELECT b.user_id FROM bans b WHERE b.banned_id = u.id ORDER BY 1)::bigint[] AS blocked,
-       ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = u.id ORDER BY 1)::bigint[] AS private_feeds,
-       ARRAY(SELECT h.anchor_id FROM hidden_items h WHERE h.user_id = u.id ORDER BY 1)::bigint[] AS hidden,
-       ARRAY(SELECT m.word FROM mutes m WHERE m.user_id = u.id ORDER BY m.word)::text[] AS muted,
-       ARRAY(SELECT m.collapse FROM mutes m WHERE m.user_id = u.id ORDER BY m.word)::boolean[] AS muted_collapse
-  FROM users u WHERE u.id = $1
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
+  FROM users u JOIN viewer_access a ON a.viewer_id = u.id
+ WHERE u.id = $1
 `
 
 type UserWithAccessRow struct {
-	User          User
-	Blocked       []int64
-	PrivateFeeds  []int64
-	Hidden        []int64
-	Muted         []string
-	MutedCollapse []bool
+	User         User
+	ViewerAccess ViewerAccess
 }
 
-// A signed-in user and what the access rules need of them, in the one round trip every
-// request of theirs makes.
+// A signed-in user and what the access rules need of them, in one round trip (for a session
+// that does not name its user: SessionWithAccess reads the others').
 func (q *Queries) UserWithAccess(ctx context.Context, id int64) (UserWithAccessRow, error) {
 	row := q.db.QueryRow(ctx, userWithAccess, id)
 	var i UserWithAccessRow
@@ -356,11 +433,12 @@ func (q *Queries) UserWithAccess(ctx context.Context, id int64) (UserWithAccessR
 		&i.User.CreatedAt,
 		&i.User.FollowsVersion,
 		&i.User.HomeActivity,
-		&i.Blocked,
-		&i.PrivateFeeds,
-		&i.Hidden,
-		&i.Muted,
-		&i.MutedCollapse,
+		&i.ViewerAccess.ViewerID,
+		&i.ViewerAccess.Blocked,
+		&i.ViewerAccess.PrivateFeeds,
+		&i.ViewerAccess.Hidden,
+		&i.ViewerAccess.Muted,
+		&i.ViewerAccess.MutedCollapse,
 	)
 	return i, err
 }

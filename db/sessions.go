@@ -1,0 +1,238 @@
+package db
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"tributary"
+	"tributary/db/internal/dbq"
+)
+
+// Sessions (scs) live in PostgreSQL, so that any instance serves any request. A session's
+// row names its user beside its data: a signed-in request's first round trip reads the
+// session, its user and what the access rules need of them together (SessionWithAccess)
+// and leaves the user in the request's SessionUser.
+
+// SessionUserKey is the name of the session value holding the signed-in user's id.
+const SessionUserKey = "user_id"
+
+// SessionStore is an scs store on the sessions table.
+type SessionStore struct{ s *Store }
+
+// Sessions returns the session store on the primary.
+func (s *Store) Sessions() SessionStore { return SessionStore{s} }
+
+// SessionUser is what a session's read found of its user: set when the session names a
+// user who exists.
+type SessionUser struct {
+	User   tributary.User
+	Access tributary.Viewer
+	Found  bool
+}
+
+type sessionUserKey struct{}
+
+// WithSessionUser gives a request a SessionUser for its session's read to fill.
+func WithSessionUser(ctx context.Context) (context.Context, *SessionUser) {
+	u := &SessionUser{}
+	return context.WithValue(ctx, sessionUserKey{}, u), u
+}
+
+// SessionUserOf returns what the request's session read found of its user (nil: none).
+func SessionUserOf(ctx context.Context) *SessionUser {
+	u, _ := ctx.Value(sessionUserKey{}).(*SessionUser)
+	return u
+}
+
+// FindCtx reads a session's data and, when the session names its user, the user with their
+// access, in one round trip.
+func (ss SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
+	r, err := ss.s.q.SessionWithAccess(ctx, token)
+	if err == nil {
+		if u := SessionUserOf(ctx); u != nil {
+			*u = SessionUser{User: userOf(r.User), Access: viewerAccessOf(r.ViewerAccess), Found: true}
+		}
+		return r.Data, true, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, fmt.Errorf("db: session: %w", err)
+	}
+	data, err := ss.s.q.SessionData(ctx, token)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, nil
+	} else if err != nil {
+		return nil, false, fmt.Errorf("db: session: %w", err)
+	}
+	return data, true, nil
+}
+
+// CommitCtx writes a session with the user its data names.
+func (ss SessionStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
+	var user pgtype.Int8
+	if _, values, err := (SessionCodec{}).Decode(b); err == nil {
+		if id, ok := values[SessionUserKey].(int64); ok && id > 0 {
+			user = pgtype.Int8{Int64: id, Valid: true}
+		}
+	}
+	if err := ss.s.q.CommitSession(ctx, dbq.CommitSessionParams{Token: token, Data: b, Expiry: expiry, UserID: user}); err != nil {
+		return fmt.Errorf("db: commit session: %w", err)
+	}
+	return nil
+}
+
+// DeleteCtx removes a session.
+func (ss SessionStore) DeleteCtx(ctx context.Context, token string) error {
+	if err := ss.s.q.DeleteSession(ctx, token); err != nil {
+		return fmt.Errorf("db: delete session: %w", err)
+	}
+	return nil
+}
+
+func (ss SessionStore) Find(token string) ([]byte, bool, error) {
+	return ss.FindCtx(context.Background(), token)
+}
+
+func (ss SessionStore) Commit(token string, b []byte, expiry time.Time) error {
+	return ss.CommitCtx(context.Background(), token, b, expiry)
+}
+
+func (ss SessionStore) Delete(token string) error { return ss.DeleteCtx(context.Background(), token) }
+
+// SessionData is the data of a new session of a user, as the app writes it (the bench mints
+// its viewers' sessions with it).
+func SessionData(userID int64, deadline time.Time) ([]byte, error) {
+	return SessionCodec{}.Encode(deadline, map[string]any{SessionUserKey: userID})
+}
+
+// SessionCodec stores a session's values in a few bytes: what Tributary keeps there is an
+// id, a time and a flash message. scs's gob codec compiled a decoder for every request's
+// session (5 % of a next page's CPU); this one reads the bytes in place. Sessions written by
+// the gob codec (before this one, or holding a value of another type) are still read.
+//
+// The encoding: a zero byte (no gob stream starts with one: it begins with its message's
+// length), the version, the deadline in Unix nanoseconds (varint), then per value its key
+// (length-prefixed), a type byte and the value: 'i' an int64 (varint), 's' a string
+// (length-prefixed), 'b' a bool (one byte).
+type SessionCodec struct{}
+
+const sessionCodecVersion = 1
+
+var errSessionBytes = errors.New("db: session: malformed")
+
+func (SessionCodec) Encode(deadline time.Time, values map[string]any) ([]byte, error) {
+	b := make([]byte, 0, 32+16*len(values))
+	b = append(b, 0, sessionCodecVersion)
+	b = binary.AppendVarint(b, deadline.UnixNano())
+	b = binary.AppendUvarint(b, uint64(len(values)))
+	for k, v := range values {
+		b = binary.AppendUvarint(b, uint64(len(k)))
+		b = append(b, k...)
+		switch v := v.(type) {
+		case int64:
+			b = binary.AppendVarint(append(b, 'i'), v)
+		case string:
+			b = binary.AppendUvarint(append(b, 's'), uint64(len(v)))
+			b = append(b, v...)
+		case bool:
+			c := byte(0)
+			if v {
+				c = 1
+			}
+			b = append(b, 'b', c)
+		default: // a type only gob knows
+			return scs.GobCodec{}.Encode(deadline, values)
+		}
+	}
+	return b, nil
+}
+
+func (SessionCodec) Decode(b []byte) (time.Time, map[string]any, error) {
+	if len(b) < 2 || b[0] != 0 {
+		return scs.GobCodec{}.Decode(b)
+	}
+	if b[1] != sessionCodecVersion {
+		return time.Time{}, nil, errSessionBytes
+	}
+	r := sessionReader{b: b[2:]}
+	deadline := time.Unix(0, r.varint()).UTC()
+	n := r.uvarint()
+	if n > uint64(len(r.b)) { // each value takes at least two bytes
+		r.err = errSessionBytes
+	}
+	values := make(map[string]any, min(n, 8))
+	for ; r.err == nil && n > 0; n-- {
+		k := string(r.bytes())
+		switch r.byte() {
+		case 'i':
+			values[k] = r.varint()
+		case 's':
+			values[k] = string(r.bytes())
+		case 'b':
+			values[k] = r.byte() == 1
+		default:
+			r.err = errSessionBytes
+		}
+	}
+	if r.err == nil && len(r.b) > 0 {
+		r.err = errSessionBytes
+	}
+	if r.err != nil {
+		return time.Time{}, nil, r.err
+	}
+	return deadline, values, nil
+}
+
+// sessionReader reads a session's bytes; the first short read sets err (and reads zeros).
+type sessionReader struct {
+	b   []byte
+	err error
+}
+
+func (r *sessionReader) next(n int) []byte {
+	if r.err != nil || n < 0 || n > len(r.b) {
+		r.err = errSessionBytes
+		return make([]byte, max(n, 0))
+	}
+	out := r.b[:n]
+	r.b = r.b[n:]
+	return out
+}
+
+func (r *sessionReader) byte() byte { return r.next(1)[0] }
+
+func (r *sessionReader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 || r.err != nil {
+		r.err = errSessionBytes
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *sessionReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errSessionBytes
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *sessionReader) bytes() []byte {
+	n, k := binary.Uvarint(r.b)
+	if k <= 0 || n > uint64(len(r.b)-k) {
+		r.err = errSessionBytes
+		return nil
+	}
+	r.b = r.b[k:]
+	return r.next(int(n))
+}
