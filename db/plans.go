@@ -40,8 +40,10 @@ var genericPlans = map[string]bool{
 	// filter feeds: one index range whatever the feed
 	"FilterArrivals": true, "ReadablePostsInFilter": true, "ActivityArrivals": true, "ActivityReasons": true,
 	"ViewerAccessOf": true, "UserWithAccess": true, "UserByHandle": true,
-	// sessions: read with their user on every signed-in request
-	"SessionWithAccess": true, "SessionData": true, "CommitSession": true, "DeleteSession": true,
+	// sessions: read with their user on every signed-in request; every write's rate limit
+	"SessionWithAccess": true, "SessionData": true, "CommitSession": true, "DeleteSession": true, "HitRateLimit": true,
+	// the site's change log, read by every instance after each wake-up
+	"SiteChangesFrom": true, "WakeSite": true, "WakeToken": true, "SiteXmin": true, "SiteInstanceSeen": true,
 	// searches: a search's candidates checked for a reader, by id
 	"SearchAmong": true,
 	// rivers: one reader's inbox, whatever the reader
