@@ -182,15 +182,17 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	asked := 0.0
 	for s := 1; s <= liveNoticeWarmShares+liveNoticeShares; s++ {
 		timed := s > liveNoticeWarmShares
-		start := time.Now()
-		form := url.Values{"url": {fmt.Sprintf("https://live-bench.example.com/%d/%d", start.UnixNano(), s)}, "title": {"A live notice"}}
+		// The instances' counters are read before the clock starts: reading asks scrapes
+		// both instances' /metrics, which is not the share's time.
+		cpuBefore, asksBefore := cpuTime(a.cmd.Process.Pid)+cpuTime(b.cmd.Process.Pid), asks()
+		form := url.Values{"url": {fmt.Sprintf("https://live-bench.example.com/%d/%d", time.Now().UnixNano(), s)}, "title": {"A live notice"}}
 		req, err := http.NewRequestWithContext(ctx, "POST", a.URL+"/share", strings.NewReader(form.Encode()))
 		if err != nil {
 			return nil, err
 		}
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Sec-Fetch-Site", "same-origin")
-		cpuBefore, asksBefore := cpuTime(a.cmd.Process.Pid)+cpuTime(b.cmd.Process.Pid), asks()
+		start := time.Now()
 		res, err := poster.http.Do(req)
 		if err != nil {
 			return nil, fmt.Errorf("bench: live notices: share: %w", err)
