@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -141,9 +142,22 @@ func (c Cluster) Stop(ctx context.Context) error {
 	return nil
 }
 
+// running reports whether the cluster's server runs. pg_ctl trusts postmaster.pid's process
+// id; a server killed without its cleanup (a crash, a machine stopped) leaves the file, and
+// once another process has that id the cluster looked alive and nothing could connect. So
+// a server that pg_ctl calls running must also accept a connection on its socket; when it
+// does not, the file is stale and goes (PostgreSQL would refuse to start beside it).
 func (c Cluster) running(ctx context.Context, bin string) bool {
-	_, err := c.run(ctx, filepath.Join(bin, "pg_ctl"), "status", "-D", c.dataDir())
-	return err == nil
+	if _, err := c.run(ctx, filepath.Join(bin, "pg_ctl"), "status", "-D", c.dataDir()); err != nil {
+		return false
+	}
+	conn, err := net.DialTimeout("unix", filepath.Join(c.sockDir(), fmt.Sprintf(".s.PGSQL.%d", clusterPort)), 5*time.Second)
+	if err == nil {
+		conn.Close()
+		return true
+	}
+	os.Remove(filepath.Join(c.dataDir(), "postmaster.pid"))
+	return false
 }
 
 func (c Cluster) createDatabase(ctx context.Context, name string) error {
