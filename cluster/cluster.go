@@ -146,17 +146,21 @@ func (c Cluster) Stop(ctx context.Context) error {
 // id; a server killed without its cleanup (a crash, a machine stopped) leaves the file, and
 // once another process has that id the cluster looked alive and nothing could connect. So
 // a server that pg_ctl calls running must also accept a connection on its socket; when it
-// does not, the file is stale and goes (PostgreSQL would refuse to start beside it).
+// does not, the file is stale and goes, with the socket's lock file that names the same
+// process (PostgreSQL would refuse to start beside either).
 func (c Cluster) running(ctx context.Context, bin string) bool {
 	if _, err := c.run(ctx, filepath.Join(bin, "pg_ctl"), "status", "-D", c.dataDir()); err != nil {
 		return false
 	}
-	conn, err := net.DialTimeout("unix", filepath.Join(c.sockDir(), fmt.Sprintf(".s.PGSQL.%d", clusterPort)), 5*time.Second)
+	sock := filepath.Join(c.sockDir(), fmt.Sprintf(".s.PGSQL.%d", clusterPort))
+	conn, err := net.DialTimeout("unix", sock, 5*time.Second)
 	if err == nil {
 		conn.Close()
 		return true
 	}
-	os.Remove(filepath.Join(c.dataDir(), "postmaster.pid"))
+	for _, f := range []string{filepath.Join(c.dataDir(), "postmaster.pid"), sock + ".lock", sock} {
+		os.Remove(f)
+	}
 	return false
 }
 

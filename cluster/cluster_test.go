@@ -69,9 +69,17 @@ func TestStartRecoversFromAStalePidFile(t *testing.T) {
 			otherPid, _ = strconv.Atoi(strings.Fields(string(out))[0])
 		}
 	}
-	stale := strings.Replace(string(b), strconv.Itoa(pid), strconv.Itoa(otherPid), 1)
-	if err := os.WriteFile(pidFile, []byte(stale), 0o600); err != nil {
-		t.Fatal(err)
+	// The socket's lock file names the server too.
+	lockFile := filepath.Join(c.sockDir(), ".s.PGSQL.5432.lock")
+	for _, f := range []string{pidFile, lockFile} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stale := strings.Replace(string(b), strconv.Itoa(pid), strconv.Itoa(otherPid), 1)
+		if err := os.WriteFile(f, []byte(stale), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	time.Sleep(time.Second) // the killed server's backends leave its shared memory
 	if err := c.Start(ctx, "probe", io.Discard); err != nil {
