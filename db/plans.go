@@ -29,9 +29,9 @@ var genericPlans = map[string]bool{
 	"ViewerState": true, "LatestFencepost": true, "GetFencepost": true, "CommitFencepost": true,
 	"SnapshotRowsByAnchors": true, "UserByID": true, "SnapshotMeta": true, "RecentArrivals": true,
 	// shares and the snapshot rows they redo
-	"PostsFeedOf": true, "UpsertAnchor": true, "InsertPost": true, "InsertFeedPost": true,
+	"PostsFeedOf": true, "InsertPost": true,
 	"RecomputePostAccess": true, "LockAnchors": true, "PostFactsByAnchors": true,
-	"MarkDirty": true, "DeleteSnapshotRows": true,
+	"ClearSnapshotRows": true,
 	// conversations: cards' counts, post pages, likes and comments (index probes whatever the
 	// arguments; AnchorTalk took 10 ms to plan and 1 ms to run)
 	"AnchorTalk": true, "PostTalk": true, "ReadablePostsByID": true, "ReadablePostsOfAnchor": true,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -250,16 +251,45 @@ func (s *Store) redoAnchors(ctx context.Context, tx pgx.Tx, q *dbq.Queries, anch
 			rows = append(rows, row)
 		}
 	}
-	if err := q.MarkDirty(ctx, anchorIDs); err != nil {
-		return fmt.Errorf("db: refresh anchors: mark: %w", err)
+	if err := q.ClearSnapshotRows(ctx, anchorIDs); err != nil {
+		return fmt.Errorf("db: refresh anchors: clear: %w", err)
 	}
-	if err := q.DeleteSnapshotRows(ctx, anchorIDs); err != nil {
-		return fmt.Errorf("db: refresh anchors: delete: %w", err)
+	if len(rows) <= insertedRows { // a share's item, a comment's: one round trip, where COPY takes two
+		if len(rows) > 0 {
+			if _, err := tx.Exec(ctx, insertSnapshotRows(len(rows)), slices.Concat(rows...)...); err != nil {
+				return fmt.Errorf("db: refresh anchors: insert: %w", err)
+			}
+		}
+		return nil
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"feed_snapshot"}, snapshotColumns, pgx.CopyFromRows(rows)); err != nil {
 		return fmt.Errorf("db: refresh anchors: insert: %w", err)
 	}
 	return nil
+}
+
+// insertedRows is how many snapshot rows redoAnchors inserts with a statement rather than COPY.
+const insertedRows = 4
+
+// insertSnapshotRows is the INSERT of n snapshot rows, their columns' values in
+// snapshotColumns' order, row after row.
+func insertSnapshotRows(n int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO feed_snapshot (" + strings.Join(snapshotColumns, ", ") + ") VALUES ")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for j := range snapshotColumns {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "$%d", i*len(snapshotColumns)+j+1)
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
 }
 
 // copyRollups rolls up every item in the window as of now into feed_snapshot_next on conn,

@@ -268,47 +268,30 @@ func destinationFeeds(ctx context.Context, q *dbq.Queries, author int64, d Desti
 	return feeds, nil
 }
 
-// insertPost stores a share in its author's posts feed (the importer's path).
-func insertPost(ctx context.Context, q *dbq.Queries, p tributary.Prepared) (id, anchorID int64, err error) {
-	feeds, err := destinationFeeds(ctx, q, p.AuthorID, Destination{OwnFeed: true})
-	if err != nil {
-		return 0, 0, err
-	}
-	return insertPostTo(ctx, q, p, feeds)
-}
-
 // insertPostTo stores a share in some feeds and folds their access onto it; it returns its
 // id and anchor id, id 0 when the share existed.
 func insertPostTo(ctx context.Context, q *dbq.Queries, p tributary.Prepared, feeds []int64) (id, anchorID int64, err error) {
-	anchorID, err = q.UpsertAnchor(ctx, dbq.UpsertAnchorParams{Url: p.AnchorURL, Kind: string(p.AnchorKind)})
-	if err != nil {
-		return 0, 0, fmt.Errorf("db: anchor: %w", err)
-	}
 	links, err := json.Marshal(nonNil(p.Links))
 	if err != nil {
 		return 0, 0, fmt.Errorf("db: links: %w", err)
 	}
-	id, err = q.InsertPost(ctx, dbq.InsertPostParams{
-		AuthorID: p.AuthorID, AnchorID: anchorID, Url: p.NewPost.URL, Title: p.Title, Body: p.Body,
+	r, err := q.InsertPost(ctx, dbq.InsertPostParams{
+		AuthorID: p.AuthorID, Url: p.NewPost.URL, Title: p.Title, Body: p.Body,
 		CanonicalUrl: p.CanonicalURL, AnchorUrl: p.AnchorURL, Kind: string(p.Kind), AnchorKind: string(p.AnchorKind), Host: p.Host,
 		LinkHosts: p.LinkHosts, LinkedUrls: links, ImageCount: int32(p.ImageCount),
 		UrlCount: int32(p.URLCount), SciScore: int16(p.SciScore), Tags: nonNilStrings(p.Tags), Mentions: nonNilStrings(p.Mentions), CreatedAt: p.CreatedAt,
+		FeedIds: feeds,
 	})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, anchorID, nil // the same share exists: ON CONFLICT DO NOTHING returned no row
-	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("db: insert post: %w", err)
 	}
-	for _, f := range feeds {
-		if err := q.InsertFeedPost(ctx, dbq.InsertFeedPostParams{FeedID: f, PostID: id, TimeOrd: p.CreatedAt}); err != nil {
-			return 0, 0, fmt.Errorf("db: insert feed post: %w", err)
-		}
+	if r.ID == 0 {
+		return 0, r.AnchorID, nil // the same share exists: nothing was written but the item
 	}
-	if _, err := q.RecomputePostAccess(ctx, dbq.RecomputePostAccessParams{FeedIds: []int64{}, PostIds: []int64{id}}); err != nil {
+	if _, err := q.RecomputePostAccess(ctx, dbq.RecomputePostAccessParams{FeedIds: []int64{}, PostIds: []int64{r.ID}}); err != nil {
 		return 0, 0, fmt.Errorf("db: post access: %w", err)
 	}
-	return id, anchorID, nil
+	return r.ID, r.AnchorID, nil
 }
 
 func nonNil(l []tributary.Link) []tributary.Link {

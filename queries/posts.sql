@@ -1,24 +1,28 @@
--- name: UpsertAnchor :one
-INSERT INTO anchors (url, kind) VALUES (@url, @kind)
-ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
-RETURNING id;
-
 -- name: PostsFeedOf :one
 SELECT id FROM feeds WHERE owner_id = @owner_id AND kind = 'posts' AND name = '';
 
 -- name: InsertPost :one
--- Readable by nobody until its access is folded from its feeds, in the same transaction (so
--- the fold is not recorded as a change of access: see record_post_change).
-INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
-                   link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at, bumped_at, is_public)
-VALUES (@author_id, @anchor_id, @url, @title, @body, @canonical_url, @anchor_url, @kind, @anchor_kind, @host,
-        @link_hosts, @linked_urls, @image_count, @url_count, @sci_score, @tags, @mentions, @created_at, @created_at, false)
-ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
-RETURNING id;
-
--- name: InsertFeedPost :exec
-INSERT INTO feed_posts (feed_id, post_id, time_ord) VALUES (@feed_id, @post_id, @time_ord)
-ON CONFLICT DO NOTHING;
+-- A share, in one statement: its item (made if new), the post, and its place in each of its
+-- feeds. Readable by nobody until its access is folded from its feeds, by the next
+-- statement of the same transaction (so the fold is not recorded as a change of access: see
+-- record_post_change). id is 0 when the same share exists (nothing is written but the item).
+WITH a AS (
+    INSERT INTO anchors (url, kind) VALUES (@anchor_url, @anchor_kind)
+    ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
+    RETURNING id),
+p AS (
+    INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
+                       link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at, bumped_at, is_public)
+    SELECT @author_id, a.id, @url, @title, @body, @canonical_url, @anchor_url, @kind, @anchor_kind, @host,
+           @link_hosts, @linked_urls, @image_count, @url_count, @sci_score, @tags, @mentions, @created_at, @created_at, false
+      FROM a
+    ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
+    RETURNING id),
+f AS (
+    INSERT INTO feed_posts (feed_id, post_id, time_ord)
+    SELECT unnest(@feed_ids::bigint[]), p.id, @created_at FROM p
+    ON CONFLICT DO NOTHING)
+SELECT (SELECT a.id FROM a)::bigint AS anchor_id, coalesce((SELECT p.id FROM p), 0)::bigint AS id;
 
 -- name: ReadablePostsOfAnchor :many
 -- Every share of an item that a viewer may read, oldest first: the item page.

@@ -41,10 +41,10 @@ SELECT DISTINCT p.anchor_id
  WHERE p.author_id IN (SELECT unnest(c.ids) FROM site_changes c WHERE c.kind = 'users' AND c.at > @since::timestamptz)
    AND EXISTS (SELECT 1 FROM feed_snapshot f WHERE f.anchor_id = p.anchor_id);
 
--- name: DeleteSnapshotRows :exec
-DELETE FROM feed_snapshot WHERE anchor_id = ANY(@anchor_ids::bigint[]);
-
--- name: MarkDirty :exec
+-- name: ClearSnapshotRows :exec
+-- Some items' rows go, to be written again in the same transaction, which is marked as
+-- having redone them (readers' copies catch up on snapshot_dirty).
+WITH gone AS (DELETE FROM feed_snapshot WHERE anchor_id = ANY(@anchor_ids::bigint[]))
 INSERT INTO snapshot_dirty (anchor_id) SELECT unnest(@anchor_ids::bigint[]);
 
 -- name: DirtySince :many

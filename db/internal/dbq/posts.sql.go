@@ -10,41 +10,35 @@ import (
 	"time"
 )
 
-const insertFeedPost = `-- name: InsertFeedPost :exec
-INSERT INTO feed_posts (feed_id, post_id, time_ord) VALUES ($1, $2, $3)
-ON CONFLICT DO NOTHING
-`
-
-type InsertFeedPostParams struct {
-	FeedID  int64
-	PostID  int64
-	TimeOrd time.Time
-}
-
-func (q *Queries) InsertFeedPost(ctx context.Context, arg InsertFeedPostParams) error {
-	_, err := q.db.Exec(ctx, insertFeedPost, arg.FeedID, arg.PostID, arg.TimeOrd)
-	return err
-}
-
 const insertPost = `-- name: InsertPost :one
-INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
-                   link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at, bumped_at, is_public)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
-        $11, $12, $13, $14, $15, $16, $17, $18, $18, false)
-ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
-RETURNING id
+WITH a AS (
+    INSERT INTO anchors (url, kind) VALUES ($1, $2)
+    ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
+    RETURNING id),
+p AS (
+    INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
+                       link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at, bumped_at, is_public)
+    SELECT $3, a.id, $4, $5, $6, $7, $1, $8, $2, $9,
+           $10, $11, $12, $13, $14, $15, $16, $17, $17, false
+      FROM a
+    ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
+    RETURNING id),
+f AS (
+    INSERT INTO feed_posts (feed_id, post_id, time_ord)
+    SELECT unnest($18::bigint[]), p.id, $17 FROM p
+    ON CONFLICT DO NOTHING)
+SELECT (SELECT a.id FROM a)::bigint AS anchor_id, coalesce((SELECT p.id FROM p), 0)::bigint AS id
 `
 
 type InsertPostParams struct {
+	AnchorUrl    string
+	AnchorKind   string
 	AuthorID     int64
-	AnchorID     int64
 	Url          string
 	Title        string
 	Body         string
 	CanonicalUrl string
-	AnchorUrl    string
 	Kind         string
-	AnchorKind   string
 	Host         string
 	LinkHosts    []string
 	LinkedUrls   []byte
@@ -54,21 +48,28 @@ type InsertPostParams struct {
 	Tags         []string
 	Mentions     []string
 	CreatedAt    time.Time
+	FeedIds      []int64
 }
 
-// Readable by nobody until its access is folded from its feeds, in the same transaction (so
-// the fold is not recorded as a change of access: see record_post_change).
-func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (int64, error) {
+type InsertPostRow struct {
+	AnchorID int64
+	ID       int64
+}
+
+// A share, in one statement: its item (made if new), the post, and its place in each of its
+// feeds. Readable by nobody until its access is folded from its feeds, by the next
+// statement of the same transaction (so the fold is not recorded as a change of access: see
+// record_post_change). id is 0 when the same share exists (nothing is written but the item).
+func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (InsertPostRow, error) {
 	row := q.db.QueryRow(ctx, insertPost,
+		arg.AnchorUrl,
+		arg.AnchorKind,
 		arg.AuthorID,
-		arg.AnchorID,
 		arg.Url,
 		arg.Title,
 		arg.Body,
 		arg.CanonicalUrl,
-		arg.AnchorUrl,
 		arg.Kind,
-		arg.AnchorKind,
 		arg.Host,
 		arg.LinkHosts,
 		arg.LinkedUrls,
@@ -78,10 +79,11 @@ func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (int64, 
 		arg.Tags,
 		arg.Mentions,
 		arg.CreatedAt,
+		arg.FeedIds,
 	)
-	var id int64
-	err := row.Scan(&id)
-	return id, err
+	var i InsertPostRow
+	err := row.Scan(&i.AnchorID, &i.ID)
+	return i, err
 }
 
 const livePosts = `-- name: LivePosts :many
@@ -434,22 +436,4 @@ func (q *Queries) ReadablePostsOfAnchor(ctx context.Context, arg ReadablePostsOf
 		return nil, err
 	}
 	return items, nil
-}
-
-const upsertAnchor = `-- name: UpsertAnchor :one
-INSERT INTO anchors (url, kind) VALUES ($1, $2)
-ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
-RETURNING id
-`
-
-type UpsertAnchorParams struct {
-	Url  string
-	Kind string
-}
-
-func (q *Queries) UpsertAnchor(ctx context.Context, arg UpsertAnchorParams) (int64, error) {
-	row := q.db.QueryRow(ctx, upsertAnchor, arg.Url, arg.Kind)
-	var id int64
-	err := row.Scan(&id)
-	return id, err
 }

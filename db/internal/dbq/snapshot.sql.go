@@ -79,6 +79,18 @@ func (q *Queries) AnchorsPostedBetween(ctx context.Context, arg AnchorsPostedBet
 	return items, nil
 }
 
+const clearSnapshotRows = `-- name: ClearSnapshotRows :exec
+WITH gone AS (DELETE FROM feed_snapshot WHERE anchor_id = ANY($1::bigint[]))
+INSERT INTO snapshot_dirty (anchor_id) SELECT unnest($1::bigint[])
+`
+
+// Some items' rows go, to be written again in the same transaction, which is marked as
+// having redone them (readers' copies catch up on snapshot_dirty).
+func (q *Queries) ClearSnapshotRows(ctx context.Context, anchorIds []int64) error {
+	_, err := q.db.Exec(ctx, clearSnapshotRows, anchorIds)
+	return err
+}
+
 const clockNow = `-- name: ClockNow :one
 SELECT clock_timestamp()::timestamptz
 `
@@ -88,15 +100,6 @@ func (q *Queries) ClockNow(ctx context.Context) (time.Time, error) {
 	var column_1 time.Time
 	err := row.Scan(&column_1)
 	return column_1, err
-}
-
-const deleteSnapshotRows = `-- name: DeleteSnapshotRows :exec
-DELETE FROM feed_snapshot WHERE anchor_id = ANY($1::bigint[])
-`
-
-func (q *Queries) DeleteSnapshotRows(ctx context.Context, anchorIds []int64) error {
-	_, err := q.db.Exec(ctx, deleteSnapshotRows, anchorIds)
-	return err
 }
 
 const dirtySince = `-- name: DirtySince :many
@@ -140,15 +143,6 @@ SELECT pg_advisory_xact_lock(7, (a % 2147483647)::int) FROM unnest($1::bigint[])
 // so two writers never deadlock): the later one reads the posts the earlier one wrote.
 func (q *Queries) LockAnchors(ctx context.Context, anchorIds []int64) error {
 	_, err := q.db.Exec(ctx, lockAnchors, anchorIds)
-	return err
-}
-
-const markDirty = `-- name: MarkDirty :exec
-INSERT INTO snapshot_dirty (anchor_id) SELECT unnest($1::bigint[])
-`
-
-func (q *Queries) MarkDirty(ctx context.Context, anchorIds []int64) error {
-	_, err := q.db.Exec(ctx, markDirty, anchorIds)
 	return err
 }
 
