@@ -84,7 +84,7 @@ func (c Cluster) Start(ctx context.Context, name string, log io.Writer) error {
 			return fmt.Errorf("cluster: initdb: %w\n%s", err, out)
 		}
 	}
-	if !c.running(ctx, bin) {
+	if !c.running() {
 		opts := fmt.Sprintf("-k %s -c listen_addresses='' -p %d", c.sockDir(), clusterPort)
 		if !c.Stock {
 			opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=512MB"
@@ -117,7 +117,7 @@ func (c Cluster) StartReplicaOf(ctx context.Context, primary Cluster) error {
 			return fmt.Errorf("cluster: pg_basebackup: %w\n%s", err, out)
 		}
 	}
-	if !c.running(ctx, bin) {
+	if !c.running() {
 		opts := fmt.Sprintf("-k %s -c listen_addresses='' -p %d", c.sockDir(), clusterPort)
 		if out, err := c.run(ctx, filepath.Join(bin, "pg_ctl"), "start", "-w", "-t", "60", "-D", c.dataDir(),
 			"-l", c.logFile(), "-o", opts); err != nil {
@@ -133,7 +133,7 @@ func (c Cluster) Stop(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !c.running(ctx, bin) {
+	if !c.running() {
 		return nil
 	}
 	if out, err := c.run(ctx, filepath.Join(bin, "pg_ctl"), "stop", "-w", "-m", "fast", "-D", c.dataDir()); err != nil {
@@ -142,19 +142,15 @@ func (c Cluster) Stop(ctx context.Context) error {
 	return nil
 }
 
-// running reports whether the cluster's server runs. pg_ctl trusts postmaster.pid's process
-// id; a server killed without its cleanup (a crash, a machine stopped) leaves the file, and
-// once another process has that id the cluster looked alive and nothing could connect. So
-// a server that pg_ctl calls running must also accept a connection on its socket; when it
-// does not, the file is stale and goes, with the socket's lock file that names the same
-// process (PostgreSQL would refuse to start beside either).
-func (c Cluster) running(ctx context.Context, bin string) bool {
-	if _, err := c.run(ctx, filepath.Join(bin, "pg_ctl"), "status", "-D", c.dataDir()); err != nil {
-		return false
-	}
+// running reports whether the cluster's server runs: whether it accepts a connection on its
+// socket. pg_ctl status trusts postmaster.pid's process id, and a server killed without its
+// cleanup (a crash, a machine stopped) leaves that file and the socket's lock file behind;
+// once another process of the server's user has that id, the cluster looked alive to
+// pg_ctl and PostgreSQL refused to start beside either file. When nothing answers on the
+// socket both are stale, and go.
+func (c Cluster) running() bool {
 	sock := filepath.Join(c.sockDir(), fmt.Sprintf(".s.PGSQL.%d", clusterPort))
-	conn, err := net.DialTimeout("unix", sock, 5*time.Second)
-	if err == nil {
+	if conn, err := net.DialTimeout("unix", sock, 5*time.Second); err == nil {
 		conn.Close()
 		return true
 	}
