@@ -18,7 +18,7 @@ import (
 // start the server again.
 func TestStartRecoversFromAStalePidFile(t *testing.T) {
 	if _, err := serverBinDir(); err != nil {
-		t.Skip(err)
+		t.Skipf("no PostgreSQL server binaries to run a cluster with: %v", err)
 	}
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "tributary-cluster-test-")
@@ -45,10 +45,13 @@ func TestStartRecoversFromAStalePidFile(t *testing.T) {
 	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
 	otherPid := other.Process.Pid
 	if os.Getuid() == 0 { // runuser's child is the sleep
-		time.Sleep(200 * time.Millisecond)
-		if out, err := exec.Command("pgrep", "-P", strconv.Itoa(otherPid), "sleep").Output(); err == nil && len(strings.Fields(string(out))) > 0 {
-			otherPid, _ = strconv.Atoi(strings.Fields(string(out))[0])
-		}
+		eventually(t, "runuser starts sleep", func() bool {
+			kids := children(otherPid)
+			if len(kids) > 0 {
+				otherPid = kids[0]
+			}
+			return len(kids) > 0
+		})
 	}
 	pidFile := filepath.Join(c.dataDir(), "postmaster.pid")
 	lockFile := filepath.Join(c.sockDir(), ".s.PGSQL.5432.lock")
@@ -63,15 +66,20 @@ func TestStartRecoversFromAStalePidFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Kill the server as a crash would (its children leave once it is gone).
+		// Kill the server as a crash would: its children leave once it is gone, and with
+		// them its shared memory.
+		procs := append(children(pid), pid)
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(10 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("the killed server does not go")
+		eventually(t, "the killed server and its children go", func() bool {
+			for _, p := range procs {
+				if syscall.Kill(p, 0) == nil {
+					return false
+				}
 			}
-		}
+			return true
+		})
 		for _, f := range []string{pidFile, lockFile} {
 			b, err := os.ReadFile(f)
 			if err != nil {
@@ -85,7 +93,6 @@ func TestStartRecoversFromAStalePidFile(t *testing.T) {
 		if !leftPidFile {
 			os.Remove(pidFile)
 		}
-		time.Sleep(time.Second) // the killed server's backends leave its shared memory
 		if err := c.Start(ctx, "probe", io.Discard); err != nil {
 			t.Fatalf("Start beside stale files (pid file left: %v): %v", leftPidFile, err)
 		}
@@ -97,5 +104,27 @@ func TestStartRecoversFromAStalePidFile(t *testing.T) {
 	}
 	if err := c.Stop(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// children lists the processes whose parent is pid.
+func children(pid int) []int {
+	out, _ := exec.Command("pgrep", "-P", strconv.Itoa(pid)).Output()
+	var kids []int
+	for _, f := range strings.Fields(string(out)) {
+		if k, err := strconv.Atoi(f); err == nil {
+			kids = append(kids, k)
+		}
+	}
+	return kids
+}
+
+// eventually waits until cond holds, for at most 10 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s, still not: %s", what)
+		}
 	}
 }

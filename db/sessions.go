@@ -29,12 +29,11 @@ type SessionStore struct{ s *Store }
 // Sessions returns the session store on the primary.
 func (s *Store) Sessions() SessionStore { return SessionStore{s} }
 
-// SessionUser is what a session's read found of its user: set when the session names a
-// user who exists.
+// SessionUser is what a session's read found of its user: set (User.ID not 0) when the
+// session names a user who exists.
 type SessionUser struct {
 	User   tributary.User
 	Access tributary.Viewer
-	Found  bool
 }
 
 type sessionUserKey struct{}
@@ -57,7 +56,7 @@ func (ss SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool,
 	r, err := ss.s.q.SessionWithAccess(ctx, token)
 	if err == nil {
 		if u := SessionUserOf(ctx); u != nil {
-			*u = SessionUser{User: userOf(r.User), Access: viewerAccessOf(r.ViewerAccess), Found: true}
+			*u = SessionUser{User: userOf(r.User), Access: viewerAccessOf(r.ViewerAccess)}
 		}
 		return r.Data, true, nil
 	}

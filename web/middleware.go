@@ -112,7 +112,7 @@ func (s *Server) loadUser(next http.Handler) http.Handler {
 // userWithAccess is the signed-in user and their access: as the session's read found them,
 // or read now.
 func (s *Server) userWithAccess(ctx context.Context, id int64) (tributary.User, tributary.Viewer, error) {
-	if su := db.SessionUserOf(ctx); su != nil && su.Found && su.User.ID == id {
+	if su := db.SessionUserOf(ctx); su != nil && su.User.ID == id { // id is not 0
 		return su.User, su.Access, nil
 	}
 	return s.store.UserWithAccess(ctx, id)
