@@ -29,7 +29,7 @@ func (s *Store) Post(ctx context.Context, v tributary.Viewer, id int64) (tributa
 }
 
 // PostPage returns a post as the viewer may read it (as Post does) with its card's talk (as
-// PostTalk reads it) and up to likers of the people who liked it, as the viewer sees them,
+// post_talk reads it) and up to likers of the people who liked it, as the viewer sees them,
 // newest first (as Likers reads them), in one round trip.
 func (s *Store) PostPage(ctx context.Context, v tributary.Viewer, id int64, likers int) (tributary.Post, []tributary.UserRef, error) {
 	r, err := s.q.PostPage(ctx, dbq.PostPageParams{ID: id, ViewerID: v.ID, Likers: int32(likers),
@@ -87,13 +87,30 @@ func (s *Store) ItemPosts(ctx context.Context, v tributary.Viewer, anchorID int6
 	return cards(rows, err)
 }
 
-// PostsByID returns the posts the viewer may read among ids, in the order of ids.
+// PostsByID returns the posts the viewer may read among ids, in the order of ids, with
+// what their cards show of their conversations, in one round trip.
 func (s *Store) PostsByID(ctx context.Context, v tributary.Viewer, ids []int64) ([]tributary.Post, error) {
-	rows, err := s.q.ReadablePostsByID(ctx, dbq.ReadablePostsByIDParams{Ids: nonNilIDs(ids), ViewerID: v.ID,
+	return postsByID(ctx, s.q, v, "", ids)
+}
+
+// postsByID reads posts with their talk (ReadablePostsByID); given a filter feed, only those
+// still in it.
+func postsByID(ctx context.Context, q *dbq.Queries, v tributary.Viewer, feed string, ids []int64) ([]tributary.Post, error) {
+	rows, err := q.ReadablePostsByID(ctx, dbq.ReadablePostsByIDParams{Ids: nonNilIDs(ids), Feed: feed, ViewerID: v.ID,
 		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
-	got, err := cards(rows, err)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("db: list posts: %w", err)
+	}
+	got := make([]tributary.Post, 0, len(rows))
+	for _, r := range rows {
+		p, err := postOf(r.PostCard)
+		if err != nil {
+			return nil, err
+		}
+		if p.Talk, err = talkOf(p.ID, r.Likes, r.Comments, r.Liked, r.Likers); err != nil {
+			return nil, err
+		}
+		got = append(got, p)
 	}
 	return inOrder(got, ids), nil
 }
@@ -160,7 +177,7 @@ func (s *Store) AddCommentTalk(ctx context.Context, v tributary.Viewer, postID i
 	return tributary.Comment{ID: r.ID, PostID: postID, Body: body, CreatedAt: r.CreatedAt}, r.Bumped, t, err
 }
 
-// talkOf is a post card's talk as PostTalk and the actions read it.
+// talkOf is a post card's talk as post_talk reads it (PostTalk, the posts' reads, the actions).
 func talkOf(postID int64, likes, comments int32, liked bool, likersJSON []byte) (tributary.Talk, error) {
 	likers, err := likersOf(likersJSON)
 	if err != nil {

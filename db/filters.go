@@ -5,20 +5,13 @@ import (
 	"fmt"
 
 	"tributary"
-	"tributary/db/internal/dbq"
 )
 
 // FilterPostsByID is PostsByID for the posts of a filter feed: those no longer in the feed
 // are left out too (an unliked post, a comment's tag deleted), so a fencepost that listed
 // them shows them no more.
 func (s *Store) FilterPostsByID(ctx context.Context, v tributary.Viewer, feed string, ids []int64) ([]tributary.Post, error) {
-	rows, err := s.reads(ctx).ReadablePostsInFilter(ctx, dbq.ReadablePostsInFilterParams{Ids: nonNilIDs(ids), Feed: feed,
-		ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
-	got, err := cards(rows, err)
-	if err != nil {
-		return nil, err
-	}
-	return inOrder(got, ids), nil
+	return postsByID(ctx, s.reads(ctx), v, feed, ids)
 }
 
 // inOrder lists posts in the order of ids.

@@ -295,18 +295,10 @@ func (c *chronoSource) Tail(ctx context.Context, from, to time.Time, pos Pos, sk
 	return readAhead(c.tails, c.tailKey(from, to, skip), pos, limit, list)
 }
 
-// Keep reads the posts as the viewer may read them now: deleted and no longer readable ones
-// are dropped, and those the viewer hid or muted (collapsed ones are kept, marked).
+// Keep reads the posts as the viewer may read them now, with their talk, in one round trip:
+// deleted and no longer readable ones are dropped, and those the viewer hid or muted
+// (collapsed ones are kept, marked).
 func (c *chronoSource) Keep(ctx context.Context, ids []int64) ([]int64, error) {
-	// The posts' talk is read beside them, on another connection: a page waits for one round
-	// trip, not two (the talk of posts not kept is not shown).
-	var talk map[int64]tributary.Talk
-	var talkErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		talk, talkErr = c.store.PostTalk(ctx, c.access, ids)
-	}()
 	var posts []tributary.Post
 	var err error
 	if c.feed.Filter != "" { // and those that left the filter feed since it was listed
@@ -314,8 +306,7 @@ func (c *chronoSource) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 	} else {
 		posts, err = c.store.PostsByID(ctx, c.access, ids)
 	}
-	<-done
-	if err = cmp.Or(err, talkErr); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	kept := make([]int64, 0, len(posts))
@@ -329,7 +320,6 @@ func (c *chronoSource) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 			}
 			p.Muted = m.Word
 		}
-		p.Talk = talk[p.ID]
 		c.posts[p.ID] = p
 		kept = append(kept, p.ID)
 	}

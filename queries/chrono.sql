@@ -58,16 +58,6 @@ SELECT f.post_id AS id, f.at AS arrival
  ORDER BY f.at DESC, f.post_id DESC
  LIMIT @lim::int;
 
--- name: ReadablePostsInFilter :many
--- Some posts of a filter feed as a viewer may read them, those still in the feed (the rest
--- left out: an unliked post leaves a likes feed that a fencepost listed), in no order. Each
--- post's entry is probed (OFFSET 0 keeps the subquery a per-row probe: as a semi-join its
--- generic plan merged the whole feed in, 40,000 entries of a popular tag, 6.5 ms).
-SELECT p.* FROM post_cards p
- WHERE p.id = ANY(@ids::bigint[]) AND p.deleted_at IS NULL
-   AND EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = @feed::text AND f.post_id = p.id OFFSET 0)
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);
-
 -- name: ApplyFilterBumps :one
 -- Moves queued bumps into the discussions holding their posts (apply_filter_bumps).
 SELECT apply_filter_bumps()::bigint AS posts;

@@ -1,7 +1,7 @@
 -- name: Like :one
 -- A like by a viewer of a post they may read; a second like is a no-op. readable is 0 when
 -- the post is not theirs to read (nothing is stored then). With it, what the post's card
--- shows of its conversation now, exactly as PostTalk reads it (likes and comments less
+-- shows of its conversation now, as post_talk reads it (likes and comments less
 -- those of people in a ban with the viewer, liked, the newest few likers but the viewer),
 -- so that an answer needs no second round trip: the counts are the post's after this
 -- statement (the update's when it liked, else the snapshot's); the likes and comments read
@@ -19,17 +19,11 @@ upd AS (
     UPDATE posts SET like_count = like_count + 1 WHERE posts.id IN (SELECT ins.post_id FROM ins)
     RETURNING posts.id, posts.like_count, posts.comment_count)
 SELECT (p.id IS NOT NULL)::int AS readable, (u.id IS NOT NULL)::int AS added,
-       coalesce(coalesce(u.like_count, p.like_count)
-                - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])), 0)::int AS likes,
-       coalesce(coalesce(u.comment_count, p.comment_count)
-                - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(@blocked::bigint[])), 0)::int AS comments,
-       (p.id IS NOT NULL)::boolean AS liked,
-       coalesce((SELECT json_agg(json_build_array(us.id, us.handle, us.display_name) ORDER BY k.created_at DESC)
-                   FROM (SELECT l.user_id, l.created_at FROM likes l
-                          WHERE l.post_id = p.id AND NOT l.user_id = ANY(@blocked::bigint[]) AND l.user_id <> @user_id::bigint
-                          ORDER BY l.created_at DESC LIMIT 3) k
-                   JOIN users us ON us.id = k.user_id), '[]')::json AS likers
-  FROM (VALUES (1)) one (x) LEFT JOIN p ON true LEFT JOIN upd u ON true;
+       coalesce(t.likes, 0)::int AS likes, coalesce(t.comments, 0)::int AS comments,
+       (p.id IS NOT NULL)::boolean AS liked, t.likers::json AS likers
+  FROM (VALUES (1)) one (x) LEFT JOIN p ON true LEFT JOIN upd u ON true,
+       post_talk(p.id, coalesce(u.like_count, p.like_count), coalesce(u.comment_count, p.comment_count),
+                 @user_id::bigint, @blocked::bigint[]) AS t (likes, comments, liked, likers);
 
 -- name: Unlike :one
 -- Takes a like back; unliking what was not liked is a no-op. With it, the card's talk as
@@ -45,17 +39,11 @@ upd AS (
     UPDATE posts SET like_count = like_count - 1 WHERE posts.id IN (SELECT del.post_id FROM del)
     RETURNING posts.id, posts.like_count, posts.comment_count)
 SELECT (p.id IS NOT NULL)::int AS readable, (u.id IS NOT NULL)::int AS removed,
-       coalesce(coalesce(u.like_count, p.like_count)
-                - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])), 0)::int AS likes,
-       coalesce(coalesce(u.comment_count, p.comment_count)
-                - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(@blocked::bigint[])), 0)::int AS comments,
-       false AS liked,
-       coalesce((SELECT json_agg(json_build_array(us.id, us.handle, us.display_name) ORDER BY k.created_at DESC)
-                   FROM (SELECT l.user_id, l.created_at FROM likes l
-                          WHERE l.post_id = p.id AND NOT l.user_id = ANY(@blocked::bigint[]) AND l.user_id <> @user_id::bigint
-                          ORDER BY l.created_at DESC LIMIT 3) k
-                   JOIN users us ON us.id = k.user_id), '[]')::json AS likers
-  FROM (VALUES (1)) one (x) LEFT JOIN p ON true LEFT JOIN upd u ON true;
+       coalesce(t.likes, 0)::int AS likes, coalesce(t.comments, 0)::int AS comments,
+       false AS liked, t.likers::json AS likers
+  FROM (VALUES (1)) one (x) LEFT JOIN p ON true LEFT JOIN upd u ON true,
+       post_talk(p.id, coalesce(u.like_count, p.like_count), coalesce(u.comment_count, p.comment_count),
+                 @user_id::bigint, @blocked::bigint[]) AS t (likes, comments, liked, likers);
 
 -- name: AddComment :one
 -- A comment on a post the author may read, in one statement (one round trip, atomic): stored,

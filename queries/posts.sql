@@ -33,34 +33,30 @@ SELECT * FROM post_cards p
  LIMIT 200;
 
 -- name: ReadablePostsByID :many
--- Some posts as a viewer may read them (the rest left out), in no order.
-SELECT * FROM post_cards p
+-- Some posts as a viewer may read them (the rest left out), in no order, with what their
+-- cards show of their conversations (post_talk): a page's posts in one round trip. Given a
+-- filter feed, only those still in it (an unliked post leaves a likes feed that a fencepost
+-- listed); each post's entry is probed (OFFSET 0 keeps the subquery a per-row probe: as a
+-- semi-join its generic plan merged the whole feed in, 40,000 entries of a popular tag,
+-- 6.5 ms).
+SELECT sqlc.embed(p), t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers
+  FROM post_cards p, post_talk(p.id, p.like_count, p.comment_count, @viewer_id::bigint, @blocked::bigint[]) AS t (likes, comments, liked, likers)
  WHERE p.id = ANY(@ids::bigint[]) AND p.deleted_at IS NULL
+   AND (@feed::text = '' OR EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = @feed::text AND f.post_id = p.id OFFSET 0))
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);
 
 -- name: PostPage :one
 -- A post as a viewer may read it (ReadablePost: no row when it does not exist, is deleted or
 -- is not theirs to read) with what its page shows of its conversation but the thread, in one
--- round trip: the card's talk exactly as PostTalk reads it (likes, comments, liked, the
--- newest few likers but the viewer) and the newest likers the viewer sees as Likers lists
--- them (page_likers: [[id, handle, name, vip], ...]).
-SELECT sqlc.embed(p),
-       (p.like_count - CASE WHEN cardinality(@blocked::bigint[]) = 0 THEN 0 ELSE
-                           (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(@blocked::bigint[])) END)::int AS likes,
-       (p.comment_count - CASE WHEN cardinality(@blocked::bigint[]) = 0 THEN 0 ELSE
-                              (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(@blocked::bigint[])) END)::int AS comments,
-       (p.like_count > 0 AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = @viewer_id::bigint OFFSET 0))::boolean AS liked,
-       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
-                   FROM (SELECT l.user_id, l.created_at FROM likes l
-                          WHERE l.post_id = p.id AND NOT l.user_id = ANY(@blocked::bigint[]) AND l.user_id <> @viewer_id::bigint
-                          ORDER BY l.created_at DESC LIMIT 3) k
-                   JOIN users u ON u.id = k.user_id), '[]')::json AS likers,
+-- round trip: the card's talk (post_talk) and the newest likers the viewer sees as Likers
+-- lists them (page_likers: [[id, handle, name, vip], ...]).
+SELECT sqlc.embed(p), t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers,
        coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name, u.vip) ORDER BY k.created_at DESC, u.id)
                    FROM (SELECT l.user_id, l.created_at FROM likes l
                           WHERE l.post_id = p.id AND NOT l.user_id = ANY(@blocked::bigint[])
                           ORDER BY l.created_at DESC, l.user_id LIMIT @likers::int) k
                    JOIN users u ON u.id = k.user_id), '[]')::json AS page_likers
-  FROM post_cards p
+  FROM post_cards p, post_talk(p.id, p.like_count, p.comment_count, @viewer_id::bigint, @blocked::bigint[]) AS t (likes, comments, liked, likers)
  WHERE p.id = @id AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);
 

@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -52,18 +51,13 @@ func (s *Server) talkNow(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, err)
 			return
 		}
-		ids := make([]int64, len(readable))
-		for i, p := range readable {
-			ids[i] = p.ID
-		}
-		talk, err := s.store.PostTalk(r.Context(), v, ids)
-		if err != nil {
-			s.fail(w, r, err)
-			return
+		talk := make(map[int64]tributary.Talk, len(readable))
+		for _, p := range readable {
+			talk[p.ID] = p.Talk
 		}
 		for _, id := range posts {
-			if slices.Contains(ids, id) {
-				talks = append(talks, views.Talk{View: "post", PostID: id, Talk: talk[id], Return: back, LoggedIn: v.ID != 0})
+			if t, ok := talk[id]; ok {
+				talks = append(talks, views.Talk{View: "post", PostID: id, Talk: t, Return: back, LoggedIn: v.ID != 0})
 			} else {
 				gone = append(gone, "post-"+strconv.FormatInt(id, 10))
 			}

@@ -197,31 +197,25 @@ const like = `-- name: Like :one
 WITH p AS (
     SELECT po.id, po.anchor_id, po.is_public, po.like_count, po.comment_count FROM posts po
      WHERE po.id = $3 AND po.deleted_at IS NULL
-       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $2::bigint, $1::bigint[], $4::bigint[])),
+       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $1::bigint, $2::bigint[], $4::bigint[])),
 ins AS (
-    INSERT INTO likes (post_id, user_id, anchor_id, public, created_at) SELECT p.id, $2::bigint, p.anchor_id, p.is_public, $5 FROM p
+    INSERT INTO likes (post_id, user_id, anchor_id, public, created_at) SELECT p.id, $1::bigint, p.anchor_id, p.is_public, $5 FROM p
     ON CONFLICT DO NOTHING
     RETURNING post_id),
 upd AS (
     UPDATE posts SET like_count = like_count + 1 WHERE posts.id IN (SELECT ins.post_id FROM ins)
     RETURNING posts.id, posts.like_count, posts.comment_count)
 SELECT (p.id IS NOT NULL)::int AS readable, (u.id IS NOT NULL)::int AS added,
-       coalesce(coalesce(u.like_count, p.like_count)
-                - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY($1::bigint[])), 0)::int AS likes,
-       coalesce(coalesce(u.comment_count, p.comment_count)
-                - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY($1::bigint[])), 0)::int AS comments,
-       (p.id IS NOT NULL)::boolean AS liked,
-       coalesce((SELECT json_agg(json_build_array(us.id, us.handle, us.display_name) ORDER BY k.created_at DESC)
-                   FROM (SELECT l.user_id, l.created_at FROM likes l
-                          WHERE l.post_id = p.id AND NOT l.user_id = ANY($1::bigint[]) AND l.user_id <> $2::bigint
-                          ORDER BY l.created_at DESC LIMIT 3) k
-                   JOIN users us ON us.id = k.user_id), '[]')::json AS likers
-  FROM (VALUES (1)) one (x) LEFT JOIN p ON true LEFT JOIN upd u ON true
+       coalesce(t.likes, 0)::int AS likes, coalesce(t.comments, 0)::int AS comments,
+       (p.id IS NOT NULL)::boolean AS liked, t.likers::json AS likers
+  FROM (VALUES (1)) one (x) LEFT JOIN p ON true LEFT JOIN upd u ON true,
+       post_talk(p.id, coalesce(u.like_count, p.like_count), coalesce(u.comment_count, p.comment_count),
+                 $1::bigint, $2::bigint[]) AS t (likes, comments, liked, likers)
 `
 
 type LikeParams struct {
-	Blocked      []int64
 	UserID       int64
+	Blocked      []int64
 	PostID       int64
 	PrivateFeeds []int64
 	At           time.Time
@@ -238,7 +232,7 @@ type LikeRow struct {
 
 // A like by a viewer of a post they may read; a second like is a no-op. readable is 0 when
 // the post is not theirs to read (nothing is stored then). With it, what the post's card
-// shows of its conversation now, exactly as PostTalk reads it (likes and comments less
+// shows of its conversation now, as post_talk reads it (likes and comments less
 // those of people in a ban with the viewer, liked, the newest few likers but the viewer),
 // so that an answer needs no second round trip: the counts are the post's after this
 // statement (the update's when it liked, else the snapshot's); the likes and comments read
@@ -246,8 +240,8 @@ type LikeRow struct {
 // as banned nor named.
 func (q *Queries) Like(ctx context.Context, arg LikeParams) (LikeRow, error) {
 	row := q.db.QueryRow(ctx, like,
-		arg.Blocked,
 		arg.UserID,
+		arg.Blocked,
 		arg.PostID,
 		arg.PrivateFeeds,
 		arg.At,
@@ -373,30 +367,24 @@ const unlike = `-- name: Unlike :one
 WITH p AS (
     SELECT po.id, po.like_count, po.comment_count FROM posts po
      WHERE po.id = $3 AND po.deleted_at IS NULL
-       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $2::bigint, $1::bigint[], $4::bigint[])),
+       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $1::bigint, $2::bigint[], $4::bigint[])),
 del AS (
-    DELETE FROM likes l USING p WHERE l.post_id = p.id AND l.user_id = $2::bigint
+    DELETE FROM likes l USING p WHERE l.post_id = p.id AND l.user_id = $1::bigint
     RETURNING l.post_id),
 upd AS (
     UPDATE posts SET like_count = like_count - 1 WHERE posts.id IN (SELECT del.post_id FROM del)
     RETURNING posts.id, posts.like_count, posts.comment_count)
 SELECT (p.id IS NOT NULL)::int AS readable, (u.id IS NOT NULL)::int AS removed,
-       coalesce(coalesce(u.like_count, p.like_count)
-                - (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY($1::bigint[])), 0)::int AS likes,
-       coalesce(coalesce(u.comment_count, p.comment_count)
-                - (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY($1::bigint[])), 0)::int AS comments,
-       false AS liked,
-       coalesce((SELECT json_agg(json_build_array(us.id, us.handle, us.display_name) ORDER BY k.created_at DESC)
-                   FROM (SELECT l.user_id, l.created_at FROM likes l
-                          WHERE l.post_id = p.id AND NOT l.user_id = ANY($1::bigint[]) AND l.user_id <> $2::bigint
-                          ORDER BY l.created_at DESC LIMIT 3) k
-                   JOIN users us ON us.id = k.user_id), '[]')::json AS likers
-  FROM (VALUES (1)) one (x) LEFT JOIN p ON true LEFT JOIN upd u ON true
+       coalesce(t.likes, 0)::int AS likes, coalesce(t.comments, 0)::int AS comments,
+       false AS liked, t.likers::json AS likers
+  FROM (VALUES (1)) one (x) LEFT JOIN p ON true LEFT JOIN upd u ON true,
+       post_talk(p.id, coalesce(u.like_count, p.like_count), coalesce(u.comment_count, p.comment_count),
+                 $1::bigint, $2::bigint[]) AS t (likes, comments, liked, likers)
 `
 
 type UnlikeParams struct {
-	Blocked      []int64
 	UserID       int64
+	Blocked      []int64
 	PostID       int64
 	PrivateFeeds []int64
 }
@@ -414,8 +402,8 @@ type UnlikeRow struct {
 // Like returns it (liked is false now).
 func (q *Queries) Unlike(ctx context.Context, arg UnlikeParams) (UnlikeRow, error) {
 	row := q.db.QueryRow(ctx, unlike,
-		arg.Blocked,
 		arg.UserID,
+		arg.Blocked,
 		arg.PostID,
 		arg.PrivateFeeds,
 	)

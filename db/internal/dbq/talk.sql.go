@@ -134,26 +134,15 @@ func (q *Queries) CountAnchorTalk(ctx context.Context) error {
 }
 
 const postTalk = `-- name: PostTalk :many
-WITH v AS (SELECT $2::bigint AS viewer_id, $3::bigint[] AS blocked)
-SELECT p.id,
-       (p.like_count - CASE WHEN cardinality(v.blocked) = 0 THEN 0 ELSE
-                         (SELECT count(*) FROM likes l WHERE l.post_id = p.id AND l.user_id = ANY(v.blocked)) END)::int AS likes,
-       (p.comment_count - CASE WHEN cardinality(v.blocked) = 0 THEN 0 ELSE
-                            (SELECT count(*) FROM comments c WHERE c.post_id = p.id AND c.author_id = ANY(v.blocked)) END)::int AS comments,
-       (p.like_count > 0 AND EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = v.viewer_id OFFSET 0))::boolean AS liked,
-       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
-                   FROM (SELECT l.user_id, l.created_at FROM likes l
-                          WHERE l.post_id = p.id AND NOT l.user_id = ANY(v.blocked) AND l.user_id <> v.viewer_id
-                          ORDER BY l.created_at DESC LIMIT 3) k
-                   JOIN users u ON u.id = k.user_id), '[]')::json AS likers
-  FROM posts p, v
- WHERE p.id = ANY($1::bigint[])
+SELECT p.id, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers
+  FROM posts p, post_talk(p.id, p.like_count, p.comment_count, $1::bigint, $2::bigint[]) AS t (likes, comments, liked, likers)
+ WHERE p.id = ANY($3::bigint[])
 `
 
 type PostTalkParams struct {
-	Ids      []int64
 	ViewerID int64
 	Blocked  []int64
+	Ids      []int64
 }
 
 type PostTalkRow struct {
@@ -164,14 +153,10 @@ type PostTalkRow struct {
 	Likers   []byte
 }
 
-// What cards show of the conversation of some posts, as a viewer sees it: likes and comments
-// (leaving out those by people in a ban with the viewer), whether the viewer liked it, and
-// the newest few likers. The posts are ones the viewer may read. Each part is a probe per
-// post: no ban, no counting (a popular post's 500 likes were read to find none of the
-// banned); the viewer's like by the post's key (OFFSET 0: as a hashed semi-join its generic
-// plan read all of the viewer's likes).
+// What the cards of some posts show of their conversations, as a viewer sees them
+// (post_talk). The posts are ones the viewer may read.
 func (q *Queries) PostTalk(ctx context.Context, arg PostTalkParams) ([]PostTalkRow, error) {
-	rows, err := q.db.Query(ctx, postTalk, arg.Ids, arg.ViewerID, arg.Blocked)
+	rows, err := q.db.Query(ctx, postTalk, arg.ViewerID, arg.Blocked, arg.Ids)
 	if err != nil {
 		return nil, err
 	}
