@@ -79,12 +79,23 @@ func (s *Store) PostThread(ctx context.Context, v tributary.Viewer, postID int64
 	return out, nil
 }
 
-// ItemPosts returns every share of an item (anchor) that the viewer may read, oldest first;
-// none when the item does not exist or the viewer may read none of it.
+// ItemPosts returns every share of an item (anchor) that the viewer may read, oldest first,
+// with their talk; none when the item does not exist or the viewer may read none of it.
 func (s *Store) ItemPosts(ctx context.Context, v tributary.Viewer, anchorID int64) ([]tributary.Post, error) {
 	rows, err := s.q.ReadablePostsOfAnchor(ctx, dbq.ReadablePostsOfAnchorParams{AnchorID: anchorID, ViewerID: v.ID,
 		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
-	return cards(rows, err)
+	if err != nil {
+		return nil, fmt.Errorf("db: list posts: %w", err)
+	}
+	posts := make([]tributary.Post, 0, len(rows))
+	for _, r := range rows {
+		p, err := talkingPost(r.PostCard, r.Likes, r.Comments, r.Liked, r.Likers)
+		if err != nil {
+			return nil, err
+		}
+		posts = append(posts, p)
+	}
+	return posts, nil
 }
 
 // PostsByID returns the posts the viewer may read among ids, in the order of ids, with
@@ -103,16 +114,23 @@ func postsByID(ctx context.Context, q *dbq.Queries, v tributary.Viewer, feed str
 	}
 	got := make([]tributary.Post, 0, len(rows))
 	for _, r := range rows {
-		p, err := postOf(r.PostCard)
+		p, err := talkingPost(r.PostCard, r.Likes, r.Comments, r.Liked, r.Likers)
 		if err != nil {
-			return nil, err
-		}
-		if p.Talk, err = talkOf(p.ID, r.Likes, r.Comments, r.Liked, r.Likers); err != nil {
 			return nil, err
 		}
 		got = append(got, p)
 	}
 	return inOrder(got, ids), nil
+}
+
+// talkingPost is a post read with its card's talk (post_talk's columns).
+func talkingPost(c dbq.PostCard, likes, comments int32, liked bool, likers []byte) (tributary.Post, error) {
+	p, err := postOf(c)
+	if err != nil {
+		return p, err
+	}
+	p.Talk, err = talkOf(p.ID, likes, comments, liked, likers)
+	return p, err
 }
 
 // Like records that the viewer likes a post they may read; liking twice is a no-op.

@@ -11,22 +11,6 @@ import (
 // PageSize is how many posts a chronological page holds.
 const PageSize = 20
 
-// cards turns post rows into posts.
-func cards(rows []dbq.PostCard, err error) ([]tributary.Post, error) {
-	if err != nil {
-		return nil, fmt.Errorf("db: list posts: %w", err)
-	}
-	posts := make([]tributary.Post, 0, len(rows))
-	for _, r := range rows {
-		p, err := postOf(r)
-		if err != nil {
-			return nil, err
-		}
-		posts = append(posts, p)
-	}
-	return posts, nil
-}
-
 func postOf(r dbq.PostCard) (tributary.Post, error) {
 	var links []tributary.Link
 	if err := json.Unmarshal(r.LinkedUrls, &links); err != nil {

@@ -25,8 +25,10 @@ f AS (
 SELECT (SELECT a.id FROM a)::bigint AS anchor_id, coalesce((SELECT p.id FROM p), 0)::bigint AS id;
 
 -- name: ReadablePostsOfAnchor :many
--- Every share of an item that a viewer may read, oldest first: the item page.
-SELECT * FROM post_cards p
+-- Every share of an item that a viewer may read, oldest first, with what their cards show of
+-- their conversations (post_talk): the item page.
+SELECT sqlc.embed(p), t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers
+  FROM post_cards p, post_talk(p.id, p.like_count, p.comment_count, @viewer_id::bigint, @blocked::bigint[]) AS t (likes, comments, liked, likers)
  WHERE p.anchor_id = @anchor_id AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
  ORDER BY p.created_at, p.id

@@ -108,20 +108,8 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	ids := make([]int64, len(posts))
-	for i, p := range posts {
-		ids[i] = p.ID
-	}
-	talk, err := s.store.PostTalk(r.Context(), v, ids)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
 	// The shares people talk about come first, the most discussed first, with the viewer's own
 	// and the first share (where a new discussion starts) among them; the rest are listed.
-	for i := range posts {
-		posts[i].Talk = talk[posts[i].ID]
-	}
 	first := posts[0].ID
 	weight := func(p tributary.Post) int {
 		w := 3*p.Talk.Comments + p.Talk.Likes

@@ -379,64 +379,78 @@ func (q *Queries) ReadablePostsByID(ctx context.Context, arg ReadablePostsByIDPa
 }
 
 const readablePostsOfAnchor = `-- name: ReadablePostsOfAnchor :many
-SELECT id, author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, host, link_hosts, linked_urls, image_count, url_count, sci_score, tags, is_public, protected_owner_ids, private_feed_ids, created_at, deleted_at, anchor_kind, like_count, comment_count, bumped_at, author_handle, author_name, author_vip FROM post_cards p
- WHERE p.anchor_id = $1 AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers
+  FROM post_cards p, post_talk(p.id, p.like_count, p.comment_count, $1::bigint, $2::bigint[]) AS t (likes, comments, liked, likers)
+ WHERE p.anchor_id = $3 AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, $2::bigint[], $4::bigint[])
  ORDER BY p.created_at, p.id
  LIMIT 200
 `
 
 type ReadablePostsOfAnchorParams struct {
-	AnchorID     int64
 	ViewerID     int64
 	Blocked      []int64
+	AnchorID     int64
 	PrivateFeeds []int64
 }
 
-// Every share of an item that a viewer may read, oldest first: the item page.
-func (q *Queries) ReadablePostsOfAnchor(ctx context.Context, arg ReadablePostsOfAnchorParams) ([]PostCard, error) {
+type ReadablePostsOfAnchorRow struct {
+	PostCard PostCard
+	Likes    int32
+	Comments int32
+	Liked    bool
+	Likers   []byte
+}
+
+// Every share of an item that a viewer may read, oldest first, with what their cards show of
+// their conversations (post_talk): the item page.
+func (q *Queries) ReadablePostsOfAnchor(ctx context.Context, arg ReadablePostsOfAnchorParams) ([]ReadablePostsOfAnchorRow, error) {
 	rows, err := q.db.Query(ctx, readablePostsOfAnchor,
-		arg.AnchorID,
 		arg.ViewerID,
 		arg.Blocked,
+		arg.AnchorID,
 		arg.PrivateFeeds,
 	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []PostCard{}
+	items := []ReadablePostsOfAnchorRow{}
 	for rows.Next() {
-		var i PostCard
+		var i ReadablePostsOfAnchorRow
 		if err := rows.Scan(
-			&i.ID,
-			&i.AuthorID,
-			&i.AnchorID,
-			&i.Url,
-			&i.Title,
-			&i.Body,
-			&i.CanonicalUrl,
-			&i.AnchorUrl,
-			&i.Kind,
-			&i.Host,
-			&i.LinkHosts,
-			&i.LinkedUrls,
-			&i.ImageCount,
-			&i.UrlCount,
-			&i.SciScore,
-			&i.Tags,
-			&i.IsPublic,
-			&i.ProtectedOwnerIds,
-			&i.PrivateFeedIds,
-			&i.CreatedAt,
-			&i.DeletedAt,
-			&i.AnchorKind,
-			&i.LikeCount,
-			&i.CommentCount,
-			&i.BumpedAt,
-			&i.AuthorHandle,
-			&i.AuthorName,
-			&i.AuthorVip,
+			&i.PostCard.ID,
+			&i.PostCard.AuthorID,
+			&i.PostCard.AnchorID,
+			&i.PostCard.Url,
+			&i.PostCard.Title,
+			&i.PostCard.Body,
+			&i.PostCard.CanonicalUrl,
+			&i.PostCard.AnchorUrl,
+			&i.PostCard.Kind,
+			&i.PostCard.Host,
+			&i.PostCard.LinkHosts,
+			&i.PostCard.LinkedUrls,
+			&i.PostCard.ImageCount,
+			&i.PostCard.UrlCount,
+			&i.PostCard.SciScore,
+			&i.PostCard.Tags,
+			&i.PostCard.IsPublic,
+			&i.PostCard.ProtectedOwnerIds,
+			&i.PostCard.PrivateFeedIds,
+			&i.PostCard.CreatedAt,
+			&i.PostCard.DeletedAt,
+			&i.PostCard.AnchorKind,
+			&i.PostCard.LikeCount,
+			&i.PostCard.CommentCount,
+			&i.PostCard.BumpedAt,
+			&i.PostCard.AuthorHandle,
+			&i.PostCard.AuthorName,
+			&i.PostCard.AuthorVip,
+			&i.Likes,
+			&i.Comments,
+			&i.Liked,
+			&i.Likers,
 		); err != nil {
 			return nil, err
 		}
