@@ -73,6 +73,16 @@ type Timeline struct {
 	Refreshed bool `json:"refreshed,omitempty"`
 }
 
+// PostList is a page of a chronological feed (a user's posts, a group, a list, a filter feed,
+// a search) in the JSON API: the timeline's envelope with posts.
+type PostList struct {
+	Posts      []Post `json:"posts"`
+	NextCursor string `json:"next_cursor"`
+	Path       string `json:"path"`
+	Fencepost  string `json:"fencepost"`
+	Refreshed  bool   `json:"refreshed,omitempty"`
+}
+
 // Feed query limits.
 const (
 	DefaultLimit = 20

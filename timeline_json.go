@@ -29,14 +29,90 @@ func (t Timeline) AppendJSON(b []byte) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
+	return appendPageEnd(b, t.NextCursor, t.Path, t.Fencepost, t.Refreshed), nil
+}
+
+// AppendJSON appends the page as encoding/json would marshal it, byte for byte, as
+// Timeline.AppendJSON does (TestPostListAppendJSON holds the two equal).
+func (l PostList) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"posts":`...)
+	var err error
+	if l.Posts == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range l.Posts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = l.Posts[i].appendJSON(b); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, ']')
+	}
+	return appendPageEnd(b, l.NextCursor, l.Path, l.Fencepost, l.Refreshed), nil
+}
+
+// appendPageEnd writes the fields a page's envelope ends with, and closes it.
+func appendPageEnd(b []byte, next, path, fencepost string, refreshed bool) []byte {
 	b = appendField(b, "next_cursor")
-	b = appendJSONString(b, t.NextCursor)
+	b = appendJSONString(b, next)
 	b = appendField(b, "path")
-	b = appendJSONString(b, t.Path)
+	b = appendJSONString(b, path)
 	b = appendField(b, "fencepost")
-	b = appendJSONString(b, t.Fencepost)
-	if t.Refreshed {
+	b = appendJSONString(b, fencepost)
+	if refreshed {
 		b = append(b, `,"refreshed":true`...)
+	}
+	return append(b, '}')
+}
+
+func (p *Post) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, p.ID, 10)
+	b = appendField(b, "item_id")
+	b = strconv.AppendInt(b, p.AnchorID, 10)
+	for _, f := range [...]struct{ name, value string }{{"url", p.URL}, {"title", p.Title}, {"body", p.Body},
+		{"canonical_url", p.CanonicalURL}, {"anchor_url", p.AnchorURL}, {"kind", string(p.Kind)}, {"host", p.Host}} {
+		b = appendField(b, f.name)
+		b = appendJSONString(b, f.value)
+	}
+	b = appendField(b, "links")
+	if p.Links == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, l := range p.Links {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"url":`...)
+			b = appendJSONString(b, l.URL)
+			if l.Image != "" {
+				b = appendField(b, "image")
+				b = appendJSONString(b, l.Image)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = appendField(b, "image_count")
+	b = strconv.AppendInt(b, int64(p.ImageCount), 10)
+	b = appendField(b, "tags")
+	b = appendJSONStrings(b, p.Tags)
+	b = appendField(b, "created_at")
+	var err error
+	if b, err = appendJSONTime(b, p.CreatedAt); err != nil {
+		return nil, err
+	}
+	b = appendField(b, "author")
+	b = p.Author.appendJSON(b)
+	b = appendField(b, "talk")
+	b = p.Talk.appendJSON(b)
+	if p.Muted != "" {
+		b = appendField(b, "muted")
+		b = appendJSONString(b, p.Muted)
 	}
 	return append(b, '}'), nil
 }

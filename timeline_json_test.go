@@ -48,6 +48,33 @@ func TestTimelineAppendJSON(t *testing.T) {
 	}
 }
 
+// PostList's AppendJSON writes what encoding/json writes, as Timeline's does.
+func TestPostListAppendJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 3000 {
+		var l PostList
+		fill(r, reflect.ValueOf(&l).Elem(), 0)
+		want, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := l.AppendJSON([]byte("prefix"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got[len("prefix"):], want) {
+			t.Fatalf("page %d:\nAppendJSON %s\njson       %s", i, got[len("prefix"):], want)
+		}
+	}
+	bad := PostList{Posts: []Post{{CreatedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}}
+	if _, err := json.Marshal(bad); err == nil {
+		t.Fatal("json.Marshal accepts a post of the year 10000")
+	}
+	if _, err := bad.AppendJSON(nil); err == nil {
+		t.Error("AppendJSON accepts a post of the year 10000")
+	}
+}
+
 var awkwardStrings = []string{"", "plain", `say "hi"`, `back\slash`, "tab\there", "line\nbreak\r\n", "\b\f\x00\x01\x1f\x7f",
 	"<script>&amp;</script>", "ünïcødé ✓ 🚀", "sep\u2028para\u2029", "bad \xff\xfe utf-8", "\xe2\x82", "https://example.com/a?b=1&c=<2>"}
 

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"tributary"
@@ -95,17 +94,9 @@ func (s *Server) discussionsPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, views.FilterPage(s.page(r, "My discussions"), v))
 }
 
-// chronoJSON is a chronological feed's page as JSON: the timeline's envelope with posts.
-type chronoJSON struct {
-	Posts      []tributary.Post `json:"posts"`
-	NextCursor string           `json:"next_cursor"`
-	Path       string           `json:"path"`
-	Fencepost  string           `json:"fencepost"`
-	Refreshed  bool             `json:"refreshed,omitempty"`
-}
-
 func (s *Server) writeChronoJSON(w http.ResponseWriter, r *http.Request, path string, p feed.ChronoPage) {
-	b, err := json.Marshal(chronoJSON{Posts: p.Posts, NextCursor: p.NextCursor, Path: path, Fencepost: p.Fencepost, Refreshed: p.Refreshed})
+	l := tributary.PostList{Posts: p.Posts, NextCursor: p.NextCursor, Path: path, Fencepost: p.Fencepost, Refreshed: p.Refreshed}
+	b, err := l.AppendJSON(make([]byte, 0, 16<<10))
 	if err != nil {
 		s.fail(w, r, err)
 		return
