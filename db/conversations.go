@@ -349,17 +349,38 @@ type ChronoQuery struct {
 	PosID   int64
 	Skip    []int64
 	Limit   int
+	// Posts asks for the posts too, as the viewer may read them and with their talk (a filter
+	// feed's; PostArrival.Post).
+	Posts bool
 }
 
 // PostArrival is a post and when it arrived (was made, or bumped).
 type PostArrival struct {
 	PostID int64
 	At     time.Time
+	Post   *tributary.Post // read with it, when asked (ChronoQuery.Posts)
 }
 
 // ChronoArrived lists a chronological feed's arrivals (see ChronoQuery).
 func (s *Store) ChronoArrived(ctx context.Context, q ChronoQuery) ([]PostArrival, error) {
 	from, posAt, posID := chronoBounds(q)
+	if q.Filter != "" && q.Posts {
+		rows, err := s.reads(ctx).FilterArrivalPosts(ctx, dbq.FilterArrivalPostsParams{Feed: q.Filter,
+			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
+			Skip: nonNilIDs(q.Skip), FromAt: from, ToAt: q.To, PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
+		if err != nil {
+			return nil, fmt.Errorf("db: filter feed: %w", err)
+		}
+		out := make([]PostArrival, len(rows))
+		for i, r := range rows {
+			p, err := talkingPost(r.PostCard, r.Likes, r.Comments, r.Liked, r.Likers)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = PostArrival{PostID: p.ID, At: r.Arrival, Post: &p}
+		}
+		return out, nil
+	}
 	if q.Filter != "" {
 		rows, err := s.reads(ctx).FilterArrivals(ctx, dbq.FilterArrivalsParams{Feed: q.Filter,
 			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),

@@ -38,7 +38,7 @@ var genericPlans = map[string]bool{
 	"Thread": true, "Likers": true, "Like": true, "Unlike": true, "AddComment": true, "PostPage": true, "PostThread": true,
 	"CommentForAction": true, "EditComment": true, "DeleteComment": true, "LivePosts": true,
 	// filter feeds: one index range whatever the feed
-	"FilterArrivals": true, "ActivityArrivals": true, "ActivityReasons": true,
+	"FilterArrivals": true, "FilterArrivalPosts": true, "ActivityArrivals": true, "ActivityReasons": true,
 	"ViewerAccessOf": true, "UserWithAccess": true, "UserByHandle": true,
 	// sessions: read with their user on every signed-in request; every write's rate limit
 	"SessionWithAccess": true, "SessionData": true, "CommitSession": true, "DeleteSession": true, "HitRateLimit": true,
@@ -55,7 +55,7 @@ var genericPlans = map[string]bool{
 // after a minute is estimated at one row, so auto planned it on every call (0.25-0.45 ms,
 // 2,000 followees included) for a plan that is the same whatever the arguments.
 var forcedGeneric = map[string]bool{"RecentArrivals": true, "AnchorTalk": true, "PostTalk": true, "Thread": true,
-	"PostThread": true, "ReadablePostsByID": true, "Likers": true, "FilterArrivals": true, "ActivityArrivals": true, "ActivityReasons": true, "SearchAmong": true, "RiverArrivals": true}
+	"PostThread": true, "ReadablePostsByID": true, "Likers": true, "FilterArrivals": true, "FilterArrivalPosts": true, "ActivityArrivals": true, "ActivityReasons": true, "SearchAmong": true, "RiverArrivals": true}
 
 // ForcesGeneric reports whether the query named (by sqlc) always runs on its generic plan.
 func ForcesGeneric(name string) bool { return forcedGeneric[name] }

@@ -201,7 +201,10 @@ type chronoSource struct {
 	feed   Chrono
 	access tributary.Viewer
 	posts  map[int64]tributary.Post // read by Keep with their talk, to render
-	viewer int64                    // whose tails (0: anonymous)
+	// listed are posts read with their listing in this request (a filter feed's, with their
+	// talk): readable and in the feed now, Keep reads them no more.
+	listed map[int64]tributary.Post
+	viewer int64 // whose tails (0: anonymous)
 	tails  *lru.Cache[tailKey, *tailBatch]
 	// searches keeps searches' candidates (nil: nothing may be kept on this instance now).
 	searches *lru.Cache[string, *searchCandidates]
@@ -225,6 +228,22 @@ func (c *chronoSource) arrived(ctx context.Context, q db.ChronoQuery) ([]db.Sear
 	return out, err
 }
 
+// listing lists arrivals a page shows: a filter feed's are read with their posts, which Keep
+// then takes as they are (one round trip for the page, not two).
+func (c *chronoSource) listing(ctx context.Context, q db.ChronoQuery) ([]db.SearchArrival, error) {
+	q.Posts = c.feed.Filter != "" && c.feed.Search == nil
+	arrived, err := c.arrived(ctx, q)
+	for _, a := range arrived {
+		if a.Post != nil {
+			if c.listed == nil {
+				c.listed = map[int64]tributary.Post{}
+			}
+			c.listed[a.PostID] = *a.Post
+		}
+	}
+	return arrived, err
+}
+
 // Ranked: a chronological fencepost's head is its newest arrivals; a search's, the best
 // matches among its newest searchScan results (newest first among equals), and the rest of
 // those begin its tail.
@@ -232,7 +251,7 @@ func (c *chronoSource) Ranked(ctx context.Context, after, upTo time.Time, limit 
 	if c.feed.Search != nil {
 		return c.searchRanked(ctx, after, upTo, limit)
 	}
-	arrived, err := c.arrived(ctx, c.query(after, upTo, Pos{}, nil, limit+1))
+	arrived, err := c.listing(ctx, c.query(after, upTo, Pos{}, nil, limit+1))
 	if err != nil {
 		return nil, false, err
 	}
@@ -279,7 +298,7 @@ func (c *chronoSource) tailKey(from, to time.Time, head []int64) tailKey {
 // arrive again (bumps, likes again) and leave older intervals: they are listed each time.
 func (c *chronoSource) Tail(ctx context.Context, from, to time.Time, pos Pos, skip []int64, limit int) ([]Entry, error) {
 	list := func(at Pos, n int) ([]Entry, error) {
-		arrived, err := c.arrived(ctx, c.query(from, to, at, skip, n))
+		arrived, err := c.listing(ctx, c.query(from, to, at, skip, n))
 		if err != nil {
 			return nil, err
 		}
@@ -295,22 +314,40 @@ func (c *chronoSource) Tail(ctx context.Context, from, to time.Time, pos Pos, sk
 	return readAhead(c.tails, c.tailKey(from, to, skip), pos, limit, list)
 }
 
-// Keep reads the posts as the viewer may read them now, with their talk, in one round trip:
-// deleted and no longer readable ones are dropped, and those the viewer hid or muted
-// (collapsed ones are kept, marked).
+// Keep reads the posts as the viewer may read them now, with their talk, in one round trip
+// (none for those read with their listing): deleted and no longer readable ones are dropped,
+// and those the viewer hid or muted (collapsed ones are kept, marked).
 func (c *chronoSource) Keep(ctx context.Context, ids []int64) ([]int64, error) {
-	var posts []tributary.Post
-	var err error
-	if c.feed.Filter != "" { // and those that left the filter feed since it was listed
-		posts, err = c.store.FilterPostsByID(ctx, c.access, c.feed.Filter, ids)
-	} else {
-		posts, err = c.store.PostsByID(ctx, c.access, ids)
+	var unread []int64
+	for _, id := range ids {
+		if _, ok := c.listed[id]; !ok {
+			unread = append(unread, id)
+		}
 	}
-	if err != nil {
-		return nil, err
+	read := make(map[int64]tributary.Post, len(unread))
+	if len(unread) > 0 {
+		var posts []tributary.Post
+		var err error
+		if c.feed.Filter != "" { // and those that left the filter feed since it was listed
+			posts, err = c.store.FilterPostsByID(ctx, c.access, c.feed.Filter, unread)
+		} else {
+			posts, err = c.store.PostsByID(ctx, c.access, unread)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range posts {
+			read[p.ID] = p
+		}
 	}
-	kept := make([]int64, 0, len(posts))
-	for _, p := range posts {
+	kept := make([]int64, 0, len(ids))
+	for _, id := range ids {
+		p, ok := c.listed[id]
+		if !ok {
+			if p, ok = read[id]; !ok {
+				continue
+			}
+		}
 		if c.access.HidesItem(p.AnchorID) {
 			continue
 		}

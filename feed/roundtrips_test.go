@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"tributary"
+	"tributary/db"
 	"tributary/db/dbtest"
 	"tributary/feed"
 )
@@ -118,5 +119,56 @@ func TestNoticeAsksKeepTheReadersState(t *testing.T) {
 	other := w.user("other", false, 0)
 	if n, err := s.NewCount(stream, &other, tributary.FeedQuery{}, after, 100); err != nil || n != 0 {
 		t.Errorf("another reader on the same state: %d new, %v; want 0 (their own state)", n, err)
+	}
+}
+
+// A filter feed's posts are read with their listing (FilterArrivalPosts): a page listed in
+// the request reads nothing more, and only the posts of a fencepost's head, listed by an
+// earlier request, are read by id. Every post shows once.
+func TestFilterPagesReadTheirPostsWithTheirListing(t *testing.T) {
+	ctx := context.Background()
+	w, log := tracedWorld(t)
+	ada := w.user("ada", false, 0)
+	const posts = 90
+	for i := range posts {
+		w.share("ada", fmt.Sprintf("https://ada.example.com/d-%d", i), time.Duration(i+1)*time.Minute, false)
+	}
+	s := w.service(nil)
+	access, err := w.store.ViewerAccess(ctx, ada.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	discussions := feed.Chrono{Filter: db.DiscussionsFeed(ada.ID)}
+	log.Take()
+	seen := map[int64]bool{}
+	cursor := ""
+	for n := 1; ; n++ {
+		p, err := s.ChronoAs(ctx, &ada, access, discussions, cursor, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := log.Take()
+		for _, post := range p.Posts {
+			if seen[post.ID] {
+				t.Fatalf("page %d shows post %d again", n, post.ID)
+			}
+			seen[post.ID] = true
+		}
+		byID := slices.Contains(names, "ReadablePostsByID")
+		switch {
+		case n == 1 && (byID || !slices.Contains(names, "FilterArrivalPosts")):
+			t.Errorf("the first page ran %v: want its posts read with their listing only", names)
+		case n == 2 && !byID:
+			t.Errorf("the second page, from the fencepost's head, ran %v: want its posts read by id", names)
+		case n >= 4 && byID:
+			t.Errorf("page %d, in the fencepost's tail, ran %v: want its posts read with their listing only", n, names)
+		}
+		if p.NextCursor == "" {
+			break
+		}
+		cursor = p.NextCursor
+	}
+	if len(seen) != posts {
+		t.Errorf("the pages showed %d posts, want %d", len(seen), posts)
 	}
 }

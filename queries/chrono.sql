@@ -42,21 +42,22 @@ SELECT x.id, x.arrival::timestamptz AS arrival
  LIMIT @lim::int;
 
 -- name: FilterArrivals :many
--- A filter feed's posts (filter_posts.feed) that arrived in (from, to], as the viewer may
--- read them, newest arrival first after a position: one index, the access rule on each post.
--- A post that arrived again after `to` (liked again, bumped in a discussion) has left the
--- interval and is listed in a newer one.
-SELECT f.post_id AS id, f.at AS arrival
-  FROM filter_posts f
-  JOIN posts p ON p.id = f.post_id
- WHERE f.feed = @feed::text
-   AND f.at > @from_at::timestamptz AND f.at <= @to_at::timestamptz
-   AND (f.at, f.post_id) < (@pos_at::timestamptz, @pos_id::bigint)
-   AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
-   AND NOT p.id = ANY (@skip::bigint[])
- ORDER BY f.at DESC, f.post_id DESC
- LIMIT @lim::int;
+-- A filter feed's arrivals in an interval after a position (filter_arrivals).
+SELECT a.post_id::bigint AS id, a.arrival::timestamptz AS arrival
+  FROM filter_arrivals(@feed::text, @from_at::timestamptz, @to_at::timestamptz, @pos_at::timestamptz, @pos_id::bigint,
+                       @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[], @skip::bigint[], @lim::int) AS a (post_id, arrival);
+
+-- name: FilterArrivalPosts :many
+-- FilterArrivals with each post as the viewer may read it and what its card shows of its
+-- conversation (post_talk): a filter feed's page listed and read in one statement. Listed
+-- now, the posts are in the feed and readable now, so they need no second read.
+SELECT a.arrival::timestamptz AS arrival, sqlc.embed(p), t.likes::integer AS likes, t.comments::integer AS comments,
+       t.liked::boolean AS liked, t.likers::json AS likers
+  FROM filter_arrivals(@feed::text, @from_at::timestamptz, @to_at::timestamptz, @pos_at::timestamptz, @pos_id::bigint,
+                       @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[], @skip::bigint[], @lim::int) AS a (post_id, arrival)
+  JOIN post_cards p ON p.id = a.post_id,
+       post_talk(p.id, p.like_count, p.comment_count, @viewer_id::bigint, @blocked::bigint[]) AS t (likes, comments, liked, likers)
+ ORDER BY a.arrival DESC, a.post_id DESC;
 
 -- name: ApplyFilterBumps :one
 -- Moves queued bumps into the discussions holding their posts (apply_filter_bumps).

@@ -119,18 +119,110 @@ func (q *Queries) ChronoArrivals(ctx context.Context, arg ChronoArrivalsParams) 
 	return items, nil
 }
 
+const filterArrivalPosts = `-- name: FilterArrivalPosts :many
+SELECT a.arrival::timestamptz AS arrival, p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, t.likes::integer AS likes, t.comments::integer AS comments,
+       t.liked::boolean AS liked, t.likers::json AS likers
+  FROM filter_arrivals($1::text, $2::timestamptz, $3::timestamptz, $4::timestamptz, $5::bigint,
+                       $6::bigint, $7::bigint[], $8::bigint[], $9::bigint[], $10::int) AS a (post_id, arrival)
+  JOIN post_cards p ON p.id = a.post_id,
+       post_talk(p.id, p.like_count, p.comment_count, $6::bigint, $7::bigint[]) AS t (likes, comments, liked, likers)
+ ORDER BY a.arrival DESC, a.post_id DESC
+`
+
+type FilterArrivalPostsParams struct {
+	Feed         string
+	FromAt       time.Time
+	ToAt         time.Time
+	PosAt        time.Time
+	PosID        int64
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+	Skip         []int64
+	Lim          int32
+}
+
+type FilterArrivalPostsRow struct {
+	Arrival  time.Time
+	PostCard PostCard
+	Likes    int32
+	Comments int32
+	Liked    bool
+	Likers   []byte
+}
+
+// FilterArrivals with each post as the viewer may read it and what its card shows of its
+// conversation (post_talk): a filter feed's page listed and read in one statement. Listed
+// now, the posts are in the feed and readable now, so they need no second read.
+func (q *Queries) FilterArrivalPosts(ctx context.Context, arg FilterArrivalPostsParams) ([]FilterArrivalPostsRow, error) {
+	rows, err := q.db.Query(ctx, filterArrivalPosts,
+		arg.Feed,
+		arg.FromAt,
+		arg.ToAt,
+		arg.PosAt,
+		arg.PosID,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+		arg.Skip,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []FilterArrivalPostsRow{}
+	for rows.Next() {
+		var i FilterArrivalPostsRow
+		if err := rows.Scan(
+			&i.Arrival,
+			&i.PostCard.ID,
+			&i.PostCard.AuthorID,
+			&i.PostCard.AnchorID,
+			&i.PostCard.Url,
+			&i.PostCard.Title,
+			&i.PostCard.Body,
+			&i.PostCard.CanonicalUrl,
+			&i.PostCard.AnchorUrl,
+			&i.PostCard.Kind,
+			&i.PostCard.Host,
+			&i.PostCard.LinkHosts,
+			&i.PostCard.LinkedUrls,
+			&i.PostCard.ImageCount,
+			&i.PostCard.UrlCount,
+			&i.PostCard.SciScore,
+			&i.PostCard.Tags,
+			&i.PostCard.IsPublic,
+			&i.PostCard.ProtectedOwnerIds,
+			&i.PostCard.PrivateFeedIds,
+			&i.PostCard.CreatedAt,
+			&i.PostCard.DeletedAt,
+			&i.PostCard.AnchorKind,
+			&i.PostCard.LikeCount,
+			&i.PostCard.CommentCount,
+			&i.PostCard.BumpedAt,
+			&i.PostCard.AuthorHandle,
+			&i.PostCard.AuthorName,
+			&i.PostCard.AuthorVip,
+			&i.Likes,
+			&i.Comments,
+			&i.Liked,
+			&i.Likers,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const filterArrivals = `-- name: FilterArrivals :many
-SELECT f.post_id AS id, f.at AS arrival
-  FROM filter_posts f
-  JOIN posts p ON p.id = f.post_id
- WHERE f.feed = $1::text
-   AND f.at > $2::timestamptz AND f.at <= $3::timestamptz
-   AND (f.at, f.post_id) < ($4::timestamptz, $5::bigint)
-   AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $6::bigint, $7::bigint[], $8::bigint[])
-   AND NOT p.id = ANY ($9::bigint[])
- ORDER BY f.at DESC, f.post_id DESC
- LIMIT $10::int
+SELECT a.post_id::bigint AS id, a.arrival::timestamptz AS arrival
+  FROM filter_arrivals($1::text, $2::timestamptz, $3::timestamptz, $4::timestamptz, $5::bigint,
+                       $6::bigint, $7::bigint[], $8::bigint[], $9::bigint[], $10::int) AS a (post_id, arrival)
 `
 
 type FilterArrivalsParams struct {
@@ -151,10 +243,7 @@ type FilterArrivalsRow struct {
 	Arrival time.Time
 }
 
-// A filter feed's posts (filter_posts.feed) that arrived in (from, to], as the viewer may
-// read them, newest arrival first after a position: one index, the access rule on each post.
-// A post that arrived again after `to` (liked again, bumped in a discussion) has left the
-// interval and is listed in a newer one.
+// A filter feed's arrivals in an interval after a position (filter_arrivals).
 func (q *Queries) FilterArrivals(ctx context.Context, arg FilterArrivalsParams) ([]FilterArrivalsRow, error) {
 	rows, err := q.db.Query(ctx, filterArrivals,
 		arg.Feed,
