@@ -15,22 +15,7 @@ import (
 // quotes, control characters, HTML, U+2028 and invalid UTF-8; floats tiny, huge and
 // negative zero; nil and empty slices; times in other zones.
 func TestTimelineAppendJSON(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := range 3000 {
-		var tl Timeline
-		fill(r, reflect.ValueOf(&tl).Elem(), 0)
-		want, err := json.Marshal(tl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := tl.AppendJSON([]byte("prefix"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got[len("prefix"):], want) {
-			t.Fatalf("timeline %d:\nAppendJSON %s\njson       %s", i, got[len("prefix"):], want)
-		}
-	}
+	checkAppendJSON(t, rand.New(rand.NewPCG(1, 2)), Timeline.AppendJSON)
 	// What encoding/json refuses, AppendJSON refuses.
 	bad := []Timeline{
 		{Items: []Item{{Score: math.NaN()}}},
@@ -50,28 +35,33 @@ func TestTimelineAppendJSON(t *testing.T) {
 
 // PostList's AppendJSON writes what encoding/json writes, as Timeline's does.
 func TestPostListAppendJSON(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for i := range 3000 {
-		var l PostList
-		fill(r, reflect.ValueOf(&l).Elem(), 0)
-		want, err := json.Marshal(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := l.AppendJSON([]byte("prefix"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got[len("prefix"):], want) {
-			t.Fatalf("page %d:\nAppendJSON %s\njson       %s", i, got[len("prefix"):], want)
-		}
-	}
+	checkAppendJSON(t, rand.New(rand.NewPCG(3, 4)), PostList.AppendJSON)
 	bad := PostList{Posts: []Post{{CreatedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}}
 	if _, err := json.Marshal(bad); err == nil {
 		t.Fatal("json.Marshal accepts a post of the year 10000")
 	}
 	if _, err := bad.AppendJSON(nil); err == nil {
 		t.Error("AppendJSON accepts a post of the year 10000")
+	}
+}
+
+// checkAppendJSON holds appendJSON equal to encoding/json on 3,000 random values of T.
+func checkAppendJSON[T any](t *testing.T, r *rand.Rand, appendJSON func(T, []byte) ([]byte, error)) {
+	t.Helper()
+	for i := range 3000 {
+		var v T
+		fill(r, reflect.ValueOf(&v).Elem(), 0)
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendJSON(v, []byte("prefix"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got[len("prefix"):], want) {
+			t.Fatalf("%T %d:\nAppendJSON %s\njson       %s", v, i, got[len("prefix"):], want)
+		}
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -77,60 +76,6 @@ func (s *Store) PostThread(ctx context.Context, v tributary.Viewer, postID int64
 			Author: tributary.UserRef{ID: r.AuthorID, Handle: r.AuthorHandle, Name: r.AuthorName, VIP: r.AuthorVip}})
 	}
 	return out, nil
-}
-
-// ItemPosts returns every share of an item (anchor) that the viewer may read, oldest first,
-// with their talk; none when the item does not exist or the viewer may read none of it.
-func (s *Store) ItemPosts(ctx context.Context, v tributary.Viewer, anchorID int64) ([]tributary.Post, error) {
-	rows, err := s.q.ReadablePostsOfAnchor(ctx, dbq.ReadablePostsOfAnchorParams{AnchorID: anchorID, ViewerID: v.ID,
-		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
-	if err != nil {
-		return nil, fmt.Errorf("db: list posts: %w", err)
-	}
-	posts := make([]tributary.Post, 0, len(rows))
-	for _, r := range rows {
-		p, err := talkingPost(r.PostCard, r.Likes, r.Comments, r.Liked, r.Likers)
-		if err != nil {
-			return nil, err
-		}
-		posts = append(posts, p)
-	}
-	return posts, nil
-}
-
-// PostsByID returns the posts the viewer may read among ids, in the order of ids, with
-// what their cards show of their conversations, in one round trip.
-func (s *Store) PostsByID(ctx context.Context, v tributary.Viewer, ids []int64) ([]tributary.Post, error) {
-	return postsByID(ctx, s.q, v, "", ids)
-}
-
-// postsByID reads posts with their talk (ReadablePostsByID); given a filter feed, only those
-// still in it.
-func postsByID(ctx context.Context, q *dbq.Queries, v tributary.Viewer, feed string, ids []int64) ([]tributary.Post, error) {
-	rows, err := q.ReadablePostsByID(ctx, dbq.ReadablePostsByIDParams{Ids: nonNilIDs(ids), Feed: feed, ViewerID: v.ID,
-		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
-	if err != nil {
-		return nil, fmt.Errorf("db: list posts: %w", err)
-	}
-	got := make([]tributary.Post, 0, len(rows))
-	for _, r := range rows {
-		p, err := talkingPost(r.PostCard, r.Likes, r.Comments, r.Liked, r.Likers)
-		if err != nil {
-			return nil, err
-		}
-		got = append(got, p)
-	}
-	return inOrder(got, ids), nil
-}
-
-// talkingPost is a post read with its card's talk (post_talk's columns).
-func talkingPost(c dbq.PostCard, likes, comments int32, liked bool, likers []byte) (tributary.Post, error) {
-	p, err := postOf(c)
-	if err != nil {
-		return p, err
-	}
-	p.Talk, err = talkOf(p.ID, likes, comments, liked, likers)
-	return p, err
 }
 
 // Like records that the viewer likes a post they may read; liking twice is a no-op.
@@ -332,103 +277,6 @@ func (s *Store) AnchorTalk(ctx context.Context, v tributary.Viewer, anchorIDs []
 	}
 	return out, nil
 }
-
-// ChronoQuery asks for the posts of a chronological feed that arrived in (From, To], newest
-// arrival first after (PosAt, PosID): one user's posts (Author), a group's (Feed), the
-// viewer's directs (Directs) or a filter feed (Filter: see FilterFeed), as the viewer may
-// read them.
-type ChronoQuery struct {
-	Author  int64
-	Feed    int64
-	Directs bool
-	Filter  string
-	Viewer  tributary.Viewer
-	From    time.Time
-	To      time.Time
-	PosAt   time.Time
-	PosID   int64
-	Skip    []int64
-	Limit   int
-	// Posts asks for the posts too, as the viewer may read them and with their talk (a filter
-	// feed's; PostArrival.Post).
-	Posts bool
-}
-
-// PostArrival is a post and when it arrived (was made, or bumped).
-type PostArrival struct {
-	PostID int64
-	At     time.Time
-	Post   *tributary.Post // read with it, when asked (ChronoQuery.Posts)
-}
-
-// ChronoArrived lists a chronological feed's arrivals (see ChronoQuery).
-func (s *Store) ChronoArrived(ctx context.Context, q ChronoQuery) ([]PostArrival, error) {
-	from, posAt, posID := chronoBounds(q)
-	if q.Filter != "" && q.Posts {
-		rows, err := s.reads(ctx).FilterArrivalPosts(ctx, dbq.FilterArrivalPostsParams{Feed: q.Filter,
-			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
-			Skip: nonNilIDs(q.Skip), FromAt: from, ToAt: q.To, PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
-		if err != nil {
-			return nil, fmt.Errorf("db: filter feed: %w", err)
-		}
-		out := make([]PostArrival, len(rows))
-		for i, r := range rows {
-			p, err := talkingPost(r.PostCard, r.Likes, r.Comments, r.Liked, r.Likers)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = PostArrival{PostID: p.ID, At: r.Arrival, Post: &p}
-		}
-		return out, nil
-	}
-	if q.Filter != "" {
-		rows, err := s.reads(ctx).FilterArrivals(ctx, dbq.FilterArrivalsParams{Feed: q.Filter,
-			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
-			Skip: nonNilIDs(q.Skip), FromAt: from, ToAt: q.To, PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
-		if err != nil {
-			return nil, fmt.Errorf("db: filter feed: %w", err)
-		}
-		return postArrivalsOf(rows), nil
-	}
-	rows, err := s.reads(ctx).ChronoArrivals(ctx, dbq.ChronoArrivalsParams{AuthorID: q.Author, FeedID: q.Feed, Directs: q.Directs,
-		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
-		Skip: nonNilIDs(q.Skip), FromAt: from, ToAt: q.To, PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
-	if err != nil {
-		return nil, fmt.Errorf("db: chronological feed: %w", err)
-	}
-	return postArrivalsOf(rows), nil
-}
-
-// chronoBounds are q's interval start and position, spelled for the queries: no lower bound
-// and no position yet as times before and after every post.
-func chronoBounds(q ChronoQuery) (from, posAt time.Time, posID int64) {
-	from, posAt, posID = q.From, q.PosAt, q.PosID
-	if from.IsZero() {
-		from = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
-	}
-	if posID == 0 {
-		posAt, posID = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 1<<63-1
-	}
-	return from, posAt, posID
-}
-
-// postArrivalsOf converts the rows of either chronological arrival query.
-func postArrivalsOf[R dbq.ChronoArrivalsRow | dbq.FilterArrivalsRow](rows []R) []PostArrival {
-	out := make([]PostArrival, len(rows))
-	for i, r := range rows {
-		a := dbq.ChronoArrivalsRow(r)
-		out[i] = PostArrival{PostID: a.ID, At: a.Arrival}
-	}
-	return out
-}
-
-// Filter feeds (filter_posts.feed): the posts a user liked, commented on, or is mentioned
-// in, the posts with a tag, and a user's discussions.
-func LikedByFeed(user int64) string     { return "l:" + strconv.FormatInt(user, 10) }
-func CommentedByFeed(user int64) string { return "c:" + strconv.FormatInt(user, 10) }
-func MentionsFeed(user int64) string    { return "m:" + strconv.FormatInt(user, 10) }
-func DiscussionsFeed(user int64) string { return "d:" + strconv.FormatInt(user, 10) }
-func TagFeed(tag string) string         { return "t:" + tag }
 
 // RecountItemTalk counts the likes and comments of every item's public shares again from the
 // posts, in tx: after posts were written in bulk with their counts, or deleted with triggers

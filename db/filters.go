@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"tributary"
 )
@@ -12,21 +13,6 @@ import (
 // them shows them no more.
 func (s *Store) FilterPostsByID(ctx context.Context, v tributary.Viewer, feed string, ids []int64) ([]tributary.Post, error) {
 	return postsByID(ctx, s.reads(ctx), v, feed, ids)
-}
-
-// inOrder lists posts in the order of ids.
-func inOrder(posts []tributary.Post, ids []int64) []tributary.Post {
-	byID := make(map[int64]tributary.Post, len(posts))
-	for _, p := range posts {
-		byID[p.ID] = p
-	}
-	out := make([]tributary.Post, 0, len(posts))
-	for _, id := range ids {
-		if p, ok := byID[id]; ok {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // ApplyFilterBumps moves the bumps queued since the last call into the discussions feeds
@@ -40,3 +26,11 @@ func (s *Store) ApplyFilterBumps(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// Filter feeds (filter_posts.feed): the posts a user liked, commented on, or is mentioned
+// in, the posts with a tag, and a user's discussions.
+func LikedByFeed(user int64) string     { return "l:" + strconv.FormatInt(user, 10) }
+func CommentedByFeed(user int64) string { return "c:" + strconv.FormatInt(user, 10) }
+func MentionsFeed(user int64) string    { return "m:" + strconv.FormatInt(user, 10) }
+func DiscussionsFeed(user int64) string { return "d:" + strconv.FormatInt(user, 10) }
+func TagFeed(tag string) string         { return "t:" + tag }

@@ -1,6 +1,7 @@
 package db
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -22,4 +23,72 @@ func postOf(r dbq.PostCard) (tributary.Post, error) {
 		Links: links, ImageCount: int(r.ImageCount), Tags: r.Tags, CreatedAt: r.CreatedAt,
 		Author: tributary.UserRef{ID: r.AuthorID, Handle: r.AuthorHandle, Name: r.AuthorName, VIP: r.AuthorVip},
 	}, nil
+}
+
+// ItemPosts returns every share of an item (anchor) that the viewer may read, oldest first,
+// with their talk; none when the item does not exist or the viewer may read none of it.
+func (s *Store) ItemPosts(ctx context.Context, v tributary.Viewer, anchorID int64) ([]tributary.Post, error) {
+	rows, err := s.q.ReadablePostsOfAnchor(ctx, dbq.ReadablePostsOfAnchorParams{AnchorID: anchorID, ViewerID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	if err != nil {
+		return nil, fmt.Errorf("db: list posts: %w", err)
+	}
+	return talkingPosts(rows)
+}
+
+// PostsByID returns the posts the viewer may read among ids, in the order of ids, with
+// what their cards show of their conversations, in one round trip.
+func (s *Store) PostsByID(ctx context.Context, v tributary.Viewer, ids []int64) ([]tributary.Post, error) {
+	return postsByID(ctx, s.q, v, "", ids)
+}
+
+// postsByID reads posts with their talk (ReadablePostsByID); given a filter feed, only those
+// still in it.
+func postsByID(ctx context.Context, q *dbq.Queries, v tributary.Viewer, feed string, ids []int64) ([]tributary.Post, error) {
+	rows, err := q.ReadablePostsByID(ctx, dbq.ReadablePostsByIDParams{Ids: nonNilIDs(ids), Feed: feed, ViewerID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	if err != nil {
+		return nil, fmt.Errorf("db: list posts: %w", err)
+	}
+	got, err := talkingPosts(rows)
+	return inOrder(got, ids), err
+}
+
+// talkingPosts are the posts of rows read with their talk.
+func talkingPosts[R dbq.ReadablePostsByIDRow | dbq.ReadablePostsOfAnchorRow](rows []R) ([]tributary.Post, error) {
+	posts := make([]tributary.Post, 0, len(rows))
+	for _, r := range rows {
+		x := dbq.ReadablePostsByIDRow(r)
+		p, err := talkingPost(x.PostCard, x.Likes, x.Comments, x.Liked, x.Likers)
+		if err != nil {
+			return nil, err
+		}
+		posts = append(posts, p)
+	}
+	return posts, nil
+}
+
+// talkingPost is a post read with its card's talk (post_talk's columns).
+func talkingPost(c dbq.PostCard, likes, comments int32, liked bool, likers []byte) (tributary.Post, error) {
+	p, err := postOf(c)
+	if err != nil {
+		return p, err
+	}
+	p.Talk, err = talkOf(p.ID, likes, comments, liked, likers)
+	return p, err
+}
+
+// inOrder lists posts in the order of ids.
+func inOrder(posts []tributary.Post, ids []int64) []tributary.Post {
+	byID := make(map[int64]tributary.Post, len(posts))
+	for _, p := range posts {
+		byID[p.ID] = p
+	}
+	out := make([]tributary.Post, 0, len(posts))
+	for _, id := range ids {
+		if p, ok := byID[id]; ok {
+			out = append(out, p)
+		}
+	}
+	return out
 }
