@@ -63,10 +63,29 @@ func (f *fixture) follow(follower, followed string) {
 	}
 }
 
+// refresh rebuilds the snapshot and waits until the server has heard of the fixture's
+// changes, so that none of them clears its anonymous cache after the test's first request.
 func (f *fixture) refresh() {
 	f.t.Helper()
-	if _, err := f.store.RefreshSnapshot(context.Background(), time.Now()); err != nil {
+	ctx := context.Background()
+	if _, err := f.store.RefreshSnapshot(ctx, time.Now()); err != nil {
 		f.t.Fatal(err)
+	}
+	token, err := f.store.Wake(ctx)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		n, err := f.store.Lagging(ctx, token, 5*time.Second)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("the server has not caught up after the fixture's changes (%d lagging)", n)
+		}
 	}
 }
 
