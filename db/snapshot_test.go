@@ -3,9 +3,13 @@ package db_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"tributary"
 	"tributary/db"
@@ -149,5 +153,38 @@ func TestConcurrentSharesOfOneAnchor(t *testing.T) {
 	}
 	if total != len(users) {
 		t.Fatalf("the snapshot row counts %d sharers, want %d", total, len(users))
+	}
+}
+
+// A full rebuild makes the snapshot table again: it comes back with the indexes and
+// constraints the migrations gave it, under their names.
+func TestRebuiltSnapshotKeepsTheMigratedIndexes(t *testing.T) {
+	ctx := context.Background()
+	store := dbtest.Store(t)
+	defs := func() []string {
+		t.Helper()
+		rows, err := store.Pool.Query(ctx, `
+			SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = 'feed_snapshot'
+			UNION ALL
+			SELECT conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'feed_snapshot'::regclass
+			ORDER BY 1`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	migrated := defs()
+	if len(migrated) < 5 {
+		t.Fatalf("the migrated snapshot has %d indexes and constraints: %q", len(migrated), migrated)
+	}
+	if _, err := store.RefreshSnapshot(ctx, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if rebuilt := defs(); !slices.Equal(rebuilt, migrated) {
+		t.Errorf("after a full rebuild the snapshot has\n%s\nwhere the migrations made\n%s", strings.Join(rebuilt, "\n"), strings.Join(migrated, "\n"))
 	}
 }
