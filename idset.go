@@ -73,6 +73,19 @@ func (s IDSet) Count(a []int64) int {
 	return n
 }
 
+// HasAny reports whether some id of a is in the set (Count(a) > 0, stopping at the first).
+func (s IDSet) HasAny(a []int64) bool {
+	if bits := s.bits; bits != nil {
+		for _, id := range a {
+			if u := uint64(id); u/64 < uint64(len(bits)) && bits[u/64]>>(u%64)&1 != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	return slices.ContainsFunc(a, s.Has)
+}
+
 // IDs returns the ids, sorted; the caller must not change them.
 func (s IDSet) IDs() []int64 {
 	if s.ids == nil {

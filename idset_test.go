@@ -46,6 +46,12 @@ func TestIDSetAgreesWithSortedSlice(t *testing.T) {
 		if got := s.Count(probe); got != n {
 			t.Fatalf("round %d: Count = %d, want %d", round, got, n)
 		}
+		for k := range 20 { // ends of the probe, random ids: some hold none of the set
+			tail := probe[len(probe)-k:]
+			if got, want := s.HasAny(tail), s.Count(tail) > 0; got != want {
+				t.Fatalf("round %d: HasAny(%v) = %v, want %v", round, tail, got, want)
+			}
+		}
 	}
 	if got := (IDSet{}).IDs(); got == nil || len(got) != 0 || (IDSet{}).Has(0) || (IDSet{}).Slim().Count([]int64{0}) != 0 {
 		t.Fatalf("zero set: ids %v", got)

@@ -52,7 +52,7 @@ func TestEachReadsWhatTheGeneratedQueriesRead(t *testing.T) {
 	tagged := 0
 	for i, w := range wantRank {
 		r := &packed[i]
-		m, a := r.Match(), r.Access()
+		m, a := r.Match(0), r.Access()
 		got := dbq.SnapshotRankingRow{AnchorID: m.AnchorID, Score: m.Score, SharerUserIds: m.SharerIDs, Date: m.Date, Url: m.URL,
 			PrimaryUserID: m.PrimaryUserID, AllPublic: m.AllPublic, AnyPublic: a.Public, ProtectedOwnerIds: a.ProtectedOwners,
 			PrivateFeedIds: a.PrivateFeeds, Kind: string(r.Kind()), Tags: r.Tags()}

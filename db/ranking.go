@@ -76,10 +76,10 @@ func (r *RankRow) Access() tributary.PostAccess {
 	return a
 }
 
-// Match is the row as the snapshot path's answer.
-func (r *RankRow) Match() SnapshotMatch {
+// Match is the row as the snapshot path's answer, with its followed sharers counted.
+func (r *RankRow) Match(followedSharers int) SnapshotMatch {
 	return SnapshotMatch{AnchorID: r.AnchorID, Score: r.Score, SharerIDs: r.SharerIDs, Date: r.Date(), URL: r.URL,
-		PrimaryUserID: r.PrimaryUserID, AllPublic: r.AllPublic}
+		PrimaryUserID: r.PrimaryUserID, AllPublic: r.AllPublic, FollowedSharers: followedSharers}
 }
 
 // rankRows packs rows, keeping one rankExtra for the rows that have the same (nil: none

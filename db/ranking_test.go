@@ -40,7 +40,7 @@ func TestRankRowPacks(t *testing.T) {
 			!slices.Equal(a.ProtectedOwners, c.access.ProtectedOwners) || !slices.Equal(a.PrivateFeeds, c.access.PrivateFeeds) {
 			t.Errorf("%v %v %+v: unpacked as %v %v %+v", c.kind, c.tags, c.access, r.Kind(), r.Tags(), a)
 		}
-		if got := r.Match(); !got.Date.Equal(at) || got.AnchorID != 7 || got.Score != 1.5 || got.URL != m.URL || !slices.Equal(got.SharerIDs, m.SharerIDs) {
+		if got := r.Match(2); got.FollowedSharers != 2 || !got.Date.Equal(at) || got.AnchorID != 7 || got.Score != 1.5 || got.URL != m.URL || !slices.Equal(got.SharerIDs, m.SharerIDs) {
 			t.Errorf("match %+v, want %+v", got, m)
 		}
 		again := shared.of(m, c.kind, slices.Clone(c.tags), c.access)

@@ -171,8 +171,13 @@ func TestAccessOracle(t *testing.T) {
 			check("snapshot", walkAll(t, ctx, snap, v, ""))
 			check("live", walkAll(t, ctx, live, v, ""))
 			if copied && v != nil {
-				// Ranked on the copy, the first page is the one PostgreSQL ranks.
-				var heads [2][]int64
+				// Ranked on the copy, the first page is the one PostgreSQL ranks, with the same
+				// scores (the copy counts the followed sharers it ranks by).
+				type scored struct {
+					id    int64
+					score float64
+				}
+				var heads [2][]scored
 				for i, svc := range []*feed.Service{snap, sqlRanked} {
 					if err := store.ResetFences(ctx, v.ID); err != nil {
 						t.Fatal(err)
@@ -182,7 +187,7 @@ func TestAccessOracle(t *testing.T) {
 						t.Fatal(err)
 					}
 					for _, it := range tl.Items {
-						heads[i] = append(heads[i], it.ID)
+						heads[i] = append(heads[i], scored{it.ID, it.Score})
 					}
 				}
 				cases["ranked on the copy"]++

@@ -63,7 +63,11 @@ func (s *Service) snapshotTop(ctx context.Context, viewer *tributary.User, v vie
 		}
 		it := tributary.Item{ID: r.AnchorID, URL: r.URL, Date: r.Date, PrimaryUser: tributary.UserRef{ID: r.PrimaryUserID},
 			SharerIDs: r.SharerIDs, AlreadySeen: v.seen[r.AnchorID]}
-		vp := s.viewerParts(it, v, now)
+		followees := r.FollowedSharers // counted as the copy was ranked
+		if copied == nil {
+			followees = v.followed.Count(r.SharerIDs)
+		}
+		vp := s.viewerParts(it.ID, followees, v, now)
 		it.Score = r.Score + vp.FolloweeShare + vp.FreshSelf
 		items = append(items, it)
 		stubs[it.ID] = true
@@ -99,7 +103,7 @@ func (s *Service) explain(c db.Candidate, viewer *tributary.User, v viewerState,
 	// Viewer-agnostic terms are as of when they were computed (the snapshot's refresh).
 	parts := s.cfg.Weights.Score(c.Rollup.Inputs(), c.ScoredAt)
 	if viewer != nil {
-		vp := s.viewerParts(it, v, now)
+		vp := s.viewerParts(it.ID, v.followed.Count(it.SharerIDs), v, now)
 		parts.FolloweeShare, parts.FreshSelf = vp.FolloweeShare, vp.FreshSelf
 		parts.Total = parts.Base() + parts.FolloweeShare + parts.FreshSelf
 		it.AlreadySeen = v.seen[it.ID]
@@ -133,8 +137,8 @@ func btoi(b bool) int {
 
 // viewerParts are the viewer's own score terms of an item: followees among its sharers and
 // the viewer's fresh share.
-func (s *Service) viewerParts(it tributary.Item, v viewerState, now time.Time) tributary.ScoreParts {
-	in := tributary.ScoreInputs{FolloweeShare: v.followed.Count(it.SharerIDs), ViewerShareAt: v.fresh[it.ID]}
+func (s *Service) viewerParts(id int64, followedSharers int, v viewerState, now time.Time) tributary.ScoreParts {
+	in := tributary.ScoreInputs{FolloweeShare: followedSharers, ViewerShareAt: v.fresh[id]}
 	return s.cfg.Weights.Score(in, now)
 }
 

@@ -58,10 +58,9 @@ func (st *rankState) eachOf(at []int32, fn func(r *db.RankRow) bool) {
 func (st *rankState) sharedByAny(ids []int64, max int) []int32 {
 	total := 0
 	for _, id := range ids {
-		total += len(st.sharedBy[id])
-	}
-	if total > max {
-		return nil
+		if total += len(st.sharedBy[id]); total > max {
+			return nil
+		}
 	}
 	at := make([]int32, 0, total)
 	for _, id := range ids {
@@ -112,6 +111,7 @@ func (st *rankState) top(w tributary.Weights, f rankFilter, followed tributary.I
 	margin := w.FolloweeCap * w.FolloweeShare
 	type match struct {
 		row *db.RankRow
+		n   int // followed sharers
 		eff float64
 	}
 	best := make([]match, 0, limit+1) // best first
@@ -124,7 +124,7 @@ func (st *rankState) top(w tributary.Weights, f rankFilter, followed tributary.I
 		if n == 0 || !f.keeps(r) {
 			return true
 		}
-		m := match{r, r.Score + w.Score(tributary.ScoreInputs{FolloweeShare: n}, time.Time{}).FolloweeShare}
+		m := match{r, n, r.Score + w.Score(tributary.ScoreInputs{FolloweeShare: n}, time.Time{}).FolloweeShare}
 		// After the rows of higher eff, and after those of equal eff read before (stable).
 		i, _ := slices.BinarySearchFunc(best, m.eff, func(x match, eff float64) int {
 			if x.eff >= eff {
@@ -140,11 +140,11 @@ func (st *rankState) top(w tributary.Weights, f rankFilter, followed tributary.I
 	})
 	out := make([]db.SnapshotMatch, 0, len(best)+len(fresh))
 	for _, m := range best {
-		out = append(out, m.row.Match())
+		out = append(out, m.row.Match(m.n))
 	}
 	for _, id := range fresh {
 		if r, ok := st.row(id); ok && f.keeps(r) && !slices.ContainsFunc(out, func(x db.SnapshotMatch) bool { return x.AnchorID == id }) {
-			out = append(out, r.Match())
+			out = append(out, r.Match(followed.Count(r.SharerIDs)))
 		}
 	}
 	return out

@@ -300,7 +300,7 @@ func (src *source) member(it tributary.Item) bool {
 }
 
 func (src *source) sharedByFollowed(it tributary.Item) bool {
-	return src.v.followed.Count(it.SharerIDs) > 0
+	return src.v.followed.HasAny(it.SharerIDs)
 }
 
 // explainActivity finds why items no followee shared are in the feed, when this request did
