@@ -248,7 +248,7 @@ func (s *Store) LiveFeed(ctx context.Context, q LiveQuery, now time.Time) ([]Can
 	if err != nil {
 		return nil, err
 	}
-	items, err := s.Items(ctx, ids, q.Viewer, now)
+	items, err := s.Items(ctx, ids, q.Viewer, now, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -252,18 +252,34 @@ func arrivalsOf[R dbq.ArrivedAnchorsRow | dbq.RecentArrivalsRow](rows []R) []Arr
 	return out
 }
 
+// Sharers gives the sharers of an item that the caller already holds (the feed's ranking
+// copy, as current as the request's view of the snapshot), or false.
+type Sharers func(anchorID int64) ([]int64, bool)
+
 // Items returns the current data of some items as the viewer may see them: from the
 // snapshot, or rolled up from the posts for items the snapshot lacks. Items that no longer
-// exist, or that the viewer may not read, are left out.
-func (s *Store) Items(ctx context.Context, ids []int64, v tributary.Viewer, now time.Time) (map[int64]Candidate, error) {
+// exist, or that the viewer may not read, are left out. The sharers of an item that
+// sharers knows (nil: none) are taken from it rather than read again.
+func (s *Store) Items(ctx context.Context, ids []int64, v tributary.Viewer, now time.Time, sharers Sharers) (map[int64]Candidate, error) {
 	out := make(map[int64]Candidate, len(ids))
-	got, err := s.q.SnapshotRowsByAnchors(ctx, ids)
+	known := []int64{} // not NULL: no anchor is <> ALL(NULL)
+	if sharers != nil {
+		for _, id := range ids {
+			if _, ok := sharers(id); ok {
+				known = append(known, id)
+			}
+		}
+	}
+	got, err := s.q.SnapshotRowsByAnchors(ctx, dbq.SnapshotRowsByAnchorsParams{AnchorIds: ids, KnownSharers: known})
 	if err != nil {
 		return nil, fmt.Errorf("db: items: %w", err)
 	}
 	rows := make([]dbq.FeedSnapshot, len(got))
 	for i, r := range got {
 		rows[i] = dbq.FeedSnapshot(r)
+		if r.AllPublic && slices.Contains(known, r.AnchorID) {
+			rows[i].SharerUserIds, _ = sharers(r.AnchorID)
+		}
 	}
 	cands, err := s.readable(ctx, rows, v)
 	if err != nil {

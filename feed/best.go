@@ -15,7 +15,7 @@ func (s *Service) BestOf(ctx context.Context, access tributary.Viewer) ([]tribut
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.store.Items(ctx, ids, access, now)
+	m, err := s.store.Items(ctx, ids, access, now, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -211,6 +211,25 @@ func (x *rankIndex) current(ctx context.Context, refreshedAt time.Time, changes 
 	return next, nil
 }
 
+// ready is the copy when it already holds the snapshot and the changes a viewer's state
+// names (nothing to read to catch up), or nil.
+func (x *rankIndex) ready(v viewerState) *rankState {
+	st := x.cur.Load()
+	if st == nil || !st.refreshedAt.Equal(v.snapshot) || st.pending(v.changes) || v.changesUpTo > st.cursor {
+		return nil
+	}
+	return st
+}
+
+// sharers gives the sharers of an item whose row is all public (db.Sharers): those of a row
+// with other shares are rolled up again as each viewer may read them.
+func (st *rankState) sharers(id int64) ([]int64, bool) {
+	if r, ok := st.row(id); ok && r.AllPublic {
+		return r.SharerIDs, true
+	}
+	return nil, false
+}
+
 // pending reports whether some change is not applied yet.
 func (st *rankState) pending(changes []db.SnapshotChange) bool {
 	for _, c := range changes {

@@ -135,7 +135,7 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 		if len(ids) == 0 { // everything new was seen already: still a new fencepost
 			ids = []int64{arrived[0].AnchorID}
 		}
-		m, err := src.s.store.Items(ctx, ids, src.v.access, src.now)
+		m, err := src.s.store.Items(ctx, ids, src.v.access, src.now, src.s.knownSharers(src.v))
 		if err != nil {
 			return nil, false, err
 		}
@@ -247,7 +247,7 @@ func (src *source) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 			defer close(done)
 			talk, talkErr = src.s.store.AnchorTalk(ctx, src.v.access, missing)
 		}()
-		m, err := src.s.store.Items(ctx, missing, src.v.access, src.now)
+		m, err := src.s.store.Items(ctx, missing, src.v.access, src.now, src.s.knownSharers(src.v))
 		<-done
 		if err = cmp.Or(err, talkErr); err != nil {
 			return nil, err

@@ -26,9 +26,13 @@ DELETE FROM fenceposts WHERE created_at < @before;
 DELETE FROM fences WHERE used_at < @before;
 
 -- name: SnapshotRowsByAnchors :many
--- Full rows but for public_sharer_ids, which no read needs: for the most shared items the
--- two id arrays are most of a row.
-SELECT anchor_id, anchor_url, kind, date, public_date, score, sci_score, total_share, sharer_user_ids,
+-- Full rows but for public_sharer_ids, which no read needs, and for the sharer_user_ids that
+-- the caller knows (from the ranking copy) or that no read uses (a row not all public is
+-- rolled up again from the posts the viewer may read): for the most shared items the two
+-- id arrays are most of a row, and they grow with the site (at 4M posts, a heavy follower's
+-- first 20 items have 12,000 sharers; reading them was two thirds of this query).
+SELECT anchor_id, anchor_url, kind, date, public_date, score, sci_score, total_share,
+       CASE WHEN all_public AND anchor_id <> ALL(@known_sharers::bigint[]) THEN sharer_user_ids ELSE '{}'::bigint[] END::bigint[] AS sharer_user_ids,
        '{}'::bigint[] AS public_sharer_ids, any_vip_sharer, all_public, any_public, protected_owner_ids,
        private_feed_ids, rep_post_id, url, canonical_url, title, excerpt, host, links, image_count, url_count,
        primary_user_id, primary_vip, primary_notability, tags, sharers, refreshed_at
