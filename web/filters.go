@@ -34,7 +34,7 @@ func (s *Server) commentsPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) userFilterPage(w http.ResponseWriter, r *http.Request, tab string, f userFilter) {
-	u, err := s.store.UserByHandle(r.Context(), r.PathValue("handle"))
+	u, err := s.names.byHandle(r.Context(), r.PathValue("handle"))
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -242,3 +242,58 @@ func TestCursorKeyRotationAcrossInstances(t *testing.T) {
 
 // keyOf is the key-id part of a cursor's payload (its first 4 bytes, in the first 6 base64 characters).
 func keyOf(cursor string) string { return strings.SplitN(cursor, ".", 3)[1][:6] }
+
+// Who a handle names is kept by each instance (the pages asked for by handle read it once),
+// and a change made anywhere, even by hand in the database, reaches every instance: a new
+// display name shows, a new handle frees the old one, a deleted user is gone.
+func TestUserNamesFollowChangesOnEveryInstance(t *testing.T) {
+	ts := newTestSite(t)
+	a, busA := ts.instance()
+	b, _ := ts.instance()
+	ctx := context.Background()
+	ada := a.client()
+	ada.signup("ada")
+	bob := b.client()
+	bob.signup("bob")
+	change := func(sql string) {
+		t.Helper()
+		if _, err := a.store.Pool.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+		busA.Sync(ctx) // as the app's own changes of who may read what do
+	}
+	for _, path := range []string{"/u/ada/likes", "/u/ada/comments", "/u/ada?format=json"} {
+		if r := bob.get(path); r.status != http.StatusOK {
+			t.Fatalf("%s on B: %d %s", path, r.status, r.body)
+		}
+	}
+	if r := bob.get("/u/ada/likes"); !strings.Contains(r.body, "Liked by ada") {
+		t.Fatalf("the likes page does not name ada: %.300s", r.body)
+	}
+	if r := bob.get("/search?q=" + url.QueryEscape("from:ada notes")); r.status != http.StatusOK {
+		t.Fatalf("from:ada on B: %d", r.status)
+	}
+
+	change("UPDATE users SET display_name = 'Ada Lovelace' WHERE handle = 'ada'")
+	if r := bob.get("/u/ada/likes"); !strings.Contains(r.body, "Liked by Ada Lovelace") {
+		t.Fatalf("B still names ada by her old display name: %.300s", r.body)
+	}
+
+	change("UPDATE users SET handle = 'lovelace' WHERE handle = 'ada'")
+	for _, path := range []string{"/u/ada/likes", "/u/ada/comments", "/u/ada?format=json"} {
+		if r := bob.get(path); r.status != http.StatusNotFound {
+			t.Fatalf("%s on B after the handle changed: %d, want 404", path, r.status)
+		}
+	}
+	if r := bob.get("/search?q=" + url.QueryEscape("from:ada notes")); r.status != http.StatusBadRequest {
+		t.Fatalf("from:ada on B after the handle changed: %d, want 400", r.status)
+	}
+	if r := bob.get("/u/lovelace/likes"); !strings.Contains(r.body, "Liked by Ada Lovelace") {
+		t.Fatalf("B does not find the new handle: %d %.300s", r.status, r.body)
+	}
+
+	change("DELETE FROM users WHERE handle = 'lovelace'")
+	if r := bob.get("/u/lovelace/likes"); r.status != http.StatusNotFound {
+		t.Fatalf("B still has a page for a deleted user: %d", r.status)
+	}
+}

@@ -266,7 +266,7 @@ func (s *Server) pageAuthor(ctx context.Context, src *url.URL) int64 {
 	if !ok || handle == "" || strings.Contains(handle, "/") {
 		return 0
 	}
-	u, err := s.store.UserByHandle(ctx, handle)
+	u, err := s.names.byHandle(ctx, handle)
 	if err != nil {
 		return 0
 	}

@@ -23,7 +23,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) userPage(w http.ResponseWriter, r *http.Request) {
-	u, err := s.store.UserByHandle(r.Context(), r.PathValue("handle"))
+	u, err := s.names.byHandle(r.Context(), r.PathValue("handle"))
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"tributary"
 	"tributary/db"
@@ -95,9 +94,8 @@ func (s *Server) parseSearch(r *http.Request, raw string) (db.Search, []string, 
 	return sq, q.Words, nil
 }
 
-// searchUser resolves a handle of an operator: "me" is the viewer. A handle, once taken,
-// names the same user for ever (users are neither renamed nor deleted), so what was found
-// is kept; one that nobody has is asked again.
+// searchUser resolves a handle of an operator: "me" is the viewer; a handle found is kept
+// (userNames), one that nobody has is asked again.
 func (s *Server) searchUser(r *http.Request, op, handle string) (int64, error) {
 	if handle == "me" {
 		u := currentUser(r.Context())
@@ -106,16 +104,11 @@ func (s *Server) searchUser(r *http.Request, op, handle string) (int64, error) {
 		}
 		return u.ID, nil
 	}
-	key := strings.ToLower(handle)
-	if id, ok := s.handles.Get(key); ok {
-		return id, nil
-	}
-	u, err := s.store.UserByHandle(r.Context(), handle)
+	u, err := s.names.byHandle(r.Context(), handle)
 	if tributary.ErrorCode(err) == tributary.ENotFound {
 		return 0, tributary.FieldErrorf("q", "Nobody has the handle %q (%s:%s).", handle, op, handle)
 	} else if err != nil {
 		return 0, err
 	}
-	s.handles.Put(key, u.ID)
 	return u.ID, nil
 }

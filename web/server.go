@@ -16,7 +16,6 @@ import (
 	"tributary"
 	"tributary/db"
 	"tributary/feed"
-	"tributary/internal/lru"
 	"tributary/site"
 	"tributary/views"
 )
@@ -41,7 +40,7 @@ type Server struct {
 	metrics     *Metrics
 	bump        tributary.BumpRule
 	live        *liveHub                  // this instance's open live streams
-	handles     *lru.Cache[string, int64] // users' ids by lower-case handle (never change: searchUser)
+	names       *userNames                // who handles name, for the pages asked for by handle
 	mux         *http.ServeMux            // the routes, for the asks of live streams (set by Handler)
 }
 
@@ -84,7 +83,6 @@ func NewServer(cfg Config) *Server {
 		s.dwellFlush = strconv.Itoa(cfg.DwellFlushMs)
 	}
 	s.limiter = newEventLimiter(cfg.EventsPerMin, s.now)
-	s.handles = lru.New[string, int64](24*time.Hour, 20000, s.now)
 	s.rateScale = cfg.RateScale
 	s.bump = cfg.Bump
 	if s.bump == (tributary.BumpRule{}) {
@@ -101,6 +99,7 @@ func NewServer(cfg Config) *Server {
 	}
 	s.log = slog.New(requestIDHandler{s.log.Handler()})
 	s.live = newLiveHub(cfg.Store, s.log)
+	s.names = newUserNames(cfg.Store, s.bus, s.now)
 	if s.bus != nil {
 		s.bus.Subscribe(s.live.siteChanged)
 	}
