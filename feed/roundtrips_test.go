@@ -55,6 +55,24 @@ func TestPagesReadTheirFencepostWithTheViewerState(t *testing.T) {
 	log.Take()
 	first := page("")
 	check("a cold first page", first)
+
+	// A return with nothing new serves the latest fencepost again: the arrivals since it are
+	// asked for once (none came), and the page is its head.
+	w.now = w.now.Add(time.Minute)
+	again := page("")
+	names := log.Take()
+	arrivals := 0
+	for _, n := range names {
+		if n == "ArrivedAnchors" || n == "RiverArrivals" {
+			arrivals++
+		}
+	}
+	if arrivals != 1 {
+		t.Errorf("a return with nothing new ran %v: want the arrivals since the fencepost read once", names)
+	}
+	if len(again.Items) != len(first.Items) || again.Items[0].ID != first.Items[0].ID {
+		t.Errorf("a return with nothing new showed %d items, want the first page's %d again", len(again.Items), len(first.Items))
+	}
 	second := page(first.NextCursor)
 	check("a next page", second)
 	check("the page after", page(second.NextCursor))

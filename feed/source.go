@@ -121,7 +121,7 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 	} else {
 		arrived, err := src.s.store.Arrived(ctx, src.arrivedQuery(after, upTo, Pos{}, nil, src.s.cfg.LiveCap))
 		if err != nil || len(arrived) == 0 {
-			return nil, false, err
+			return nil, err == nil, err // nothing arrived: the empty head is all of it
 		}
 		src.noteActivity(arrived)
 		// Every item that arrived fits in the head (seen ones are left out of both).
