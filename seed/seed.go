@@ -101,9 +101,12 @@ func Fill(ctx context.Context, s *db.Store, cfg Config) (Result, error) {
 		progress(stage, done, total)
 	}
 	w := newSeedWorld(cfg)
-	if err := w.plan(ctx); err != nil {
-		return Result{}, err
-	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer func() {
+		cancel()
+		<-w.planned // no drawing goes on after Fill returns
+	}()
+	w.plan(ctx)
 	res, err := load(ctx, s.Pool, w)
 	if err != nil {
 		return Result{}, err
@@ -188,7 +191,10 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 		}
 		sideDone = make(chan error, 1)
 		go func() {
-			err := w.planAnchors(ctx)
+			err := w.waitPlan(ctx)
+			if err == nil {
+				err = w.planAnchors(ctx)
+			}
 			if err == nil {
 				close(anchorsReady)
 				err = w.copyEvents(ctx, side)
@@ -224,6 +230,9 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 			}
 		}()
 	} else {
+		if err := w.waitPlan(ctx); err != nil {
+			return fail(err)
+		}
 		if err := w.planAnchors(ctx); err != nil {
 			return fail(err)
 		}
@@ -366,30 +375,48 @@ type seedWorld struct {
 	bumps    []seedBump     // by post, then time
 	ords     int64          // the feed_posts ords given out: one per post, one per bump
 
+	// planned is closed when the world is drawn (plan), with planErr set if that failed.
+	planned chan struct{}
+	planErr error
 }
 
 // plan generates the world in memory: users, the follow graph, resources, shares and talk.
-func (w *seedWorld) plan(ctx context.Context) error {
+// It returns once the users and the follow graph are drawn, which is all that the users'
+// and follows' tables need: load writes them while the rest is drawn (waitPlan). The
+// resources' unique names are drawn one after another, on one core, so the other is free
+// for PostgreSQL meanwhile.
+func (w *seedWorld) plan(ctx context.Context) {
 	w.cfg.Progress("plan", 0, 4)
 	w.genUsers()
 	w.cfg.Progress("plan", 1, 4)
-	// The follow graph and the resources depend on the users alone: drawn at the same time
-	// (the resources' unique names are drawn one after another, on one core).
+	// The follow graph and the resources depend on the users alone: drawn at the same time.
 	var graph sync.WaitGroup
 	graph.Go(w.genFollows)
-	w.genResources()
+	go func() {
+		defer close(w.planned)
+		w.genResources()
+		graph.Wait()
+		w.cfg.Progress("plan", 2, 4)
+		w.genShares()
+		w.cfg.Progress("plan", 3, 4)
+		if w.planErr = w.genTalk(ctx); w.planErr == nil {
+			w.cfg.Progress("plan", 4, 4)
+		}
+	}()
 	graph.Wait()
-	w.cfg.Progress("plan", 2, 4)
-	w.genShares()
-	w.cfg.Progress("plan", 3, 4)
-	if err := w.genTalk(ctx); err != nil {
-		return err
+}
+
+// waitPlan waits until the whole world is drawn.
+func (w *seedWorld) waitPlan(ctx context.Context) error {
+	select {
+	case <-w.planned:
+		return w.planErr
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	}
-	w.cfg.Progress("plan", 4, 4)
-	return nil
 }
 
 func newSeedWorld(cfg Config) *seedWorld {
 	end := cfg.End.UnixMilli()
-	return &seedWorld{cfg: cfg, end: end, last: end - 10*seedMinute, start: end - Window.Milliseconds()}
+	return &seedWorld{cfg: cfg, end: end, last: end - 10*seedMinute, start: end - Window.Milliseconds(), planned: make(chan struct{})}
 }
