@@ -192,6 +192,7 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		}
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		cpuA, cpuB := cpuTime(a.cmd.Process.Pid), cpuTime(b.cmd.Process.Pid)
 		start := time.Now()
 		res, err := poster.http.Do(req)
 		if err != nil {
@@ -202,6 +203,7 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 			return nil, fmt.Errorf("bench: live notices: share: status %d", res.StatusCode)
 		}
 		ack := ms(time.Since(start))
+		cpuA, cpuB = cpuTime(a.cmd.Process.Pid)-cpuA, cpuTime(b.cmd.Process.Pid)-cpuB
 		want := fmt.Sprint(s)
 		deadline := time.Now().Add(10 * time.Second)
 		for {
@@ -218,7 +220,9 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		fmt.Fprintf(cfg.Log, "bench: live notices: share %d acknowledged in %.1f ms (%s)\n", s, ack, res.Header.Get("Server-Timing"))
+		var vacuums int
+		pool.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'").Scan(&vacuums)
+		fmt.Fprintf(cfg.Log, "bench: live notices: share %d acknowledged in %.1f ms (%s; CPU of the instances meanwhile: %s and %s; autovacuum workers after: %d)\n", s, ack, res.Header.Get("Server-Timing"), cpuA, cpuB, vacuums)
 		if !timed {
 			time.Sleep(time.Second)
 			continue
