@@ -73,6 +73,29 @@ func (s IDSet) Count(a []int64) int {
 	return n
 }
 
+// CountUpTo is Count(a), or most when that is more: it stops counting there.
+func (s IDSet) CountUpTo(a []int64, most int) int {
+	n := 0
+	if bits := s.bits; bits != nil {
+		for _, id := range a {
+			if u := uint64(id); u/64 < uint64(len(bits)) {
+				if n += int(bits[u/64] >> (u % 64) & 1); n >= most {
+					return most
+				}
+			}
+		}
+		return n
+	}
+	for _, id := range a {
+		if s.Has(id) {
+			if n++; n >= most {
+				return most
+			}
+		}
+	}
+	return n
+}
+
 // HasAny reports whether some id of a is in the set (Count(a) > 0, stopping at the first).
 func (s IDSet) HasAny(a []int64) bool {
 	if bits := s.bits; bits != nil {

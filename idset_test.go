@@ -51,6 +51,9 @@ func TestIDSetAgreesWithSortedSlice(t *testing.T) {
 			if got, want := s.HasAny(tail), s.Count(tail) > 0; got != want {
 				t.Fatalf("round %d: HasAny(%v) = %v, want %v", round, tail, got, want)
 			}
+			if got, want := s.CountUpTo(probe[:k*len(probe)/20], k%5+1), min(s.Count(probe[:k*len(probe)/20]), k%5+1); got != want {
+				t.Fatalf("round %d: CountUpTo(…, %d) = %d, want %d", round, k%5+1, got, want)
+			}
 		}
 	}
 	if got := (IDSet{}).IDs(); got == nil || len(got) != 0 || (IDSet{}).Has(0) || (IDSet{}).Slim().Count([]int64{0}) != 0 {

@@ -66,8 +66,9 @@ type SnapshotMatch struct {
 	URL           string
 	PrimaryUserID int64
 	AllPublic     bool
-	// FollowedSharers is how many of the viewer's followees are among SharerIDs, when the
-	// ranking copy counted them (feed's; the snapshot query leaves it 0).
+	// FollowedSharers is how many of the viewer's followees are among SharerIDs, up to the
+	// most that score, when the ranking copy counted them (feed's; the snapshot query
+	// leaves it 0).
 	FollowedSharers int
 }
 

@@ -149,10 +149,15 @@ func TestRankTopReadsSharersAsEveryRow(t *testing.T) {
 		f := rankFilter{viewer: tributary.Viewer{ID: int64(1 + rng.IntN(60)), Blocked: []int64{int64(1 + rng.IntN(60))}}}
 		limit := 1 + rng.IntN(40)
 		var got [2][]int64
+		set := tributary.NewIDSet(followed)
 		for i, max := range []int{1 << 30, 0} { // through the sharers' rows, then every row
 			st.sharedMax = max
-			for _, m := range st.top(tributary.DefaultWeights, f, tributary.NewIDSet(followed), nil, limit) {
+			for _, m := range st.top(tributary.DefaultWeights, f, set, nil, limit) {
 				got[i] = append(got[i], m.AnchorID)
+				r, _ := st.row(m.AnchorID)
+				if want := min(set.Count(r.SharerIDs), 4); m.FollowedSharers != want { // FolloweeCap 3, plus one
+					t.Fatalf("round %d: row %d counted %d followed sharers, want %d", round, m.AnchorID, m.FollowedSharers, want)
+				}
 			}
 		}
 		if len(got[0]) == 0 && round == 0 {

@@ -2,6 +2,8 @@ package feed
 
 import (
 	"cmp"
+	"container/heap"
+	"math"
 	"slices"
 	"time"
 
@@ -18,32 +20,18 @@ func compareRank(a, b db.RankRow) int {
 }
 
 // each calls fn with the current rows in score order until fn returns false.
-func (st *rankState) each(fn func(r *db.RankRow) bool) { st.eachOf(nil, fn) }
-
-// eachOf is each over some rows only: those of the base at the positions in at (ascending;
-// nil: all), and every redone row.
-func (st *rankState) eachOf(at []int32, fn func(r *db.RankRow) bool) {
-	n := len(st.base)
-	if at != nil {
-		n = len(at)
-	}
-	pos := func(k int) int {
-		if at != nil {
-			return int(at[k])
-		}
-		return k
-	}
+func (st *rankState) each(fn func(r *db.RankRow) bool) {
 	i, j := 0, 0
-	for i < n || j < len(st.delta) {
-		if i < n {
-			if _, redone := st.over[st.base[pos(i)].AnchorID]; redone {
+	for i < len(st.base) || j < len(st.delta) {
+		if i < len(st.base) {
+			if _, redone := st.over[st.base[i].AnchorID]; redone {
 				i++
 				continue
 			}
 		}
 		var r *db.RankRow
-		if j >= len(st.delta) || (i < n && compareRank(st.base[pos(i)], st.delta[j]) <= 0) {
-			r, i = &st.base[pos(i)], i+1
+		if j >= len(st.delta) || (i < len(st.base) && compareRank(st.base[i], st.delta[j]) <= 0) {
+			r, i = &st.base[i], i+1
 		} else {
 			r, j = &st.delta[j], j+1
 		}
@@ -53,21 +41,80 @@ func (st *rankState) eachOf(at []int32, fn func(r *db.RankRow) bool) {
 	}
 }
 
-// sharedByAny returns the base positions of the rows some of ids shared, ascending, or nil
-// when there are more than max of them (reading every row in order is then as cheap).
-func (st *rankState) sharedByAny(ids []int64, max int) []int32 {
+// sharedRows reports whether the rows a followed set shared are few enough (at most max)
+// to be read through sharedBy rather than by reading every row in order.
+func (st *rankState) sharedRows(ids []int64, max int) bool {
 	total := 0
 	for _, id := range ids {
 		if total += len(st.sharedBy[id]); total > max {
-			return nil
+			return false
 		}
 	}
-	at := make([]int32, 0, total)
+	return true
+}
+
+// eachShared calls fn with the current rows that some of ids shared, in score order, and
+// how many of ids shared each (up to most), until fn returns false. It merges the sharers'
+// lists of rows as it goes (each is in score order), so it reads no further than fn does,
+// and a row's count is the number of lists it comes up in. A redone row is counted with
+// IDSet.CountUpTo.
+func (st *rankState) eachShared(ids []int64, followed tributary.IDSet, most int, fn func(r *db.RankRow, n int) bool) {
+	h := make(posHeap, 0, len(ids))
 	for _, id := range ids {
-		at = append(at, st.sharedBy[id]...)
+		if at := st.sharedBy[id]; len(at) > 0 {
+			h = append(h, at)
+		}
 	}
-	slices.Sort(at)
-	return slices.Compact(at)
+	heap.Init(&h)
+	j := 0
+	for h.Len() > 0 || j < len(st.delta) {
+		var r *db.RankRow
+		n := 0
+		if h.Len() > 0 {
+			pos := h[0][0]
+			for h.Len() > 0 && h[0][0] == pos { // the row's place in every list it is in
+				n++
+				if h[0] = h[0][1:]; len(h[0]) == 0 {
+					heap.Pop(&h)
+				} else {
+					heap.Fix(&h, 0)
+				}
+			}
+			r = &st.base[pos]
+			if _, redone := st.over[r.AnchorID]; redone {
+				continue
+			}
+			for j < len(st.delta) && compareRank(st.delta[j], *r) < 0 {
+				d := &st.delta[j]
+				j++
+				if c := followed.CountUpTo(d.SharerIDs, most); c > 0 && !fn(d, c) {
+					return
+				}
+			}
+		} else {
+			r, j = &st.delta[j], j+1
+			if n = followed.CountUpTo(r.SharerIDs, most); n == 0 {
+				continue
+			}
+		}
+		if !fn(r, min(n, most)) {
+			return
+		}
+	}
+}
+
+// posHeap merges ascending lists of positions: the list with the smallest head first.
+type posHeap [][]int32
+
+func (h posHeap) Len() int           { return len(h) }
+func (h posHeap) Less(i, j int) bool { return h[i][0] < h[j][0] }
+func (h posHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *posHeap) Push(x any)        { *h = append(*h, x.([]int32)) }
+func (h *posHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // row returns the current row of an anchor.
@@ -109,18 +156,18 @@ func containsSorted(ids []int64, id int64) bool {
 // overtake the limit-th by the largest followee bonus.
 func (st *rankState) top(w tributary.Weights, f rankFilter, followed tributary.IDSet, fresh []int64, limit int) []db.SnapshotMatch {
 	margin := w.FolloweeCap * w.FolloweeShare
+	// Followed sharers past the cap add nothing: a row's are counted up to most.
+	most := int(math.Ceil(w.FolloweeCap)) + 1
 	type match struct {
 		row *db.RankRow
-		n   int // followed sharers
+		n   int // followed sharers, up to most
 		eff float64
 	}
 	best := make([]match, 0, limit+1) // best first
-	// A small followed set shared few rows: those are read (through sharedBy), not all.
-	st.eachOf(st.sharedByAny(followed.IDs(), st.sharedMax), func(r *db.RankRow) bool {
+	visit := func(r *db.RankRow, n int) bool {
 		if len(best) == limit && best[limit-1].eff >= r.Score+margin {
 			return false
 		}
-		n := followed.Count(r.SharerIDs)
 		if n == 0 || !f.keeps(r) {
 			return true
 		}
@@ -137,14 +184,20 @@ func (st *rankState) top(w tributary.Weights, f rankFilter, followed tributary.I
 			best = best[:min(len(best), limit)]
 		}
 		return true
-	})
+	}
+	// A small followed set shared few rows: those are read (through sharedBy), not all.
+	if ids := followed.IDs(); st.sharedRows(ids, st.sharedMax) {
+		st.eachShared(ids, followed, most, visit)
+	} else {
+		st.each(func(r *db.RankRow) bool { return visit(r, followed.CountUpTo(r.SharerIDs, most)) })
+	}
 	out := make([]db.SnapshotMatch, 0, len(best)+len(fresh))
 	for _, m := range best {
 		out = append(out, m.row.Match(m.n))
 	}
 	for _, id := range fresh {
 		if r, ok := st.row(id); ok && f.keeps(r) && !slices.ContainsFunc(out, func(x db.SnapshotMatch) bool { return x.AnchorID == id }) {
-			out = append(out, r.Match(followed.Count(r.SharerIDs)))
+			out = append(out, r.Match(followed.CountUpTo(r.SharerIDs, most)))
 		}
 	}
 	return out
