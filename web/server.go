@@ -39,9 +39,9 @@ type Server struct {
 	decoy       string
 	metrics     *Metrics
 	bump        tributary.BumpRule
-	live        *liveHub                  // this instance's open live streams
-	names       *userNames                // who handles name, for the pages asked for by handle
-	mux         *http.ServeMux            // the routes, for the asks of live streams (set by Handler)
+	live        *liveHub       // this instance's open live streams
+	names       *userNames     // who handles name, for the pages asked for by handle
+	mux         *http.ServeMux // the routes, for the asks of live streams (set by Handler)
 }
 
 // Config configures a Server.
