@@ -23,11 +23,9 @@ func compareRank(a, b db.RankRow) int {
 func (st *rankState) each(fn func(r *db.RankRow) bool) {
 	i, j := 0, 0
 	for i < len(st.base) || j < len(st.delta) {
-		if i < len(st.base) {
-			if _, redone := st.over[st.base[i].AnchorID]; redone {
-				i++
-				continue
-			}
+		if i < len(st.base) && st.redone(st.base[i].AnchorID) {
+			i++
+			continue
 		}
 		var r *db.RankRow
 		if j >= len(st.delta) || (i < len(st.base) && compareRank(st.base[i], st.delta[j]) <= 0) {
@@ -39,6 +37,12 @@ func (st *rankState) each(fn func(r *db.RankRow) bool) {
 			return
 		}
 	}
+}
+
+// redone reports whether an anchor's row of the base was redone (or removed) since the copy.
+func (st *rankState) redone(id int64) bool {
+	_, ok := st.over[id]
+	return ok
 }
 
 // sharedRows reports whether the rows a followed set shared are few enough (at most max)
@@ -66,13 +70,12 @@ func (st *rankState) eachShared(ids []int64, followed tributary.IDSet, most int,
 		}
 	}
 	heap.Init(&h)
-	j := 0
-	for h.Len() > 0 || j < len(st.delta) {
-		var r *db.RankRow
-		n := 0
-		if h.Len() > 0 {
-			pos := h[0][0]
-			for h.Len() > 0 && h[0][0] == pos { // the row's place in every list it is in
+	// next is the next row of the base that some of ids shared and that is not redone, with
+	// the number of lists it is in (nil: none left).
+	next := func() (*db.RankRow, int) {
+		for h.Len() > 0 {
+			pos, n := h[0][0], 0
+			for h.Len() > 0 && h[0][0] == pos {
 				n++
 				if h[0] = h[0][1:]; len(h[0]) == 0 {
 					heap.Pop(&h)
@@ -80,26 +83,26 @@ func (st *rankState) eachShared(ids []int64, followed tributary.IDSet, most int,
 					heap.Fix(&h, 0)
 				}
 			}
-			r = &st.base[pos]
-			if _, redone := st.over[r.AnchorID]; redone {
-				continue
+			if r := &st.base[pos]; !st.redone(r.AnchorID) {
+				return r, n
 			}
-			for j < len(st.delta) && compareRank(st.delta[j], *r) < 0 {
-				d := &st.delta[j]
-				j++
-				if c := followed.CountUpTo(d.SharerIDs, most); c > 0 && !fn(d, c) {
-					return
-				}
+		}
+		return nil, 0
+	}
+	r, n := next()
+	for j := 0; r != nil || j < len(st.delta); {
+		if j < len(st.delta) && (r == nil || compareRank(st.delta[j], *r) < 0) {
+			d := &st.delta[j]
+			j++
+			if c := followed.CountUpTo(d.SharerIDs, most); c > 0 && !fn(d, c) {
+				return
 			}
-		} else {
-			r, j = &st.delta[j], j+1
-			if n = followed.CountUpTo(r.SharerIDs, most); n == 0 {
-				continue
-			}
+			continue
 		}
 		if !fn(r, min(n, most)) {
 			return
 		}
+		r, n = next()
 	}
 }
 
