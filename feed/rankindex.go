@@ -212,11 +212,22 @@ func (x *rankIndex) current(ctx context.Context, refreshedAt time.Time, changes 
 }
 
 // ready is the copy when it already holds the snapshot and the changes a viewer's state
-// names (nothing to read to catch up), or nil.
+// names (nothing to read to catch up), or nil; the copy's cursor then moves to the state's.
 func (x *rankIndex) ready(v viewerState) *rankState {
 	st := x.cur.Load()
-	if st == nil || !st.refreshedAt.Equal(v.snapshot) || st.pending(v.changes) || v.changesUpTo > st.cursor {
+	if st == nil || !st.refreshedAt.Equal(v.snapshot) || st.pending(v.changes) {
 		return nil
+	}
+	if v.changesUpTo > st.cursor {
+		// Nothing the state lists is pending, so the copy is current as the state sees it:
+		// its cursor moves on without a read. (Else, on an instance where no page ranks, the
+		// copy would not be ready again, and every page would read its items' sharers.)
+		x.mu.Lock()
+		if x.cur.Load() == st {
+			st = st.apply(nil, nil, v.changes, v.changesUpTo)
+			x.cur.Store(st)
+		}
+		x.mu.Unlock()
 	}
 	return st
 }

@@ -168,3 +168,26 @@ func TestRankTopReadsSharersAsEveryRow(t *testing.T) {
 		}
 	}
 }
+
+// TestRankIndexReadyMovesItsCursor: a copy with nothing pending for a viewer state is ready
+// for it even when transactions ran since the copy last looked (no page ranked since), and
+// its cursor moves on; one with a change pending is not, until it is applied.
+func TestRankIndexReadyMovesItsCursor(t *testing.T) {
+	at := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	x := &rankIndex{}
+	x.cur.Store(newRankState(at, 100, []db.RankRow{db.NewRankRow(db.SnapshotMatch{AnchorID: 1}, "", nil, tributary.PostAccess{})}))
+	if x.ready(viewerState{snapshot: at.Add(time.Hour)}) != nil {
+		t.Fatal("ready for a state of another refresh")
+	}
+	if st := x.ready(viewerState{snapshot: at, changesUpTo: 150}); st == nil || st.cursor != 150 || x.cursor() != 150 {
+		t.Fatalf("nothing pending: ready %v, cursor %d; want ready, cursor 150", st != nil, x.cursor())
+	}
+	change := db.SnapshotChange{AnchorID: 1, XID: 160}
+	if x.ready(viewerState{snapshot: at, changes: []db.SnapshotChange{change}, changesUpTo: 170}) != nil || x.cursor() != 150 {
+		t.Fatalf("ready with a change pending, or cursor moved to %d", x.cursor())
+	}
+	x.cur.Store(x.cur.Load().apply([]int64{1}, nil, []db.SnapshotChange{change}, 155))
+	if st := x.ready(viewerState{snapshot: at, changes: []db.SnapshotChange{change}, changesUpTo: 170}); st == nil || x.cursor() != 170 {
+		t.Fatalf("change applied: ready %v, cursor %d; want ready, cursor 170", st != nil, x.cursor())
+	}
+}
