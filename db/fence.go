@@ -136,20 +136,32 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 	if byFollows {
 		followed = []int64{}
 	}
-	shared, err := s.sharedArrivals(ctx, q, followed, byFollows, posAt, posID)
-	if err != nil || !q.Activity || q.Viewer.ID == 0 {
-		return shared, err
+	if !q.Activity || q.Viewer.ID == 0 {
+		return s.sharedArrivals(ctx, q, followed, byFollows, posAt, posID)
 	}
 	actors := []int64{}
 	if q.SetOnly {
 		actors = q.Followed.IDs()
 	}
-	rows, err := s.q.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{ViewerID: q.Viewer.ID,
-		ByFollows: !q.SetOnly, Followed: actors,
-		Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To,
-		Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip), PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
+	// The followees' likes and comments are read beside their shares, on another
+	// connection: a page waits for one round trip, not two.
+	var rows []dbq.ActivityArrivalsRow
+	var actErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rows, actErr = s.q.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{ViewerID: q.Viewer.ID,
+			ByFollows: !q.SetOnly, Followed: actors,
+			Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To,
+			Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip), PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
+	}()
+	shared, err := s.sharedArrivals(ctx, q, followed, byFollows, posAt, posID)
+	<-done
 	if err != nil {
-		return nil, fmt.Errorf("db: activity arrivals: %w", err)
+		return nil, err
+	}
+	if actErr != nil {
+		return nil, fmt.Errorf("db: activity arrivals: %w", actErr)
 	}
 	// The two lists hold different items (an item shared in the interval arrives by its
 	// share), each in arrival order: merged, they are the interval's first Limit arrivals.
