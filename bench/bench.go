@@ -158,6 +158,8 @@ type Settings struct {
 	Quick                 bool    `json:"quick"`
 	// PlanCacheMode is plan_cache_mode in the server's database sessions (db.Open's settings).
 	PlanCacheMode string `json:"plan_cache_mode"`
+	// Rivers: the server ran with TRIBUTARY_RIVERS=on (its environment is the bench's).
+	Rivers bool `json:"rivers,omitempty"`
 }
 
 // RefreshReport is the startup snapshot refresh of the server (a full rebuild), and an
@@ -217,6 +219,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return rep, fmt.Errorf("bench: %w", err)
 	}
 
+	rep.Settings.Rivers = os.Getenv("TRIBUTARY_RIVERS") == "on"
 	fmt.Fprintf(cfg.Log, "bench: starting the server\n")
 	srv, err := startServer(ctx, cfg.Binary, dbase.DSN)
 	if err != nil {

@@ -272,6 +272,9 @@ func markdown(r Report, growth []Report) string {
 	p("- Load average of the machine (1, 5, 15 min) before the run: %s; after: %s. Anything beyond the bench itself running at the same time inflates the figures.\n", r.LoadBefore, r.LoadAfter)
 	p("- The server's PostgreSQL sessions (db.Open's settings, which the harness's own connections copy) run with `plan_cache_mode=%s`; the small queries of every page run as prepared statements that keep a plan, the others (id arrays whose size decides the plan) are planned with their arguments on every run (`db/plans.go`).\n", r.Settings.PlanCacheMode)
 	p("- The server is the real binary: `tributary serve --addr 127.0.0.1:0 --poll-seconds -1` on the bench database; the snapshot refresh measured is the one its scheduler runs at startup, before any load.\n")
+	if r.Settings.Rivers {
+		p("- The server ran with rivers on (`TRIBUTARY_RIVERS=on`): active readers' home arrivals are read from their rivers, fanned out on write.\n")
+	}
 
 	p("\n## How to rerun\n\n```sh\n%s\n```\n\n", r.Rerun)
 	p("`make bench` builds the binary, runs `tributary bench` (the dataset is seeded once into the database `tributary_bench` of a private PostgreSQL cluster of the bench's own, next to the checkout's, and reused while the seed parameters and migrations are unchanged; `--reseed` forces it), then checks with `go test ./bench` that the snapshot queries use their indexes. `tributary bench --quick` runs a small dataset in under a minute and writes to `bench/out/quick/`. `tributary bench --help` lists the flags (concurrency, duration, output directory, database).\n")

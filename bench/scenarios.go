@@ -48,7 +48,7 @@ func (w *world) scenarios(conc, tconc int) []scenario {
 			}},
 	)
 	for _, c := range w.classes {
-		out = append(out, w.coldFirst(c, conc), w.nextPages(c, conc), w.returningFirst(c, conc, returnCycle))
+		out = append(out, w.coldFirst(c, conc), w.nextPages(c, conc), w.returningFirst(c, conc, returnCycle), w.reloadFirst(c, conc))
 	}
 	out = append(out, w.returningFirst(w.classes[len(w.classes)-1], conc, 0))
 	for _, c := range w.classes {
@@ -66,7 +66,7 @@ func (w *world) scenarios(conc, tconc int) []scenario {
 func (w *world) unloaded(pool *pgxpool.Pool, conc, headSize int) []scenario {
 	var out []scenario
 	for _, c := range w.classes {
-		out = append(out, w.coldFirst(c, conc), w.nextPages(c, conc), w.returningFirst(c, conc, returnCycle), w.live(c, conc))
+		out = append(out, w.coldFirst(c, conc), w.nextPages(c, conc), w.returningFirst(c, conc, returnCycle), w.reloadFirst(c, conc), w.live(c, conc))
 	}
 	for _, b := range w.baselines(pool, conc, headSize) {
 		if strings.HasPrefix(b.Name, "baseline_naive_") || strings.HasPrefix(b.Name, "baseline_floor_") {
@@ -201,6 +201,37 @@ func (w *world) returningFirst(c class, conc, cycle int) scenario {
 					err = fmt.Errorf("returning first page of %s: no new fencepost although a followee shared", v.Handle)
 				}
 				last[v.ID] = t.Fencepost
+				return d, err
+			}
+		}}
+}
+
+// reloadFirst is an active reader's first page again with nothing new since the last: the
+// reader's fence's latest fencepost, its items and their talk read again (and, with rivers
+// on, the arrivals since read from the reader's river).
+func (w *world) reloadFirst(c class, conc int) scenario {
+	return scenario{Name: "first_reload_" + c.Name, Group: "logged-in first page, returning", Class: c.Name, Kind: "http",
+		Concurrency: conc, Note: "GET /api/timeline again by a reader who has just loaded it, nothing shared since",
+		setup: func(ctx context.Context) error {
+			for _, v := range c.Viewers {
+				if err := w.resetFence(ctx, v.ID); err != nil {
+					return err
+				}
+				if _, _, err := v.c.get(ctx, apiTimeline+w.limitParam()); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		worker: func(i int) step {
+			mine, k := owned(c.Viewers, i, conc), 0
+			return func(ctx context.Context) (latency, error) {
+				v := mine[k%len(mine)]
+				k++
+				body, d, err := v.c.get(ctx, apiTimeline+w.limitParam())
+				if err == nil {
+					_, err = decodeTimeline(body, tributary.PathSnapshot)
+				}
 				return d, err
 			}
 		}}

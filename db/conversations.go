@@ -278,6 +278,53 @@ func (s *Store) AnchorTalk(ctx context.Context, v tributary.Viewer, anchorIDs []
 	return out, nil
 }
 
+// PublicTalk is what an item's card shows of its conversation that is the same for every
+// reader (the query's doc says how a reader's is made of it).
+type PublicTalk struct {
+	Likes, Comments int
+	Restricted      bool                // some shares are not public: a reader's counts are read per reader
+	Newest          []tributary.UserRef // the likers of the newest public likes, newest first, as many as asked for
+}
+
+// PublicTalk reads the public talk of items, with up to newest of their newest public likes.
+// Always on the primary: what it reads is kept, and dropped when a change is heard of, which
+// a replica may not have replayed yet.
+func (s *Store) PublicTalk(ctx context.Context, anchorIDs []int64, newest int) (map[int64]PublicTalk, error) {
+	out := make(map[int64]PublicTalk, len(anchorIDs))
+	if len(anchorIDs) == 0 {
+		return out, nil
+	}
+	rows, err := s.q.PublicTalk(ctx, dbq.PublicTalkParams{AnchorIds: anchorIDs, Kept: int32(newest)})
+	if err != nil {
+		return nil, fmt.Errorf("db: public talk: %w", err)
+	}
+	for _, r := range rows {
+		likers, err := likersOf(r.NewestLikes)
+		if err != nil {
+			return nil, err
+		}
+		out[r.AnchorID] = PublicTalk{Likes: int(r.Likes), Comments: int(r.Comments), Restricted: r.Restricted, Newest: likers}
+	}
+	return out, nil
+}
+
+// LikedOf gives, for each item of anchorIDs, the share of it a viewer in no ban liked (what
+// AnchorTalk gives as LikedPost), 0 when none.
+func (s *Store) LikedOf(ctx context.Context, v tributary.Viewer, anchorIDs []int64) (map[int64]int64, error) {
+	rows, err := s.q.LikedOf(ctx, dbq.LikedOfParams{ViewerID: v.ID, AnchorIds: anchorIDs, PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	if err != nil {
+		return nil, fmt.Errorf("db: liked: %w", err)
+	}
+	out := make(map[int64]int64, len(anchorIDs))
+	for _, id := range anchorIDs {
+		out[id] = 0
+	}
+	for _, r := range rows {
+		out[r.AnchorID] = r.PostID
+	}
+	return out, nil
+}
+
 // RecountItemTalk counts the likes and comments of every item's public shares again from the
 // posts, in tx: after posts were written in bulk with their counts, or deleted with triggers
 // off (the seeder, the bench's restore).

@@ -34,7 +34,7 @@ var genericPlans = map[string]bool{
 	"ClearSnapshotRows": true,
 	// conversations: cards' counts, post pages, likes and comments (index probes whatever the
 	// arguments; AnchorTalk took 10 ms to plan and 1 ms to run)
-	"AnchorTalk": true, "PostTalk": true, "ReadablePostsByID": true, "ReadablePostsOfAnchor": true,
+	"AnchorTalk": true, "PublicTalk": true, "LikedOf": true, "PostTalk": true, "ReadablePostsByID": true, "ReadablePostsOfAnchor": true,
 	"Thread": true, "Likers": true, "Like": true, "Unlike": true, "AddComment": true, "PostPage": true, "PostThread": true,
 	"CommentForAction": true, "EditComment": true, "DeleteComment": true, "LivePosts": true,
 	// filter feeds: one index range whatever the feed
@@ -54,7 +54,7 @@ var genericPlans = map[string]bool{
 // transactions too. PostgreSQL's auto choice compares estimates: RecentArrivals over a return
 // after a minute is estimated at one row, so auto planned it on every call (0.25-0.45 ms,
 // 2,000 followees included) for a plan that is the same whatever the arguments.
-var forcedGeneric = map[string]bool{"RecentArrivals": true, "AnchorTalk": true, "PostTalk": true, "Thread": true,
+var forcedGeneric = map[string]bool{"RecentArrivals": true, "AnchorTalk": true, "PublicTalk": true, "LikedOf": true, "PostTalk": true, "Thread": true,
 	"PostThread": true, "ReadablePostsByID": true, "Likers": true, "FilterArrivals": true, "FilterArrivalPosts": true, "ActivityArrivals": true, "ActivityReasons": true, "SearchAmong": true, "RiverArrivals": true}
 
 // ForcesGeneric reports whether the query named (by sqlc) always runs on its generic plan.

@@ -76,17 +76,19 @@ func newSecret() []byte {
 	return b
 }
 
-// SiteChange is one recorded change: the table and the subjects (empty: possibly all).
+// SiteChange is one recorded change: the table and the subjects (empty: possibly all); for
+// changes of posts and their talk, the posts' items too (Anchors, empty when IDs is).
 type SiteChange struct {
-	ID   int64
-	XID  int64
-	Kind string
-	IDs  []int64
+	ID      int64
+	XID     int64
+	Kind    string
+	IDs     []int64
+	Anchors []int64
 }
 
 // Live reports whether the change is one that open pages hear of (new posts, the talk of
-// posts) and no cache or replica needs to: it changes neither who may read what nor anything
-// cached (cards' talk is read per request).
+// posts) and no replica needs to: it changes neither who may read what nor anything but the
+// cards' talk that instances keep (feed/cards.go).
 func (c SiteChange) Live() bool { return c.Kind == "new_posts" || c.Kind == "talk" }
 
 // SiteLog reads the change log on one connection (the site listener's own, so that a
@@ -112,7 +114,7 @@ func (l SiteLog) Since(ctx context.Context, fromXID int64) ([]SiteChange, int64,
 	}
 	out := make([]SiteChange, len(rows))
 	for i, r := range rows {
-		out[i] = SiteChange{ID: r.ID, XID: r.Xid, Kind: r.Kind, IDs: r.Ids}
+		out[i] = SiteChange{ID: r.ID, XID: r.Xid, Kind: r.Kind, IDs: r.Ids, Anchors: r.Anchors}
 	}
 	return out, xmin, nil
 }

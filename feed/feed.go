@@ -56,6 +56,7 @@ type Service struct {
 	followed *lru.Cache[int64, versionedSet]
 	tails    *lru.Cache[tailKey, *tailBatch]
 	searches *lru.Cache[string, *searchCandidates] // searches' candidates (searchcache.go)
+	cards    *cards                                // items' rows and public talk (cards.go)
 	keys     *keyring
 	bus      *site.Bus     // nil: this process is the whole site
 	fanout   chan struct{} // new posts were heard of: RunRivers fans them out
@@ -80,7 +81,7 @@ func New(store *db.Store, cfg Config, now func() time.Time) *Service {
 	}
 	return &Service{store: store, cfg: cfg, now: now, anon: newAnonCache(cfg.AnonTTL, cfg.AnonCacheSize, now),
 		rank: newRankIndex(store, slog.Default()), followed: lru.NewWeighed[int64](time.Hour, 20000, followedBudget, func(v versionedSet) int { return v.set.Bytes() }, now),
-		tails: lru.New[tailKey, *tailBatch](10*time.Minute, 4096, now), searches: newSearchCache(now), keys: keys,
+		tails: lru.New[tailKey, *tailBatch](10*time.Minute, 4096, now), searches: newSearchCache(now), cards: newCards(now), keys: keys,
 		fanout: make(chan struct{}, 1)}
 }
 
@@ -91,11 +92,12 @@ func (s *Service) Attach(b *site.Bus) {
 	b.Subscribe(s.siteChanged)
 }
 
-// siteChanged drops what the changes may have made stale: the anonymous pages and searches'
-// candidates after a change in access or content (new posts and talk reach them within the
-// cache's lifetime; searches look for them), the cursor keys after a rotation, everything
-// after a reset.
+// siteChanged drops what the changes may have made stale: the cards' talk that a change names
+// (cards.go), the anonymous pages and searches' candidates after a change in access or
+// content (new posts and talk reach them within the cache's lifetime; searches look for
+// them), the cursor keys after a rotation, everything after a reset.
 func (s *Service) siteChanged(changes []db.SiteChange, reset bool) {
+	s.cards.heard(changes, reset)
 	keys, content := reset, reset
 	for _, c := range changes {
 		if c.Kind == "new_posts" || reset {
@@ -162,6 +164,14 @@ type request struct {
 	now   time.Time
 	// fenced: the fence asked for has a fencepost (read with the viewer's state).
 	fenced bool
+	head   []int64 // that fencepost's head
+}
+
+// likesAhead starts reading the viewer's likes of the items of the fencepost the page starts
+// from, while the page reads what arrived since: a page from that head makes their cards of
+// the talk this instance keeps without another round trip (cards.go).
+func (r *request) likesAhead(ctx context.Context) {
+	r.src.v.headLikes = r.src.s.likesAhead(ctx, r.src.v.access, r.head)
 }
 
 // request loads the viewer's state for a request at now, and with it (one round trip) the
@@ -180,8 +190,12 @@ func (s *Service) request(ctx context.Context, viewer *tributary.User, q tributa
 		return nil, err
 	}
 	src := s.newSource(viewer, v, q, now)
-	return &request{codec: codec, src: src, now: now, key: key, fenced: pre != nil && pre.ok,
-		fence: Fence{Store: newFenceStore(s.store, now, pre), Source: src, HeadSize: s.cfg.HeadSize}}, nil
+	r := &request{codec: codec, src: src, now: now, key: key, fenced: pre != nil && pre.ok,
+		fence: Fence{Store: newFenceStore(s.store, now, pre), Source: src, HeadSize: s.cfg.HeadSize}}
+	if r.fenced {
+		r.head = pre.fp.Head
+	}
+	return r, nil
 }
 
 // newSource is a source of q's items for viewer with state v at now.
@@ -237,6 +251,7 @@ func (s *Service) page(ctx context.Context, viewer *tributary.User, q tributary.
 	if err != nil {
 		return tributary.Timeline{}, err
 	}
+	r.likesAhead(ctx)
 
 	var p Page
 	refreshed := false
@@ -320,6 +335,7 @@ func (s *Service) NewItems(ctx context.Context, viewer *tributary.User, q tribut
 	if err != nil {
 		return tributary.Timeline{}, err
 	}
+	r.likesAhead(ctx)
 	p, err := r.fence.First(ctx, r.key, r.now, s.cfg.HeadSize*2)
 	if err != nil {
 		return tributary.Timeline{}, err

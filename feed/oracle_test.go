@@ -46,6 +46,7 @@ func TestAccessOracle(t *testing.T) {
 	if testing.Short() {
 		worlds = 8
 	}
+	bus := runBus(t, ctx, store)
 	for w := range worlds {
 		r := rand.New(rand.NewPCG(uint64(w), 2026))
 		if _, err := store.Pool.Exec(ctx, `TRUNCATE users, anchors, feed_snapshot, snapshot_meta, fences, fenceposts, filter_posts RESTART IDENTITY CASCADE`); err != nil {
@@ -80,6 +81,12 @@ func TestAccessOracle(t *testing.T) {
 		snap := feed.New(store, scfg, clock)
 		if err := snap.Warm(ctx); err != nil {
 			t.Fatal(err)
+		}
+		// In one world of two, that service is an instance of a site: it keeps the items'
+		// talk (cards.go), dropped as it hears of the changes below.
+		site := w%2 == 1
+		if site {
+			snap.Attach(bus)
 		}
 		copied := scfg.CopyFrom > 0
 		scfg.CopyFrom = 0
@@ -131,6 +138,9 @@ func TestAccessOracle(t *testing.T) {
 			change(t, ctx, store, r, m, now)
 		}
 		snap.AccessChanged()
+		if site {
+			bus.Sync(ctx) // as a writer's instance does after a change in who may read what
+		}
 
 		for vi, v := range viewers {
 			vid := id(v)

@@ -108,8 +108,10 @@ func (s *Service) rankCandidates(cands []db.Candidate, viewer *tributary.User, v
 }
 
 // explain scores a candidate term by term for this viewer and marks what the viewer knows.
+// The candidate is not changed: it may be kept for other viewers (cards.go).
 func (s *Service) explain(c db.Candidate, viewer *tributary.User, v viewerState, now time.Time) tributary.Item {
 	it := c.Rollup.Item()
+	it.Sharers = slices.Clone(it.Sharers) // marked and ordered for this viewer below
 	// Viewer-agnostic terms are as of when they were computed (the snapshot's refresh).
 	parts := s.cfg.Weights.Score(c.Rollup.Inputs(), c.ScoredAt)
 	if viewer != nil {

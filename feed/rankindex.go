@@ -39,6 +39,7 @@ type rankIndex struct {
 // rankState is one version of the copy; it is never changed once published.
 type rankState struct {
 	refreshedAt time.Time // the snapshot it copies
+	lineage     uint64    // the base this state redoes rows on (every new base has its own)
 	cursor      int64     // changes of this transaction and later ones may be missing
 	base        []db.RankRow
 	byID        map[int64]int     // anchor -> index in base
@@ -102,8 +103,11 @@ func (x *rankIndex) warm(ctx context.Context) error {
 	return nil
 }
 
+// lineages numbers the copy's bases (rankState.lineage).
+var lineages atomic.Uint64
+
 func newRankState(refreshedAt time.Time, cursor int64, rows []db.RankRow) *rankState {
-	st := &rankState{refreshedAt: refreshedAt, cursor: cursor, base: rows, byID: make(map[int64]int, len(rows)),
+	st := &rankState{refreshedAt: refreshedAt, lineage: lineages.Add(1), cursor: cursor, base: rows, byID: make(map[int64]int, len(rows)),
 		sharedBy: map[int64][]int32{}, sharedMax: max(len(rows)/32, 256), over: map[int64]*db.RankRow{},
 		applied: map[db.SnapshotChange]bool{}}
 	for i, r := range rows {
@@ -254,7 +258,7 @@ func (st *rankState) pending(changes []db.SnapshotChange) bool {
 // apply returns the state with the rows of ids replaced by rows (ids without a row are gone),
 // the changes applied, and the cursor moved to upTo.
 func (st *rankState) apply(ids []int64, rows []db.RankRow, changes []db.SnapshotChange, upTo int64) *rankState {
-	next := &rankState{refreshedAt: st.refreshedAt, base: st.base, byID: st.byID, sharedBy: st.sharedBy,
+	next := &rankState{refreshedAt: st.refreshedAt, lineage: st.lineage, base: st.base, byID: st.byID, sharedBy: st.sharedBy,
 		sharedMax: st.sharedMax, over: st.over, delta: st.delta,
 		applied: map[db.SnapshotChange]bool{}}
 	if len(ids) > 0 {

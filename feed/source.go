@@ -1,7 +1,6 @@
 package feed
 
 import (
-	"cmp"
 	"context"
 	"slices"
 	"time"
@@ -238,18 +237,8 @@ func (src *source) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 		}
 	}
 	if len(missing) > 0 {
-		// The items' talk is read beside them, on another connection: a page waits for one
-		// round trip, not two.
-		var talk map[int64]tributary.Talk
-		var talkErr error
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			talk, talkErr = src.s.store.AnchorTalk(ctx, src.v.access, missing)
-		}()
-		m, err := src.s.store.Items(ctx, missing, src.v.access, src.now, src.s.knownSharers(src.v))
-		<-done
-		if err = cmp.Or(err, talkErr); err != nil {
+		m, talk, err := src.cardsOf(ctx, missing)
+		if err != nil {
 			return nil, err
 		}
 		for id, c := range m {

@@ -31,6 +31,9 @@ type viewerState struct {
 	changes  []db.SnapshotChange // snapshot rows redone since the copy's cursor ...
 	// ... and the oldest transaction still running (where to look from next time)
 	changesUpTo int64
+	// headLikes are the viewer's likes of the items of the fencepost read with the state,
+	// read while a page reads its arrivals (request.likesAhead); nil when not read.
+	headLikes *likesAhead
 }
 
 // forNotice is what a live stream keeps of the state to count its notices with, for hours:
@@ -38,7 +41,7 @@ type viewerState struct {
 // the snapshot's redone rows or the fresh shares, which only ranking reads.
 func (v viewerState) forNotice() viewerState {
 	v.followed = v.followed.Slim()
-	v.changes, v.fresh = nil, nil
+	v.changes, v.fresh, v.headLikes = nil, nil, nil
 	return v
 }
 

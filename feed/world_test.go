@@ -2,6 +2,8 @@ package feed_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 	"tributary/db"
 	"tributary/db/dbtest"
 	"tributary/feed"
+	"tributary/site"
 )
 
 var t0 = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
@@ -115,4 +118,21 @@ func urls(t tributary.Timeline) []string {
 		out[i] = it.AnchorURL
 	}
 	return out
+}
+
+// runBus runs one instance's end of the site's event path on store until the test ends,
+// and waits until it listens.
+func runBus(t *testing.T, ctx context.Context, store *db.Store) *site.Bus {
+	t.Helper()
+	bus := site.New(store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); bus.Run(runCtx) }()
+	t.Cleanup(func() { stop(); <-done })
+	upCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := bus.WaitUp(upCtx); err != nil {
+		t.Fatalf("the site listener is not up: %v", err)
+	}
+	return bus
 }

@@ -17,7 +17,7 @@ DELETE FROM cursor_keys k
 -- name: SiteChangesFrom :many
 -- The changes recorded by transactions from from_xid on, in the order they were made; the
 -- caller remembers which it applied, as a transaction still running may commit more later.
-SELECT id, xid, kind, ids FROM site_changes WHERE xid >= @from_xid::bigint ORDER BY id;
+SELECT id, xid, kind, ids, anchors FROM site_changes WHERE xid >= @from_xid::bigint ORDER BY id;
 
 -- name: SiteXmin :one
 -- The oldest transaction still running: every change of an older one is visible now.

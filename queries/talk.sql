@@ -57,6 +57,33 @@ SELECT a.anchor_id::bigint AS anchor_id,
                  LIMIT 3) k
           JOIN users u ON u.id = k.user_id) lr ON true;
 
+-- name: PublicTalk :many
+-- What an item's card shows of its conversation that is the same for every reader, which
+-- each instance keeps (feed/cards.go) and makes each reader's as AnchorTalk would: the
+-- counts of its public shares, whether it has shares that are not public (restricted: their
+-- counts differ by reader, and are read per reader), and its newest public likes with their
+-- likers, newest first, as many as kept (AnchorTalk names likers among the 12 newest that
+-- are neither the reader's nor of someone in a ban with them).
+SELECT a.anchor_id::bigint AS anchor_id, coalesce(t.likes, 0)::int AS likes, coalesce(t.comments, 0)::int AS comments,
+       EXISTS (SELECT 1 FROM posts p WHERE p.anchor_id = a.anchor_id AND NOT p.is_public AND p.deleted_at IS NULL)::boolean AS restricted,
+       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.anchor_id = a.anchor_id AND l.public
+                          ORDER BY l.created_at DESC
+                          LIMIT @kept::int) k
+                   JOIN users u ON u.id = k.user_id), '[]')::json AS newest_likes
+  FROM unnest(@anchor_ids::bigint[]) a (anchor_id)
+  LEFT JOIN anchor_talk t ON t.anchor_id = a.anchor_id;
+
+-- name: LikedOf :many
+-- A viewer's likes of some items: for each item they liked a share of that they may still
+-- read, that share (the least id), as AnchorTalk gives liked_post to a viewer in no ban.
+SELECT l.anchor_id, min(l.post_id)::bigint AS post_id
+  FROM likes l JOIN posts p ON p.id = l.post_id
+ WHERE l.user_id = @viewer_id::bigint AND l.anchor_id = ANY(@anchor_ids::bigint[]) AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, '{}'::bigint[], @private_feeds::bigint[])
+ GROUP BY l.anchor_id;
+
 -- name: ClearAnchorTalk :exec
 -- The counts of every item's public shares, made again from the posts (the seeder, the
 -- bench's restore): first emptied ...

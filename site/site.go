@@ -49,6 +49,8 @@ type Bus struct {
 
 	// Read by tests: the newest wake-up token this instance has caught up after.
 	acked atomic.Int64
+	// Catch-ups begun and ended (one at a time, in order): see Mark.
+	begun, ended atomic.Uint64
 }
 
 // New returns the bus of one instance; Run starts it.
@@ -62,7 +64,7 @@ func New(store *db.Store, log *slog.Logger) *Bus {
 	return b
 }
 
-// Subscribe adds a handler; call it before Run.
+// Subscribe adds a handler (handlers added while it runs hear of the changes from then on).
 func (b *Bus) Subscribe(h Handler) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -89,6 +91,15 @@ func (b *Bus) WaitUp(ctx context.Context) error {
 		}
 	}
 }
+
+// Mark is where this instance's catching up is now: Past(m) holds once it has caught up by a
+// read begun after Mark returned m, so a change committed before Mark was called has been
+// heard of. A writer marks its change so that what this instance keeps is not used for its
+// reader until then.
+func (b *Bus) Mark() uint64 { return b.begun.Load() }
+
+// Past reports whether this instance has caught up by a read begun after Mark gave m.
+func (b *Bus) Past(m uint64) bool { return b.ended.Load() > m }
 
 // Changed wakes the other instances soon (within WakeEvery), for changes that may reach
 // them a few milliseconds late (new content). Never blocks.
@@ -219,6 +230,7 @@ func (b *Bus) session(ctx context.Context, cursor *int64, applied map[int64]int6
 func (b *Bus) catchUp(ctx context.Context, log db.SiteLog, cursor *int64, applied map[int64]int64, reset bool) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second) // a dead connection fails here, not forever
 	defer cancel()
+	n := b.begun.Add(1)
 	token, err := log.WakeToken(ctx)
 	if err != nil {
 		return err
@@ -258,6 +270,7 @@ func (b *Bus) catchUp(ctx context.Context, log db.SiteLog, cursor *int64, applie
 		return err
 	}
 	b.acked.Store(token)
+	b.ended.Store(n)
 	return nil
 }
 

@@ -50,8 +50,9 @@ func newTestSite(t *testing.T) *testSite {
 	return &testSite{t: t, dsn: dbtest.DSN(t), now: time.Now().UTC().Truncate(time.Second)}
 }
 
-// instance starts one more instance, with a pool of its own, and waits until it listens.
-func (ts *testSite) instance() (*app, *site.Bus) {
+// instance starts one more instance, with a pool of its own, and waits until it listens;
+// tune, when given, sets its listener up first.
+func (ts *testSite) instance(tune ...func(*site.Bus)) (*app, *site.Bus) {
 	t := ts.t
 	t.Helper()
 	pool, err := db.Open(context.Background(), ts.dsn)
@@ -60,18 +61,21 @@ func (ts *testSite) instance() (*app, *site.Bus) {
 	}
 	t.Cleanup(pool.Close)
 	// Changes must arrive by the event path, not by the poll.
-	return startInstance(t, db.NewStore(pool), ts.time, time.Hour)
+	return startInstance(t, db.NewStore(pool), ts.time, time.Hour, tune...)
 }
 
 // startInstance runs an instance of the site on store: its listener (reading the log every
 // poll without a wake-up; 0: the default), its feed service and its server, stopped when t
 // ends. It returns once the listener is up.
-func startInstance(t *testing.T, store *db.Store, now func() time.Time, poll time.Duration) (*app, *site.Bus) {
+func startInstance(t *testing.T, store *db.Store, now func() time.Time, poll time.Duration, tune ...func(*site.Bus)) (*app, *site.Bus) {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	bus := site.New(store, log)
 	if poll > 0 {
 		bus.Poll = poll
+	}
+	for _, f := range tune {
+		f(bus)
 	}
 	feeds := feed.New(store, feed.DefaultConfig(), now)
 	feeds.Attach(bus)

@@ -35,6 +35,9 @@ func (s *Server) CloseStreams() { s.live.close() }
 // thousand streams asking at once would otherwise share the cores with the rest of that
 // request, its session saved and its answer rendered (tier 0 comes first).
 func (s *Server) contentChanged(r *http.Request) {
+	if u := currentUser(r.Context()); u != nil {
+		s.feed.Wrote(u.ID) // their next page comes before the wake-up may have come round
+	}
 	if ri := infoOf(r.Context()); ri != nil {
 		ri.changed = true
 		return

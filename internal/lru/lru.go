@@ -91,6 +91,15 @@ func (c *Cache[K, V]) remove(el *list.Element) {
 	c.weight -= e.weight
 }
 
+// Delete drops key's entry, if any.
+func (c *Cache[K, V]) Delete(key K) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[key]; ok {
+		c.remove(el)
+	}
+}
+
 // Clear drops every entry.
 func (c *Cache[K, V]) Clear() {
 	c.mu.Lock()

@@ -339,11 +339,12 @@ type Session struct {
 }
 
 type SiteChange struct {
-	ID   int64
-	Xid  int64
-	Kind string
-	Ids  []int64
-	At   time.Time
+	ID      int64
+	Xid     int64
+	Kind    string
+	Ids     []int64
+	At      time.Time
+	Anchors []int64
 }
 
 type SiteInstance struct {

@@ -94,14 +94,15 @@ func (q *Queries) PruneSite(ctx context.Context, before time.Time) (int64, error
 }
 
 const siteChangesFrom = `-- name: SiteChangesFrom :many
-SELECT id, xid, kind, ids FROM site_changes WHERE xid >= $1::bigint ORDER BY id
+SELECT id, xid, kind, ids, anchors FROM site_changes WHERE xid >= $1::bigint ORDER BY id
 `
 
 type SiteChangesFromRow struct {
-	ID   int64
-	Xid  int64
-	Kind string
-	Ids  []int64
+	ID      int64
+	Xid     int64
+	Kind    string
+	Ids     []int64
+	Anchors []int64
 }
 
 // The changes recorded by transactions from from_xid on, in the order they were made; the
@@ -120,6 +121,7 @@ func (q *Queries) SiteChangesFrom(ctx context.Context, fromXid int64) ([]SiteCha
 			&i.Xid,
 			&i.Kind,
 			&i.Ids,
+			&i.Anchors,
 		); err != nil {
 			return nil, err
 		}

@@ -133,6 +133,47 @@ func (q *Queries) CountAnchorTalk(ctx context.Context) error {
 	return err
 }
 
+const likedOf = `-- name: LikedOf :many
+SELECT l.anchor_id, min(l.post_id)::bigint AS post_id
+  FROM likes l JOIN posts p ON p.id = l.post_id
+ WHERE l.user_id = $1::bigint AND l.anchor_id = ANY($2::bigint[]) AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, '{}'::bigint[], $3::bigint[])
+ GROUP BY l.anchor_id
+`
+
+type LikedOfParams struct {
+	ViewerID     int64
+	AnchorIds    []int64
+	PrivateFeeds []int64
+}
+
+type LikedOfRow struct {
+	AnchorID int64
+	PostID   int64
+}
+
+// A viewer's likes of some items: for each item they liked a share of that they may still
+// read, that share (the least id), as AnchorTalk gives liked_post to a viewer in no ban.
+func (q *Queries) LikedOf(ctx context.Context, arg LikedOfParams) ([]LikedOfRow, error) {
+	rows, err := q.db.Query(ctx, likedOf, arg.ViewerID, arg.AnchorIds, arg.PrivateFeeds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LikedOfRow{}
+	for rows.Next() {
+		var i LikedOfRow
+		if err := rows.Scan(&i.AnchorID, &i.PostID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const postTalk = `-- name: PostTalk :many
 SELECT p.id, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers
   FROM posts p, post_talk(p.id, p.like_count, p.comment_count, $1::bigint, $2::bigint[]) AS t (likes, comments, liked, likers)
@@ -170,6 +211,64 @@ func (q *Queries) PostTalk(ctx context.Context, arg PostTalkParams) ([]PostTalkR
 			&i.Comments,
 			&i.Liked,
 			&i.Likers,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const publicTalk = `-- name: PublicTalk :many
+SELECT a.anchor_id::bigint AS anchor_id, coalesce(t.likes, 0)::int AS likes, coalesce(t.comments, 0)::int AS comments,
+       EXISTS (SELECT 1 FROM posts p WHERE p.anchor_id = a.anchor_id AND NOT p.is_public AND p.deleted_at IS NULL)::boolean AS restricted,
+       coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name) ORDER BY k.created_at DESC)
+                   FROM (SELECT l.user_id, l.created_at FROM likes l
+                          WHERE l.anchor_id = a.anchor_id AND l.public
+                          ORDER BY l.created_at DESC
+                          LIMIT $1::int) k
+                   JOIN users u ON u.id = k.user_id), '[]')::json AS newest_likes
+  FROM unnest($2::bigint[]) a (anchor_id)
+  LEFT JOIN anchor_talk t ON t.anchor_id = a.anchor_id
+`
+
+type PublicTalkParams struct {
+	Kept      int32
+	AnchorIds []int64
+}
+
+type PublicTalkRow struct {
+	AnchorID    int64
+	Likes       int32
+	Comments    int32
+	Restricted  bool
+	NewestLikes []byte
+}
+
+// What an item's card shows of its conversation that is the same for every reader, which
+// each instance keeps (feed/cards.go) and makes each reader's as AnchorTalk would: the
+// counts of its public shares, whether it has shares that are not public (restricted: their
+// counts differ by reader, and are read per reader), and its newest public likes with their
+// likers, newest first, as many as kept (AnchorTalk names likers among the 12 newest that
+// are neither the reader's nor of someone in a ban with them).
+func (q *Queries) PublicTalk(ctx context.Context, arg PublicTalkParams) ([]PublicTalkRow, error) {
+	rows, err := q.db.Query(ctx, publicTalk, arg.Kept, arg.AnchorIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PublicTalkRow{}
+	for rows.Next() {
+		var i PublicTalkRow
+		if err := rows.Scan(
+			&i.AnchorID,
+			&i.Likes,
+			&i.Comments,
+			&i.Restricted,
+			&i.NewestLikes,
 		); err != nil {
 			return nil, err
 		}
