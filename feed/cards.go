@@ -224,62 +224,9 @@ func readerLikers(newest []tributary.UserRef, viewer int64) ([]tributary.UserRef
 // it may: candidates by item (items gone or unreadable are missing) and their talk.
 func (src *source) cardsOf(ctx context.Context, ids []int64) (map[int64]db.Candidate, map[int64]tributary.Talk, error) {
 	s, access := src.s, src.v.access
-	cands := make(map[int64]db.Candidate, len(ids))
-	talk := make(map[int64]tributary.Talk, len(ids))
-
-	// Rows: those kept for the version the copy has, when the copy is current for this
-	// request (a logged-in viewer's state lists the changes: an anonymous one's does not);
-	// the rest read (and the all-public ones kept for the version seen before).
-	var st *rankState
-	if src.viewer != nil {
-		st = s.rank.ready(src.v)
-	}
-	versions := map[int64]rowVersion{}
-	var readRows []int64
-	for _, id := range ids {
-		v, ok := st.version(id)
-		if ok {
-			if k, hit := s.cards.rows.Get(id); hit && k.version == v {
-				cands[id] = k.c
-				continue
-			}
-			versions[id] = v
-		}
-		readRows = append(readRows, id)
-	}
-
-	// Talk: made of the public talk kept, for a reader in no ban, with the reader's like of
-	// the item (read with the page's fencepost, or beside the rest); the rest read as the
-	// reader's (AnchorTalk), and the public talk not kept read beside it to keep.
-	var readTalk, readPublic, readLiked []int64
-	usable := s.keptTalk(access)
-	headLikes := src.v.headLikes.wait()
-	made := map[int64]tributary.Talk{} // but for the reader's like
-	for _, id := range ids {
-		if !usable {
-			readTalk = append(readTalk, id)
-			continue
-		}
-		p, ok := s.cards.talk.Get(id)
-		if !ok {
-			readPublic = append(readPublic, id)
-			readTalk = append(readTalk, id)
-			continue
-		}
-		likers, named := readerLikers(p.Newest, access.ID)
-		if p.Restricted || !named {
-			readTalk = append(readTalk, id)
-			continue
-		}
-		t := tributary.Talk{Likes: p.Likes, Comments: p.Comments, Likers: likers}
-		if liked, known := headLikes[id]; known || access.ID == 0 { // nobody's like
-			t.Liked, t.LikedPost = liked != 0, liked
-			talk[id] = t
-			continue
-		}
-		made[id] = t
-		readLiked = append(readLiked, id)
-	}
+	copied := s.rank.ready(src.v)
+	cands, versions, readRows := src.keptRows(copied, ids)
+	talk, made, readTalk, readPublic, readLiked := src.keptTalk(ids)
 
 	// What is read is read at once, each on its own connection: a page waits for one round
 	// trip.
@@ -310,8 +257,12 @@ func (src *source) cardsOf(ctx context.Context, ids []int64) (map[int64]db.Candi
 		})
 	}
 	if len(readRows) > 0 {
+		var sharers db.Sharers
+		if copied != nil {
+			sharers = copied.sharers
+		}
 		g.Go(func() (err error) {
-			read, err = s.store.Items(gctx, readRows, access, src.now, s.knownSharers(src.v))
+			read, err = s.store.Items(gctx, readRows, access, src.now, sharers)
 			return err
 		})
 	}
@@ -332,6 +283,66 @@ func (src *source) cardsOf(ctx context.Context, ids []int64) (map[int64]db.Candi
 		talk[id] = t
 	}
 	return cands, talk, nil
+}
+
+// keptRows gives the candidates of ids kept for the version the ranking copy has (copied,
+// when it is current for this request: a logged-in viewer's state lists the changes, an
+// anonymous one's does not), and the ids to read, with the versions of those that may be
+// kept once read.
+func (src *source) keptRows(copied *rankState, ids []int64) (map[int64]db.Candidate, map[int64]rowVersion, []int64) {
+	if src.viewer == nil {
+		copied = nil
+	}
+	cands := make(map[int64]db.Candidate, len(ids))
+	versions := map[int64]rowVersion{}
+	var read []int64
+	for _, id := range ids {
+		v, ok := copied.version(id)
+		if ok {
+			if k, hit := src.s.cards.rows.Get(id); hit && k.version == v {
+				cands[id] = k.c
+				continue
+			}
+			versions[id] = v
+		}
+		read = append(read, id)
+	}
+	return cands, versions, read
+}
+
+// keptTalk makes the talk of ids from the public talk kept, for a reader in no ban: complete
+// when the reader's like of the item is known (read with the page's fencepost), made but for
+// the reader's like otherwise (readLiked). The rest are read as the reader's (readTalk), and
+// the public talk not kept is read beside them to keep (readPublic).
+func (src *source) keptTalk(ids []int64) (talk, made map[int64]tributary.Talk, readTalk, readPublic, readLiked []int64) {
+	s, access := src.s, src.v.access
+	talk, made = make(map[int64]tributary.Talk, len(ids)), map[int64]tributary.Talk{}
+	if !s.keptTalk(access) {
+		return talk, made, ids, nil, nil
+	}
+	headLikes := src.v.headLikes.wait()
+	for _, id := range ids {
+		p, ok := s.cards.talk.Get(id)
+		if !ok {
+			readPublic = append(readPublic, id)
+			readTalk = append(readTalk, id)
+			continue
+		}
+		likers, named := readerLikers(p.Newest, access.ID)
+		if p.Restricted || !named {
+			readTalk = append(readTalk, id)
+			continue
+		}
+		t := tributary.Talk{Likes: p.Likes, Comments: p.Comments, Likers: likers}
+		if liked, known := headLikes[id]; known || access.ID == 0 { // nobody's like
+			t.Liked, t.LikedPost = liked != 0, liked
+			talk[id] = t
+			continue
+		}
+		made[id] = t
+		readLiked = append(readLiked, id)
+	}
+	return talk, made, readTalk, readPublic, readLiked
 }
 
 // likesAhead is a viewer's likes of some items (db.Store.LikedOf), read in the background.

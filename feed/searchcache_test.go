@@ -3,8 +3,6 @@ package feed_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -14,7 +12,6 @@ import (
 	"tributary"
 	"tributary/db"
 	"tributary/feed"
-	"tributary/site"
 )
 
 // A search's candidates are shared by its readers and checked again for each: every reader
@@ -44,18 +41,9 @@ func TestSearchCandidatesSharedAndChecked(t *testing.T) {
 	w.share("eve", "https://example.com/lattice", 20*time.Minute, false)
 	eveNote := w.postOf("eve", "https://example.com/lattice")
 
-	bus := site.New(w.store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	bus := runBus(t, ctx, w.store)
 	s := feed.New(w.store, feed.DefaultConfig(), w.clock)
 	s.Attach(bus)
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); bus.Run(runCtx) }()
-	defer func() { stop(); <-done }()
-	upCtx, upCancel := context.WithTimeout(ctx, 30*time.Second)
-	defer upCancel()
-	if err := bus.WaitUp(upCtx); err != nil {
-		t.Fatalf("the site listener is not up: %v", err)
-	}
 	// The listener starts reading at the server's oldest running transaction, which another
 	// database's may hold back: the setup's own changes (the posts made in the past among
 	// them) may then be heard of later and drop the candidates mid-test. Caught up now, they

@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -14,21 +13,8 @@ import (
 // talkPage is the talk of each item of a home page, by item.
 func (c *client) talkPage() map[int64]string {
 	c.a.t.Helper()
-	r := c.get("/api/timeline?limit=10")
-	if r.status != http.StatusOK {
-		c.a.t.Fatalf("GET /api/timeline: %d %s", r.status, r.body)
-	}
-	var p struct {
-		Items []struct {
-			ID   int64           `json:"id"`
-			Talk json.RawMessage `json:"talk"`
-		} `json:"items"`
-	}
-	if err := json.Unmarshal([]byte(r.body), &p); err != nil {
-		c.a.t.Fatal(err)
-	}
 	out := map[int64]string{}
-	for _, it := range p.Items {
+	for _, it := range c.apiPage("limit=10").Items {
 		out[it.ID] = string(it.Talk)
 	}
 	return out

@@ -12,7 +12,8 @@ import (
 
 type apiPage struct {
 	Items []struct {
-		ID int64 `json:"id"`
+		ID   int64           `json:"id"`
+		Talk json.RawMessage `json:"talk"`
 	} `json:"items"`
 	NextCursor string `json:"next_cursor"`
 	Fencepost  string `json:"fencepost"`
