@@ -13,6 +13,7 @@ import (
 
 	"tributary"
 	"tributary/db/internal/dbq"
+	"tributary/internal/lru"
 )
 
 // Sessions (scs) live in PostgreSQL, so that any instance serves any request. A session's
@@ -24,16 +25,52 @@ import (
 const SessionUserKey = "user_id"
 
 // SessionStore is an scs store on the sessions table.
-type SessionStore struct{ s *Store }
+type SessionStore struct {
+	s *Store
+	// users is the user each token named when this instance last read its session: only a
+	// guess of whose viewer state to read beside the session (SessionUser.Ahead).
+	users *lru.Cache[string, int64]
+}
 
 // Sessions returns the session store on the primary.
-func (s *Store) Sessions() SessionStore { return SessionStore{s} }
+func (s *Store) Sessions() SessionStore {
+	return SessionStore{s: s, users: lru.New[string, int64](time.Hour, 50_000, time.Now)}
+}
 
 // SessionUser is what a session's read found of its user: set (User.ID not 0) when the
 // session names a user who exists.
 type SessionUser struct {
 	User   tributary.User
 	Access tributary.Viewer
+	// Ahead, set before the session is read, is the viewer state the request's page will
+	// read, for a viewer id (false: none). The session's read then reads it in the same round
+	// trip for the user this instance last found on the session's token, and keeps it
+	// (ahead) when the session does name that user: a guess the database confirms.
+	Ahead func(viewerID int64) (ViewerQuery, bool)
+	ahead *viewerRead
+}
+
+// viewerRead is a viewer state read with the session, and what it was asked as.
+type viewerRead struct {
+	query ViewerQuery
+	state ViewerState
+}
+
+// ReadAhead takes the viewer state the session's read of the request brought for vq's
+// viewer, fencepost and list (false: none; the state is then read as usual). It is given
+// once. The state's other terms are the read's: asked a moment before vq.
+func ReadAhead(ctx context.Context, vq ViewerQuery) (ViewerQuery, ViewerState, bool) {
+	su := SessionUserOf(ctx)
+	if su == nil || su.ahead == nil {
+		return ViewerQuery{}, ViewerState{}, false
+	}
+	a := su.ahead
+	if a.query.ViewerID != vq.ViewerID || a.query.ListID != vq.ListID || a.query.FenceTemplate != vq.FenceTemplate ||
+		!a.query.FenceAt.Equal(vq.FenceAt) {
+		return ViewerQuery{}, ViewerState{}, false
+	}
+	su.ahead = nil
+	return a.query, a.state, true
 }
 
 type sessionUserKey struct{}
@@ -53,10 +90,11 @@ func SessionUserOf(ctx context.Context) *SessionUser {
 // FindCtx reads a session's data and, when the session names its user, the user with their
 // access, in one round trip.
 func (ss SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
-	r, err := ss.s.q.SessionWithAccess(ctx, token)
+	r, err := ss.withAccess(ctx, token)
 	if err == nil {
+		ss.users.Put(token, r.User.ID)
 		if u := SessionUserOf(ctx); u != nil {
-			*u = SessionUser{User: userOf(r.User), Access: viewerAccessOf(r.ViewerAccess)}
+			u.User, u.Access = userOf(r.User), viewerAccessOf(r.ViewerAccess)
 		}
 		return r.Data, true, nil
 	}
@@ -72,6 +110,35 @@ func (ss SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool,
 	return data, true, nil
 }
 
+// withAccess reads a session that names its user, with the user and their access; and, when
+// the request has a viewer state to read ahead and this instance knows whose the token was,
+// that viewer's state in the same round trip (kept when the session names that viewer).
+func (ss SessionStore) withAccess(ctx context.Context, token string) (dbq.SessionWithAccessRow, error) {
+	su := SessionUserOf(ctx)
+	guess, ok := ss.users.Get(token)
+	if su == nil || su.Ahead == nil || !ok {
+		return ss.s.q.SessionWithAccess(ctx, token)
+	}
+	vq, ok := su.Ahead(guess)
+	if !ok || vq.ViewerID != guess {
+		return ss.s.q.SessionWithAccess(ctx, token)
+	}
+	var r dbq.SessionWithAccessRow
+	var vr dbq.ViewerStateRow
+	errs := ss.s.pipeline(ctx,
+		func(q *dbq.Queries) (err error) { r, err = q.SessionWithAccess(ctx, token); return err },
+		func(q *dbq.Queries) (err error) { vr, err = q.ViewerState(ctx, viewerParams(vq)); return err })
+	if errs[0] != nil {
+		return r, errs[0]
+	}
+	if errs[1] == nil && r.User.ID == guess {
+		if st, err := viewerStateOf(vq, vr); err == nil {
+			su.ahead = &viewerRead{query: vq, state: st}
+		}
+	}
+	return r, nil
+}
+
 // CommitCtx writes a session with the user its data names.
 func (ss SessionStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
 	var user pgtype.Int8
@@ -83,11 +150,17 @@ func (ss SessionStore) CommitCtx(ctx context.Context, token string, b []byte, ex
 	if err := ss.s.q.CommitSession(ctx, dbq.CommitSessionParams{Token: token, Data: b, Expiry: expiry, UserID: user}); err != nil {
 		return fmt.Errorf("db: commit session: %w", err)
 	}
+	if user.Valid {
+		ss.users.Put(token, user.Int64)
+	} else {
+		ss.users.Delete(token)
+	}
 	return nil
 }
 
 // DeleteCtx removes a session.
 func (ss SessionStore) DeleteCtx(ctx context.Context, token string) error {
+	ss.users.Delete(token)
 	if err := ss.s.q.DeleteSession(ctx, token); err != nil {
 		return fmt.Errorf("db: delete session: %w", err)
 	}

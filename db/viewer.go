@@ -63,16 +63,27 @@ type ViewerQuery struct {
 
 // LoadViewer reads a viewer's state in one round trip.
 func (s *Store) LoadViewer(ctx context.Context, vq ViewerQuery) (ViewerState, error) {
-	viewerID, from, to := vq.ViewerID, vq.ChangesFrom, vq.ChangesFrom+1<<40 // transaction ids grow by far less
-	if from == 0 {
-		from, to = math.MaxInt64, math.MaxInt64
-	}
-	r, err := s.q.ViewerState(ctx, dbq.ViewerStateParams{ViewerID: viewerID, SeenFrom: vq.SeenFrom, SeenTo: vq.SeenTo,
-		MinDwellMs: vq.MinDwellMs, FreshSince: vq.FreshSince, ChangesFrom: from, ChangesTo: to, KnownFollowsVersion: vq.FollowsVersion,
-		FenceTemplate: vq.FenceTemplate, FenceAt: timeOrNil(vq.FenceAt), ListID: vq.ListID})
+	r, err := s.q.ViewerState(ctx, viewerParams(vq))
 	if err != nil {
 		return ViewerState{}, fmt.Errorf("db: viewer state: %w", err)
 	}
+	return viewerStateOf(vq, r)
+}
+
+// viewerParams are the ViewerState query's arguments for vq.
+func viewerParams(vq ViewerQuery) dbq.ViewerStateParams {
+	from, to := vq.ChangesFrom, vq.ChangesFrom+1<<40 // transaction ids grow by far less
+	if from == 0 {
+		from, to = math.MaxInt64, math.MaxInt64
+	}
+	return dbq.ViewerStateParams{ViewerID: vq.ViewerID, SeenFrom: vq.SeenFrom, SeenTo: vq.SeenTo,
+		MinDwellMs: vq.MinDwellMs, FreshSince: vq.FreshSince, ChangesFrom: from, ChangesTo: to, KnownFollowsVersion: vq.FollowsVersion,
+		FenceTemplate: vq.FenceTemplate, FenceAt: timeOrNil(vq.FenceAt), ListID: vq.ListID}
+}
+
+// viewerStateOf is the state the ViewerState query read for vq.
+func viewerStateOf(vq ViewerQuery, r dbq.ViewerStateRow) (ViewerState, error) {
+	viewerID := vq.ViewerID
 	if !r.ListFound {
 		return ViewerState{}, tributary.Errorf(tributary.ENotFound, "No such list.")
 	}

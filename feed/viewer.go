@@ -71,15 +71,8 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, list int64, 
 		}
 		return v, nil, err
 	}
-	// A list's members are read with every request; the home feed's followed set only
-	// when its version moved.
-	var known versionedSet
-	if list == 0 {
-		known, _ = s.followed.Get(viewer.ID) // version 0 when not kept: no user's
-	}
-	st, err := s.store.LoadViewer(ctx, db.ViewerQuery{ViewerID: viewer.ID, SeenFrom: now.Add(-s.cfg.SeenHorizon),
-		SeenTo: now.Add(-s.cfg.SeenGrace), MinDwellMs: s.cfg.MinSeenDwellMs, FreshSince: now.Add(-s.cfg.Weights.FreshSelfFor),
-		ChangesFrom: s.rank.cursor(), FollowsVersion: known.version, FenceTemplate: k.Template, FenceAt: at, ListID: list})
+	vq, known := s.viewerQuery(viewer.ID, list, now, k, at)
+	st, err := s.loadViewer(ctx, vq, known)
 	if err != nil {
 		return v, nil, err
 	}
@@ -97,4 +90,46 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, list int64, 
 		v.seen[id] = true
 	}
 	return v, &preread{key: k, at: at, fp: fencepostOf(st.Fencepost), ok: st.FencepostFound}, nil
+}
+
+// viewerQuery asks for the state of a viewer's page of fence k at at (zero: the latest), of
+// list's members when not 0, at now; known is the viewer's followed set this instance keeps.
+// A list's members are read with every request; the home feed's followed set only when its
+// version moved.
+func (s *Service) viewerQuery(viewerID, list int64, now time.Time, k FenceKey, at time.Time) (vq db.ViewerQuery, known versionedSet) {
+	if list == 0 {
+		known, _ = s.followed.Get(viewerID) // version 0 when not kept: no user's
+	}
+	return db.ViewerQuery{ViewerID: viewerID, SeenFrom: now.Add(-s.cfg.SeenHorizon),
+		SeenTo: now.Add(-s.cfg.SeenGrace), MinDwellMs: s.cfg.MinSeenDwellMs, FreshSince: now.Add(-s.cfg.Weights.FreshSelfFor),
+		ChangesFrom: s.rank.cursor(), FollowsVersion: known.version, FenceTemplate: k.Template, FenceAt: at, ListID: list}, known
+}
+
+// loadViewer reads the state vq asks for, or takes the one the request's session read
+// brought (db.ReadAhead) when it can: its followed set, when not read, must be the one known.
+func (s *Service) loadViewer(ctx context.Context, vq db.ViewerQuery, known versionedSet) (db.ViewerState, error) {
+	if aq, st, ok := db.ReadAhead(ctx, vq); ok && (!st.FollowedKnown || aq.FollowsVersion == known.version) {
+		return st, nil
+	}
+	return s.store.LoadViewer(ctx, vq)
+}
+
+// ReadAhead is, for the session's read of a request for q's page (db.SessionUser.Ahead), the
+// viewer state that page will read for a viewer: false when its cursor cannot be read
+// without the database (the page then reads its state itself).
+func (s *Service) ReadAhead(q tributary.FeedQuery) func(viewerID int64) (db.ViewerQuery, bool) {
+	return func(viewerID int64) (db.ViewerQuery, bool) {
+		now := s.now()
+		k := fenceKey(&tributary.User{ID: viewerID}, q)
+		var at time.Time
+		if q.Cursor != "" {
+			c, err := s.keys.decodeKnown(q.Cursor, k, now)
+			if err != nil {
+				return db.ViewerQuery{}, false
+			}
+			at = c.At
+		}
+		vq, _ := s.viewerQuery(viewerID, q.List, now, k, at)
+		return vq, true
+	}
 }

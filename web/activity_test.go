@@ -20,7 +20,8 @@ type activityPage struct {
 			Commented bool `json:"commented"`
 		} `json:"activity"`
 	} `json:"items"`
-	Fencepost string `json:"fencepost"`
+	Fencepost  string `json:"fencepost"`
+	NextCursor string `json:"next_cursor"`
 }
 
 func (c *client) activityPage() activityPage {

@@ -76,9 +76,24 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 func (s *Server) session(next http.Handler) http.Handler {
 	load := s.sessions.LoadAndSave(s.loadUser(next))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, _ := db.WithSessionUser(r.Context())
+		ctx, su := db.WithSessionUser(r.Context())
+		su.Ahead = s.readAhead(r)
 		load.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// readAhead is, for a request of a home feed page, the viewer state its page will read, for
+// the session's read to bring along in the same round trip (db.SessionUser.Ahead); nil for
+// other requests.
+func (s *Server) readAhead(r *http.Request) func(int64) (db.ViewerQuery, bool) {
+	if r.Method != http.MethodGet || !homePages[r.URL.Path] {
+		return nil
+	}
+	q, err := tributary.ParseFeedQuery(r.URL.Query())
+	if err != nil {
+		return nil
+	}
+	return s.feed.ReadAhead(q)
 }
 
 // loadUser puts the session's user in the request context.

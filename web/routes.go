@@ -6,6 +6,10 @@ import (
 	"tributary/static"
 )
 
+// homePages are the paths of the home feed's pages (GET), whose viewer state the session's
+// read brings along (readAhead).
+var homePages = map[string]bool{"/": true, "/api/timeline": true}
+
 // Handler returns every route of the app wrapped in its middleware.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -15,8 +19,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /favicon.ico", static.Favicon())
 	mux.HandleFunc("GET /preview/{key}", s.preview)
 
-	mux.HandleFunc("GET /{$}", s.home)
-	mux.HandleFunc("GET /api/timeline", s.apiTimeline)
+	mux.HandleFunc("GET /{$}", s.home)                 // homePages
+	mux.HandleFunc("GET /api/timeline", s.apiTimeline) // homePages
 	mux.HandleFunc("GET /feed/new", s.newCount)
 	mux.HandleFunc("GET /feed/new/items", s.newItems)
 	mux.HandleFunc("GET /live", s.liveStream)

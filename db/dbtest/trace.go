@@ -12,33 +12,68 @@ import (
 )
 
 // QueryLog records the names (sqlc's "-- name: X") of the queries a pool runs, those sent
-// in batches (the queries on their generic plan, db/plans.go) included.
+// in batches (the queries on their generic plan, db/plans.go, and pipelines) included, and
+// which of them went in one round trip.
 type QueryLog struct {
 	mu    sync.Mutex
 	names []string
+	trips [][]string
 }
 
-func (l *QueryLog) add(sql string) {
-	if name := db.QueryName(sql); name != "" {
-		l.mu.Lock()
-		l.names = append(l.names, name)
-		l.mu.Unlock()
+// add logs a query, in its batch's round trip (trip, an index in trips) or in one of its own
+// (-1).
+func (l *QueryLog) add(sql string, trip int) {
+	name := db.QueryName(sql)
+	if name == "" {
+		return
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.names = append(l.names, name)
+	if trip < 0 || trip >= len(l.trips) {
+		l.trips = append(l.trips, []string{name})
+		return
+	}
+	l.trips[trip] = append(l.trips[trip], name)
 }
 
 func (l *QueryLog) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	l.add(d.SQL)
+	l.add(d.SQL, -1)
 	return ctx
 }
 
 func (l *QueryLog) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
+type tripKey struct{}
+
 func (l *QueryLog) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	return ctx
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.trips = append(l.trips, nil)
+	return context.WithValue(ctx, tripKey{}, len(l.trips)-1)
 }
 
-func (l *QueryLog) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
-	l.add(d.SQL)
+func (l *QueryLog) TraceBatchQuery(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	trip, ok := ctx.Value(tripKey{}).(int)
+	if !ok {
+		trip = -1
+	}
+	l.add(d.SQL, trip)
+}
+
+// TakeTrips returns the named queries run since the last Take or TakeTrips, grouped by round
+// trip (a batch's in one).
+func (l *QueryLog) TakeTrips() [][]string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var trips [][]string
+	for _, t := range l.trips {
+		if len(t) > 0 {
+			trips = append(trips, t)
+		}
+	}
+	l.names, l.trips = nil, nil
+	return trips
 }
 
 func (l *QueryLog) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
@@ -48,7 +83,7 @@ func (l *QueryLog) Take() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	names := l.names
-	l.names = nil
+	l.names, l.trips = nil, nil
 	return names
 }
 

@@ -1,0 +1,104 @@
+package db
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"tributary/db/internal/dbq"
+)
+
+// pipeline runs sqlc's queries in one round trip, as one batch on one connection: each step
+// runs its query twice, first on a recorder that keeps the statement and its arguments, then
+// on the batch's answer, which it scans as the query always does. A step returns its query's
+// error; the steps after a failed one fail too (the batch is one implicit transaction).
+// Each query runs as a prepared statement, like the queries of genericPlans.
+func (s *Store) pipeline(ctx context.Context, steps ...func(*dbq.Queries) error) []error {
+	b := &pgx.Batch{}
+	rec := &recorder{batch: b, generic: true}
+	for _, step := range steps {
+		if err := step(dbq.New(rec)); !errors.Is(err, errRecorded) {
+			panic("db: pipeline: a step ran no query, or more than one")
+		}
+	}
+	if rec.generic { // every query runs on its generic plan (forcedGeneric): so do they here
+		b.QueuedQueries = append([]*pgx.QueuedQuery{{SQL: "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"}}, b.QueuedQueries...)
+	}
+	errs := make([]error, len(steps))
+	br := s.Pool.SendBatch(ctx, b)
+	if rec.generic {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			for i := range errs {
+				errs[i] = err
+			}
+			return errs
+		}
+	}
+	answers := answered{br}
+	for i, step := range steps {
+		errs[i] = step(dbq.New(answers))
+	}
+	if err := br.Close(); err != nil {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+	}
+	return errs
+}
+
+// errRecorded ends a step's recording run.
+var errRecorded = errors.New("db: pipeline: recorded")
+
+// recorder queues the statements a pipeline's steps run.
+type recorder struct {
+	batch   *pgx.Batch
+	generic bool // every query so far is forcedGeneric
+}
+
+func (r *recorder) queue(sql string, args []any) {
+	r.batch.Queue(sql, args...)
+	r.generic = r.generic && forcedGeneric[QueryName(sql)]
+}
+
+func (r *recorder) Exec(_ context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	r.queue(sql, args)
+	return pgconn.CommandTag{}, errRecorded
+}
+
+func (r *recorder) Query(_ context.Context, sql string, args ...any) (pgx.Rows, error) {
+	r.queue(sql, args)
+	return nil, errRecorded
+}
+
+func (r *recorder) QueryRow(_ context.Context, sql string, args ...any) pgx.Row {
+	r.queue(sql, args)
+	return recordedRow{}
+}
+
+func (r *recorder) CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFromSource) (int64, error) {
+	return 0, errors.New("db: pipeline: COPY cannot be pipelined")
+}
+
+type recordedRow struct{}
+
+func (recordedRow) Scan(...any) error { return errRecorded }
+
+// answered gives each step the batch's next answer, in the order the steps were recorded.
+type answered struct{ br pgx.BatchResults }
+
+func (a answered) Exec(context.Context, string, ...any) (pgconn.CommandTag, error) {
+	return a.br.Exec()
+}
+
+func (a answered) Query(context.Context, string, ...any) (pgx.Rows, error) { return a.br.Query() }
+
+func (a answered) QueryRow(context.Context, string, ...any) pgx.Row { return a.br.QueryRow() }
+
+func (a answered) CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFromSource) (int64, error) {
+	return 0, errors.New("db: pipeline: COPY cannot be pipelined")
+}
