@@ -143,20 +143,40 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 	if q.SetOnly {
 		actors = q.Followed.IDs()
 	}
-	// The followees' likes and comments are read beside their shares, on another
-	// connection: a page waits for one round trip, not two.
 	var rows []dbq.ActivityArrivalsRow
-	var actErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		rows, actErr = s.q.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{ViewerID: q.Viewer.ID,
+	activity := func(aq *dbq.Queries) (err error) {
+		rows, err = aq.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{ViewerID: q.Viewer.ID,
 			ByFollows: !q.SetOnly, Followed: actors,
 			Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To,
 			Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip), PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
-	}()
-	shared, err := s.sharedArrivals(ctx, q, followed, byFollows, posAt, posID)
-	<-done
+		return err
+	}
+	var shared []Arrival
+	var err, actErr error
+	if s.riverFirst(q) || !s.recentFirst(q) {
+		// The followees' likes and comments are read beside their shares, on another
+		// connection: a page waits for one round trip, not two.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			actErr = activity(s.q)
+		}()
+		shared, err = s.sharedArrivals(ctx, q, followed, byFollows, posAt, posID)
+		<-done
+	} else {
+		// ... or, when the shares are read by RecentArrivals, in the same round trip.
+		var recent []dbq.RecentArrivalsRow
+		errs := s.pipeline(ctx, func(rq *dbq.Queries) (err error) {
+			recent, err = rq.RecentArrivals(ctx, s.recentParams(q, followed, byFollows, posAt, posID))
+			return err
+		}, activity)
+		err, actErr = errs[0], errs[1]
+		if err != nil {
+			err = fmt.Errorf("db: recent arrivals: %w", err)
+		} else {
+			shared, err = s.sharedAfterRecent(ctx, q, recent, true, followed, byFollows, posAt, posID)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -190,22 +210,47 @@ func later(a time.Time, aID int64, b time.Time, bID int64) bool {
 
 // sharedArrivals are the items shared in the interval by the followed set (see Arrived).
 func (s *Store) sharedArrivals(ctx context.Context, q ArrivedQuery, followed []int64, byFollows bool, posAt time.Time, posID int64) ([]Arrival, error) {
-	if !s.Rivers.Off && q.Viewer.ID != 0 && !q.SetOnly {
+	if s.riverFirst(q) {
 		out, ok, err := s.riverArrivals(ctx, q, posAt, posID)
 		if err != nil || ok {
 			return out, err
 		}
 	}
-	if s.RecentScan > 0 && q.To.Sub(q.From) <= s.RecentSpan {
-		rows, err := s.q.RecentArrivals(ctx, dbq.RecentArrivalsParams{Scan: int32(s.RecentScan), Followed: followed, ByFollows: byFollows,
-			ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
-			FromAt: q.From, ToAt: q.To, Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip),
-			PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
-		if err != nil {
+	var recent []dbq.RecentArrivalsRow
+	asked := s.recentFirst(q)
+	if asked {
+		var err error
+		if recent, err = s.q.RecentArrivals(ctx, s.recentParams(q, followed, byFollows, posAt, posID)); err != nil {
 			return nil, fmt.Errorf("db: recent arrivals: %w", err)
 		}
-		if n := len(rows); n == 0 || rows[n-1].AnchorID != 0 { // else the interval holds more
-			return arrivalsOf(rows), nil
+	}
+	return s.sharedAfterRecent(ctx, q, recent, asked, followed, byFollows, posAt, posID)
+}
+
+// riverFirst says whether q's shares are asked of the viewer's river first.
+func (s *Store) riverFirst(q ArrivedQuery) bool {
+	return !s.Rivers.Off && q.Viewer.ID != 0 && !q.SetOnly
+}
+
+// recentFirst says whether q's shares are asked of RecentArrivals first: its interval is
+// short enough.
+func (s *Store) recentFirst(q ArrivedQuery) bool {
+	return s.RecentScan > 0 && q.To.Sub(q.From) <= s.RecentSpan
+}
+
+func (s *Store) recentParams(q ArrivedQuery, followed []int64, byFollows bool, posAt time.Time, posID int64) dbq.RecentArrivalsParams {
+	return dbq.RecentArrivalsParams{Scan: int32(s.RecentScan), Followed: followed, ByFollows: byFollows,
+		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
+		FromAt: q.From, ToAt: q.To, Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip),
+		PosAt: posAt, PosID: posID, Lim: int32(q.Limit)}
+}
+
+// sharedAfterRecent is q's shares given what RecentArrivals read of them (when asked): those,
+// unless the interval holds more than it reads; then they are read by ArrivedAnchors.
+func (s *Store) sharedAfterRecent(ctx context.Context, q ArrivedQuery, recent []dbq.RecentArrivalsRow, asked bool, followed []int64, byFollows bool, posAt time.Time, posID int64) ([]Arrival, error) {
+	if asked {
+		if n := len(recent); n == 0 || recent[n-1].AnchorID != 0 { // else the interval holds more
+			return arrivalsOf(recent), nil
 		}
 	}
 	rows, err := s.q.ArrivedAnchors(ctx, dbq.ArrivedAnchorsParams{Followed: followed, ByFollows: byFollows, ViewerID: q.Viewer.ID,
