@@ -311,10 +311,19 @@ func (s *Store) PublicTalk(ctx context.Context, anchorIDs []int64, newest int) (
 // LikedOf gives, for each item of anchorIDs, the share of it a viewer in no ban liked (what
 // AnchorTalk gives as LikedPost), 0 when none.
 func (s *Store) LikedOf(ctx context.Context, v tributary.Viewer, anchorIDs []int64) (map[int64]int64, error) {
-	rows, err := s.q.LikedOf(ctx, dbq.LikedOfParams{ViewerID: v.ID, AnchorIds: anchorIDs, PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	rows, err := s.q.LikedOf(ctx, likedOfParams(v, anchorIDs))
 	if err != nil {
 		return nil, fmt.Errorf("db: liked: %w", err)
 	}
+	return likedOf(anchorIDs, rows), nil
+}
+
+func likedOfParams(v tributary.Viewer, anchorIDs []int64) dbq.LikedOfParams {
+	return dbq.LikedOfParams{ViewerID: v.ID, AnchorIds: anchorIDs, PrivateFeeds: nonNilIDs(v.PrivateFeeds)}
+}
+
+// likedOf is each item's liked share (0: none) as LikedOf read them.
+func likedOf(anchorIDs []int64, rows []dbq.LikedOfRow) map[int64]int64 {
 	out := make(map[int64]int64, len(anchorIDs))
 	for _, id := range anchorIDs {
 		out[id] = 0
@@ -322,7 +331,7 @@ func (s *Store) LikedOf(ctx context.Context, v tributary.Viewer, anchorIDs []int
 	for _, r := range rows {
 		out[r.AnchorID] = r.PostID
 	}
-	return out, nil
+	return out
 }
 
 // RecountItemTalk counts the likes and comments of every item's public shares again from the

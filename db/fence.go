@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -106,6 +107,15 @@ type ArrivedQuery struct {
 	// SetOnly: Followed is the whole set, never read from follows (a list's members, or a
 	// home feed's followees less the members of the viewer's exclusive lists).
 	SetOnly bool
+	// Likes, when not nil, are read with the arrivals: the viewer's likes of some items.
+	Likes *LikesRead
+}
+
+// LikesRead asks a read for the viewer's likes of some items beside what it reads
+// (ArrivedQuery.Likes), as LikedOf reads them.
+type LikesRead struct {
+	Anchors []int64
+	Liked   map[int64]int64 // when read: each item's liked share (0: none); nil when not
 }
 
 // DefaultArrivalsByFollows is the size of followed set from which the arrival query reads it
@@ -136,52 +146,71 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 	if byFollows {
 		followed = []int64{}
 	}
-	if !q.Activity || q.Viewer.ID == 0 {
-		return s.sharedArrivals(ctx, q, followed, byFollows, posAt, posID)
-	}
-	actors := []int64{}
-	if q.SetOnly {
-		actors = q.Followed.IDs()
-	}
+	// Beside the shares: the followees' likes and comments (a logged-in viewer's home feed),
+	// and the viewer's likes asked for.
+	var beside []func(*dbq.Queries) error
 	var rows []dbq.ActivityArrivalsRow
-	activity := func(aq *dbq.Queries) (err error) {
-		rows, err = aq.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{ViewerID: q.Viewer.ID,
-			ByFollows: !q.SetOnly, Followed: actors,
-			Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To,
-			Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip), PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
-		return err
+	activity := q.Activity && q.Viewer.ID != 0
+	if activity {
+		actors := []int64{}
+		if q.SetOnly {
+			actors = q.Followed.IDs()
+		}
+		beside = append(beside, func(aq *dbq.Queries) (err error) {
+			rows, err = aq.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{ViewerID: q.Viewer.ID,
+				ByFollows: !q.SetOnly, Followed: actors,
+				Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To,
+				Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip), PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
+			return err
+		})
+	}
+	if l := q.Likes; l != nil && len(l.Anchors) > 0 && q.Viewer.ID != 0 {
+		beside = append(beside, func(lq *dbq.Queries) error { // last: its failure fails nothing else
+			rows, err := lq.LikedOf(ctx, likedOfParams(q.Viewer, l.Anchors))
+			if err == nil {
+				l.Liked = likedOf(l.Anchors, rows)
+			}
+			return err // not read: the caller reads them itself
+		})
 	}
 	var shared []Arrival
-	var err, actErr error
-	if s.riverFirst(q) || !s.recentFirst(q) {
-		// The followees' likes and comments are read beside their shares, on another
-		// connection: a page waits for one round trip, not two.
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			actErr = activity(s.q)
-		}()
-		shared, err = s.sharedArrivals(ctx, q, followed, byFollows, posAt, posID)
-		<-done
-	} else {
-		// ... or, when the shares are read by RecentArrivals, in the same round trip.
+	var err error
+	errs := make([]error, len(beside))
+	switch {
+	case len(beside) > 0 && !s.riverFirst(q) && s.recentFirst(q):
+		// Shares read by RecentArrivals: all in one round trip, on one connection.
 		var recent []dbq.RecentArrivalsRow
-		errs := s.pipeline(ctx, func(rq *dbq.Queries) (err error) {
+		all := s.pipeline(ctx, append([]func(*dbq.Queries) error{func(rq *dbq.Queries) (err error) {
 			recent, err = rq.RecentArrivals(ctx, s.recentParams(q, followed, byFollows, posAt, posID))
 			return err
-		}, activity)
-		err, actErr = errs[0], errs[1]
-		if err != nil {
+		}}, beside...)...)
+		copy(errs, all[1:])
+		if err = all[0]; err != nil {
 			err = fmt.Errorf("db: recent arrivals: %w", err)
 		} else {
 			shared, err = s.sharedAfterRecent(ctx, q, recent, true, followed, byFollows, posAt, posID)
 		}
+	default:
+		// Else each on a connection of its own: a page still waits for one round trip.
+		var wg sync.WaitGroup
+		for i, read := range beside {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = read(s.q)
+			}()
+		}
+		shared, err = s.sharedArrivals(ctx, q, followed, byFollows, posAt, posID)
+		wg.Wait()
 	}
 	if err != nil {
 		return nil, err
 	}
-	if actErr != nil {
-		return nil, fmt.Errorf("db: activity arrivals: %w", actErr)
+	if !activity {
+		return shared, nil
+	}
+	if errs[0] != nil {
+		return nil, fmt.Errorf("db: activity arrivals: %w", errs[0])
 	}
 	// The two lists hold different items (an item shared in the interval arrives by its
 	// share), each in arrival order: merged, they are the interval's first Limit arrivals.

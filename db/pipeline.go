@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -41,11 +42,11 @@ func (s *Store) pipeline(ctx context.Context, steps ...func(*dbq.Queries) error)
 	for i, step := range steps {
 		errs[i] = step(dbq.New(answers))
 	}
-	if err := br.Close(); err != nil {
+	// Closing reports the first failed query's error again (its step has it), or a failure
+	// of the connection: then every step fails.
+	if err := br.Close(); err != nil && !slices.ContainsFunc(errs, func(err error) bool { return err != nil }) {
 		for i := range errs {
-			if errs[i] == nil {
-				errs[i] = err
-			}
+			errs[i] = err
 		}
 	}
 	return errs

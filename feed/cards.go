@@ -345,11 +345,13 @@ func (src *source) keptTalk(ids []int64) (talk, made map[int64]tributary.Talk, r
 	return talk, made, readTalk, readPublic, readLiked
 }
 
-// likesAhead is a viewer's likes of some items (db.Store.LikedOf), read in the background.
+// likesAhead is a viewer's likes of some items (db.Store.LikedOf), read in the background or
+// with the page's arrivals (withArrivals).
 type likesAhead struct {
-	done  chan struct{}
-	liked map[int64]int64
-	err   error
+	done         chan struct{}
+	liked        map[int64]int64
+	err          error
+	withArrivals *db.LikesRead
 }
 
 // likesAheadFor bounds the read of likes ahead: it outlives its request's context (were it
@@ -358,10 +360,14 @@ const likesAheadFor = 5 * time.Second
 
 // likesAhead starts reading the viewer's likes of ids when the cards of a page from them
 // may be made of kept talk (a viewer in no ban, on an instance that hears of every change);
-// nil otherwise.
-func (s *Service) likesAhead(ctx context.Context, access tributary.Viewer, ids []int64) *likesAhead {
+// nil otherwise. A page that reads what arrived since its fencepost first asks for them with
+// its arrivals (in their round trip when it can, db.ArrivedQuery.Likes) instead.
+func (s *Service) likesAhead(ctx context.Context, access tributary.Viewer, ids []int64, arrivalsFirst bool) *likesAhead {
 	if len(ids) == 0 || !s.keptTalk(access) {
 		return nil
+	}
+	if arrivalsFirst {
+		return &likesAhead{withArrivals: &db.LikesRead{Anchors: ids}}
 	}
 	a := &likesAhead{done: make(chan struct{})}
 	go func() {
@@ -374,10 +380,13 @@ func (s *Service) likesAhead(ctx context.Context, access tributary.Viewer, ids [
 }
 
 // wait returns the likes read (nil when none were, or the read failed: the cards are then
-// read as the viewer's).
+// read as the viewer's). Those asked with the arrivals are there when the arrivals read them.
 func (a *likesAhead) wait() map[int64]int64 {
 	if a == nil {
 		return nil
+	}
+	if a.withArrivals != nil {
+		return a.withArrivals.Liked
 	}
 	<-a.done
 	if a.err != nil {

@@ -167,11 +167,12 @@ type request struct {
 	head   []int64 // that fencepost's head
 }
 
-// likesAhead starts reading the viewer's likes of the items of the fencepost the page starts
-// from, while the page reads what arrived since: a page from that head makes their cards of
-// the talk this instance keeps without another round trip (cards.go).
-func (r *request) likesAhead(ctx context.Context) {
-	r.src.v.headLikes = r.src.s.likesAhead(ctx, r.src.v.access, r.head)
+// likesAhead reads the viewer's likes of the items of the fencepost the page starts from: a
+// page from that head makes their cards of the talk this instance keeps without another
+// round trip (cards.go). A first page reads them with what arrived since the fencepost; a
+// next page while it reads the rest.
+func (r *request) likesAhead(ctx context.Context, first bool) {
+	r.src.v.headLikes = r.src.s.likesAhead(ctx, r.src.v.access, r.head, first)
 }
 
 // request loads the viewer's state for a request at now, and with it (one round trip) the
@@ -251,7 +252,7 @@ func (s *Service) page(ctx context.Context, viewer *tributary.User, q tributary.
 	if err != nil {
 		return tributary.Timeline{}, err
 	}
-	r.likesAhead(ctx)
+	r.likesAhead(ctx, q.Cursor == "")
 
 	var p Page
 	refreshed := false
@@ -335,7 +336,7 @@ func (s *Service) NewItems(ctx context.Context, viewer *tributary.User, q tribut
 	if err != nil {
 		return tributary.Timeline{}, err
 	}
-	r.likesAhead(ctx)
+	r.likesAhead(ctx, true)
 	p, err := r.fence.First(ctx, r.key, r.now, s.cfg.HeadSize*2)
 	if err != nil {
 		return tributary.Timeline{}, err

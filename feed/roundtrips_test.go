@@ -190,3 +190,56 @@ func TestFilterPagesReadTheirPostsWithTheirListing(t *testing.T) {
 		t.Errorf("the pages showed %d posts, want %d", len(seen), posts)
 	}
 }
+
+// A return with nothing new, on an instance that keeps cards and serves no rivers (the
+// default), makes two round trips: its viewer's state, then the arrivals since its
+// fencepost, the followees' likes and comments and the reader's likes of the fencepost's
+// items, all in one. Its cards are kept. The reader's like shows.
+func TestAReturnReadsItsArrivalsAndLikesTogether(t *testing.T) {
+	w, log := tracedWorld(t)
+	w.store.Rivers.Off = true
+	w.user("viewer", false, 0)
+	w.user("ada", false, 0)
+	w.follow("viewer", "ada")
+	for i := range 12 {
+		w.share("ada", fmt.Sprintf("https://ada.example.com/note-%d", i), time.Duration(i+1)*time.Hour, false)
+	}
+	w.refresh()
+	s := w.service(nil)
+	s.Attach(runBus(t, w.ctx, w.store))
+	first := w.timeline(s, "viewer", tributary.FeedQuery{Limit: 10})
+	liked := first.Items[3]
+	if err := w.store.Like(w.ctx, w.accessOf("viewer"), liked.RepPostID, w.now); err != nil {
+		t.Fatal(err)
+	}
+	w.now = w.now.Add(time.Minute)
+	viewer := w.users["viewer"]
+	page := func() tributary.Timeline {
+		t.Helper()
+		p, err := s.Timeline(w.ctx, &viewer, tributary.FeedQuery{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	page() // the cards are kept from here on
+	w.now = w.now.Add(time.Minute)
+
+	log.TakeTrips()
+	again := page()
+	trips := log.TakeTrips()
+	var arrivals []string
+	for _, trip := range trips {
+		if slices.Contains(trip, "RecentArrivals") {
+			arrivals = trip
+		}
+	}
+	if !slices.Contains(arrivals, "ActivityArrivals") || !slices.Contains(arrivals, "LikedOf") || len(trips) != 2 {
+		t.Errorf("a return with nothing new ran %v: want the viewer's state, then the arrivals, the followees' activity and the reader's likes in one round trip", trips)
+	}
+	for _, it := range again.Items {
+		if it.Talk.Liked != (it.ID == liked.ID) {
+			t.Errorf("item %d shows liked %v", it.ID, it.Talk.Liked)
+		}
+	}
+}

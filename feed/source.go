@@ -118,7 +118,11 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 			return nil, false, err
 		}
 	} else {
-		arrived, err := src.s.store.Arrived(ctx, src.arrivedQuery(after, upTo, Pos{}, nil, src.s.cfg.LiveCap))
+		aq := src.arrivedQuery(after, upTo, Pos{}, nil, src.s.cfg.LiveCap)
+		if src.v.headLikes != nil {
+			aq.Likes = src.v.headLikes.withArrivals
+		}
+		arrived, err := src.s.store.Arrived(ctx, aq)
 		if err != nil || len(arrived) == 0 {
 			return nil, err == nil, err // nothing arrived: the empty head is all of it
 		}
