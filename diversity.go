@@ -22,26 +22,47 @@ var DefaultDiversity = Diversity{Decay: 2.0, Exp: 1.3, Adjacent: 18.0, Queue: 40
 // Nothing is dropped, only moved; ties keep the input order, so the result is deterministic.
 func (d Diversity) Diversify(items []Item) []Item {
 	n := min(len(items), d.Queue)
-	queue := append([]Item(nil), items[:n]...)
+	// The choice reads an item's score and author alone: the queue holds those (authors
+	// numbered in order of first appearance), not the items, and the penalty of an author's
+	// k-th appearance is computed once (penalty[k]), not per item and step.
+	type queued struct {
+		score  float64
+		author int
+		at     int // in items
+	}
+	queue := make([]queued, n)
+	authors := make(map[int64]int, n)
+	for i, it := range items[:n] {
+		a, ok := authors[it.PrimaryUser.ID]
+		if !ok {
+			a = len(authors)
+			authors[it.PrimaryUser.ID] = a
+		}
+		queue[i] = queued{score: it.Score, author: a, at: i}
+	}
+	penalty := make([]float64, n+1)
+	for k := range penalty {
+		penalty[k] = d.Decay * math.Pow(float64(k), d.Exp)
+	}
+	seen := make([]int, len(authors))
 	out := make([]Item, 0, len(items))
-	seen := map[int64]int{}
-	var prev int64 = -1
+	prev := -1
 	for len(queue) > 0 {
 		best, bestScore := 0, math.Inf(-1)
-		for i, it := range queue {
-			eff := it.Score - d.Decay*math.Pow(float64(seen[it.PrimaryUser.ID]), d.Exp)
-			if it.PrimaryUser.ID == prev {
+		for i, q := range queue {
+			eff := q.score - penalty[seen[q.author]]
+			if q.author == prev {
 				eff -= d.Adjacent
 			}
 			if eff > bestScore {
 				best, bestScore = i, eff
 			}
 		}
-		it := queue[best]
+		q := queue[best]
 		queue = append(queue[:best], queue[best+1:]...)
-		out = append(out, it)
-		seen[it.PrimaryUser.ID]++
-		prev = it.PrimaryUser.ID
+		out = append(out, items[q.at])
+		seen[q.author]++
+		prev = q.author
 	}
 	return append(out, items[n:]...)
 }
