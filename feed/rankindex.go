@@ -44,8 +44,9 @@ type rankState struct {
 	base        []db.RankRow
 	byID        map[int64]int     // anchor -> index in base
 	sharedBy    map[int64][]int32 // sharer -> indexes in base of the rows they shared, ascending
-	// sharedMax is how many rows shared by a followed set are read through sharedBy at most;
-	// a followed set that shared more reads every row in order.
+	// sharedMax bounds the rows shared by a followed set, times log2 of its size, that are
+	// read through sharedBy; a followed set that shared more reads every row in order
+	// (sharedRows).
 	sharedMax int
 	// Rows redone since the copy was made: the current row of each (nil when it is gone), and
 	// the current ones again in score order.
@@ -108,7 +109,7 @@ var lineages atomic.Uint64
 
 func newRankState(refreshedAt time.Time, cursor int64, rows []db.RankRow) *rankState {
 	st := &rankState{refreshedAt: refreshedAt, lineage: lineages.Add(1), cursor: cursor, base: rows, byID: make(map[int64]int, len(rows)),
-		sharedBy: map[int64][]int32{}, sharedMax: max(len(rows)/32, 256), over: map[int64]*db.RankRow{},
+		sharedBy: map[int64][]int32{}, sharedMax: max(len(rows), 2048), over: map[int64]*db.RankRow{},
 		applied: map[db.SnapshotChange]bool{}}
 	for i, r := range rows {
 		st.byID[r.AnchorID] = i

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/heap"
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -45,12 +46,16 @@ func (st *rankState) redone(id int64) bool {
 	return ok
 }
 
-// sharedRows reports whether the rows a followed set shared are few enough (at most max)
-// to be read through sharedBy rather than by reading every row in order.
+// sharedRows reports whether the rows a followed set shared are few enough to be read
+// through sharedBy rather than by reading every row in order: merging the sharers' lists
+// costs about log2(lists) per row read, the scan a probe of the set per row of the copy down
+// to the same place, which lies 1/p rows further for a set that shared a fraction p of the
+// rows. So the merge wins while the rows shared times log2(lists) stay under the rows of the
+// copy (max).
 func (st *rankState) sharedRows(ids []int64, max int) bool {
-	total := 0
+	total, per := 0, bits.Len(uint(len(ids)))
 	for _, id := range ids {
-		if total += len(st.sharedBy[id]); total > max {
+		if total += len(st.sharedBy[id]); total*per > max {
 			return false
 		}
 	}
