@@ -159,6 +159,11 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 			src.items[it.ID] = it
 		}
 	}
+	if after.IsZero() && src.v.headLikes == nil {
+		// A first fencepost's page shows its head: the reader's likes of its items are read
+		// while the fencepost is written.
+		src.v.headLikes = src.s.likesAhead(ctx, src.v.access, ids, false)
+	}
 	return ids, all && len(items) <= limit, nil
 }
 
