@@ -123,6 +123,7 @@ func (ss SessionStore) withAccess(ctx context.Context, token string) (dbq.Sessio
 	if !ok || vq.ViewerID != guess {
 		return ss.s.q.SessionWithAccess(ctx, token)
 	}
+	vq.AccessKnown = true // the session's row brings it
 	var r dbq.SessionWithAccessRow
 	var vr dbq.ViewerStateRow
 	errs := ss.s.pipeline(ctx,
@@ -133,6 +134,7 @@ func (ss SessionStore) withAccess(ctx context.Context, token string) (dbq.Sessio
 	}
 	if errs[1] == nil && r.User.ID == guess {
 		if st, err := viewerStateOf(vq, vr); err == nil {
+			st.Access = viewerAccessOf(r.ViewerAccess)
 			su.ahead = &viewerRead{query: vq, state: st}
 		}
 	}

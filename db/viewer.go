@@ -59,6 +59,9 @@ type ViewerQuery struct {
 	// ListID: the followed set is the members of this list of the viewer's (0: the home
 	// feed's). A list that is not the viewer's is not found (ENotFound).
 	ListID int64
+	// AccessKnown: the caller has the viewer's access (read with their session): the state
+	// comes without it.
+	AccessKnown bool
 }
 
 // LoadViewer reads a viewer's state in one round trip.
@@ -78,7 +81,7 @@ func viewerParams(vq ViewerQuery) dbq.ViewerStateParams {
 	}
 	return dbq.ViewerStateParams{ViewerID: vq.ViewerID, SeenFrom: vq.SeenFrom, SeenTo: vq.SeenTo,
 		MinDwellMs: vq.MinDwellMs, FreshSince: vq.FreshSince, ChangesFrom: from, ChangesTo: to, KnownFollowsVersion: vq.FollowsVersion,
-		FenceTemplate: vq.FenceTemplate, FenceAt: timeOrNil(vq.FenceAt), ListID: vq.ListID}
+		FenceTemplate: vq.FenceTemplate, FenceAt: timeOrNil(vq.FenceAt), ListID: vq.ListID, WithAccess: !vq.AccessKnown}
 }
 
 // viewerStateOf is the state the ViewerState query read for vq.
