@@ -136,36 +136,83 @@ const DefaultRecentSpan = 24 * time.Hour
 
 // Arrived lists items that arrived in an interval, newest arrival first.
 func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) {
-	posAt, posID := q.PosAt, q.PosID
-	if posID == 0 {
-		posAt, posID = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 0
+	if out, ok := arrivedAhead(ctx, q); ok {
+		return out, nil
+	}
+	a := s.arrivedRead(ctx, q)
+	var err error
+	switch {
+	case len(a.beside) > 0 && a.pipelined():
+		// Shares read by RecentArrivals: all in one round trip, on one connection.
+		err = a.finish(ctx, s.pipeline(ctx, a.steps()...))
+	default:
+		// Else each on a connection of its own: a page still waits for one round trip.
+		errs := make([]error, 1+len(a.beside))
+		var wg sync.WaitGroup
+		for i, read := range a.beside {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[1+i] = read(s.q)
+			}()
+		}
+		a.shared, errs[0] = s.sharedArrivals(ctx, q, a.followed, a.byFollows, a.posAt, a.posID)
+		a.read = true
+		wg.Wait()
+		err = a.finish(ctx, errs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a.out, nil
+}
+
+// arrivalsRead is the reads of an ArrivedQuery: its followees' shares, their likes and
+// comments beside (a logged-in viewer's home feed), and the viewer's likes it asks for.
+type arrivalsRead struct {
+	ctx          context.Context
+	s            *Store
+	q            ArrivedQuery
+	followed     []int64
+	byFollows    bool
+	posAt        time.Time
+	posID        int64
+	activity     bool
+	beside       []func(*dbq.Queries) error // the activity's read, then the likes'
+	recent       []dbq.RecentArrivalsRow    // the shares as RecentArrivals read them (steps)
+	shared       []Arrival                  // ... or as sharedArrivals did (read)
+	read         bool
+	activityRows []dbq.ActivityArrivalsRow
+	out          []Arrival
+}
+
+func (s *Store) arrivedRead(ctx context.Context, q ArrivedQuery) *arrivalsRead {
+	a := &arrivalsRead{ctx: ctx, s: s, q: q, posAt: q.PosAt, posID: q.PosID}
+	if a.posID == 0 {
+		a.posAt, a.posID = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 0
 	}
 	// A logged-in viewer's large followed set is read from follows in the queries (see there).
-	byFollows := q.Viewer.ID != 0 && !q.SetOnly && q.Followed.Len() >= s.ArrivalsByFollows
-	followed := q.Followed.IDs()
-	if byFollows {
-		followed = []int64{}
+	a.byFollows = q.Viewer.ID != 0 && !q.SetOnly && q.Followed.Len() >= s.ArrivalsByFollows
+	a.followed = q.Followed.IDs()
+	if a.byFollows {
+		a.followed = []int64{}
 	}
-	// Beside the shares: the followees' likes and comments (a logged-in viewer's home feed),
-	// and the viewer's likes asked for.
-	var beside []func(*dbq.Queries) error
-	var rows []dbq.ActivityArrivalsRow
-	activity := q.Activity && q.Viewer.ID != 0
-	if activity {
+	a.activity = q.Activity && q.Viewer.ID != 0
+	if a.activity {
 		actors := []int64{}
 		if q.SetOnly {
 			actors = q.Followed.IDs()
 		}
-		beside = append(beside, func(aq *dbq.Queries) (err error) {
-			rows, err = aq.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{ViewerID: q.Viewer.ID,
+		a.beside = append(a.beside, func(aq *dbq.Queries) (err error) {
+			a.activityRows, err = aq.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{ViewerID: q.Viewer.ID,
 				ByFollows: !q.SetOnly, Followed: actors,
 				Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To,
-				Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip), PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
+				Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip), PosAt: a.posAt, PosID: a.posID, Lim: int32(q.Limit)})
 			return err
 		})
 	}
 	if l := q.Likes; l != nil && len(l.Anchors) > 0 && q.Viewer.ID != 0 {
-		beside = append(beside, func(lq *dbq.Queries) error { // last: its failure fails nothing else
+		a.beside = append(a.beside, func(lq *dbq.Queries) error { // last: its failure fails nothing else
 			rows, err := lq.LikedOf(ctx, likedOfParams(q.Viewer, l.Anchors))
 			if err == nil {
 				l.Liked = likedOf(l.Anchors, rows)
@@ -173,49 +220,55 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 			return err // not read: the caller reads them itself
 		})
 	}
-	var shared []Arrival
-	var err error
-	errs := make([]error, len(beside))
+	return a
+}
+
+// pipelined says whether the reads go in one round trip (steps): the shares are read by
+// RecentArrivals, not from a river.
+func (a *arrivalsRead) pipelined() bool { return !a.s.riverFirst(a.q) && a.s.recentFirst(a.q) }
+
+// steps are the reads for one pipeline: RecentArrivals, then those beside it.
+func (a *arrivalsRead) steps() []func(*dbq.Queries) error {
+	return append([]func(*dbq.Queries) error{func(rq *dbq.Queries) (err error) {
+		a.recent, err = rq.RecentArrivals(a.ctx, a.s.recentParams(a.q, a.followed, a.byFollows, a.posAt, a.posID))
+		return err
+	}}, a.beside...)
+}
+
+// complete says whether the steps read all the shares (else the interval holds more than
+// RecentArrivals reads, and finish reads them again).
+func (a *arrivalsRead) complete() bool {
+	n := len(a.recent)
+	return n == 0 || a.recent[n-1].AnchorID != 0
+}
+
+// finish makes the arrivals (out) of the reads' answers: errs are the shares' read's error,
+// then those beside it.
+func (a *arrivalsRead) finish(ctx context.Context, errs []error) error {
 	switch {
-	case len(beside) > 0 && !s.riverFirst(q) && s.recentFirst(q):
-		// Shares read by RecentArrivals: all in one round trip, on one connection.
-		var recent []dbq.RecentArrivalsRow
-		all := s.pipeline(ctx, append([]func(*dbq.Queries) error{func(rq *dbq.Queries) (err error) {
-			recent, err = rq.RecentArrivals(ctx, s.recentParams(q, followed, byFollows, posAt, posID))
+	case errs[0] != nil && a.read:
+		return errs[0]
+	case errs[0] != nil:
+		return fmt.Errorf("db: recent arrivals: %w", errs[0])
+	case !a.read:
+		shared, err := a.s.sharedAfterRecent(ctx, a.q, a.recent, true, a.followed, a.byFollows, a.posAt, a.posID)
+		if err != nil {
 			return err
-		}}, beside...)...)
-		copy(errs, all[1:])
-		if err = all[0]; err != nil {
-			err = fmt.Errorf("db: recent arrivals: %w", err)
-		} else {
-			shared, err = s.sharedAfterRecent(ctx, q, recent, true, followed, byFollows, posAt, posID)
 		}
-	default:
-		// Else each on a connection of its own: a page still waits for one round trip.
-		var wg sync.WaitGroup
-		for i, read := range beside {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				errs[i] = read(s.q)
-			}()
-		}
-		shared, err = s.sharedArrivals(ctx, q, followed, byFollows, posAt, posID)
-		wg.Wait()
+		a.shared = shared
 	}
-	if err != nil {
-		return nil, err
+	if !a.activity {
+		a.out = a.shared
+		return nil
 	}
-	if !activity {
-		return shared, nil
-	}
-	if errs[0] != nil {
-		return nil, fmt.Errorf("db: activity arrivals: %w", errs[0])
+	if errs[1] != nil {
+		return fmt.Errorf("db: activity arrivals: %w", errs[1])
 	}
 	// The two lists hold different items (an item shared in the interval arrives by its
 	// share), each in arrival order: merged, they are the interval's first Limit arrivals.
-	out := make([]Arrival, 0, min(len(shared)+len(rows), q.Limit))
-	for i, j := 0, 0; len(out) < q.Limit && (i < len(shared) || j < len(rows)); {
+	shared, rows := a.shared, a.activityRows
+	out := make([]Arrival, 0, min(len(shared)+len(rows), a.q.Limit))
+	for i, j := 0, 0; len(out) < a.q.Limit && (i < len(shared) || j < len(rows)); {
 		if j == len(rows) || i < len(shared) && later(shared[i].At, shared[i].AnchorID, rows[j].Arrival, rows[j].AnchorID) {
 			out = append(out, shared[i])
 			i++
@@ -226,7 +279,8 @@ func (s *Store) Arrived(ctx context.Context, q ArrivedQuery) ([]Arrival, error) 
 			User: tributary.UserRef{ID: r.UserID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip}, Commented: r.Commented, At: r.Arrival}})
 		j++
 	}
-	return out, nil
+	a.out = out
+	return nil
 }
 
 // later orders arrivals: newest first, then by anchor id, descending.

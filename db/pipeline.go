@@ -15,31 +15,32 @@ import (
 // runs its query twice, first on a recorder that keeps the statement and its arguments, then
 // on the batch's answer, which it scans as the query always does. A step returns its query's
 // error; the steps after a failed one fail too (the batch is one implicit transaction).
-// Each query runs as a prepared statement, like the queries of genericPlans.
+// Each query runs as a prepared statement, like the queries of genericPlans; those that
+// always run on their generic plan (forcedGeneric) do here too: the setting goes before the
+// first of them and holds to the end of the batch.
 func (s *Store) pipeline(ctx context.Context, steps ...func(*dbq.Queries) error) []error {
 	b := &pgx.Batch{}
-	rec := &recorder{batch: b, generic: true}
-	for _, step := range steps {
+	rec := &recorder{batch: b}
+	settingBefore := make([]bool, len(steps))
+	for i, step := range steps {
+		set := rec.generic
 		if err := step(dbq.New(rec)); !errors.Is(err, errRecorded) {
 			panic("db: pipeline: a step ran no query, or more than one")
 		}
-	}
-	if rec.generic { // every query runs on its generic plan (forcedGeneric): so do they here
-		b.QueuedQueries = append([]*pgx.QueuedQuery{{SQL: "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"}}, b.QueuedQueries...)
+		settingBefore[i] = rec.generic && !set
 	}
 	errs := make([]error, len(steps))
 	br := s.Pool.SendBatch(ctx, b)
-	if rec.generic {
-		if _, err := br.Exec(); err != nil {
-			br.Close()
-			for i := range errs {
-				errs[i] = err
-			}
-			return errs
-		}
-	}
 	answers := answered{br}
 	for i, step := range steps {
+		if settingBefore[i] {
+			if _, err := br.Exec(); err != nil {
+				for j := i; j < len(steps); j++ {
+					errs[j] = err
+				}
+				break
+			}
+		}
 		errs[i] = step(dbq.New(answers))
 	}
 	// Closing reports the first failed query's error again (its step has it), or a failure
@@ -58,12 +59,15 @@ var errRecorded = errors.New("db: pipeline: recorded")
 // recorder queues the statements a pipeline's steps run.
 type recorder struct {
 	batch   *pgx.Batch
-	generic bool // every query so far is forcedGeneric
+	generic bool // the generic-plan setting is queued
 }
 
 func (r *recorder) queue(sql string, args []any) {
+	if !r.generic && forcedGeneric[QueryName(sql)] {
+		r.batch.Queue("SELECT set_config('plan_cache_mode', 'force_generic_plan', true)")
+		r.generic = true
+	}
 	r.batch.Queue(sql, args...)
-	r.generic = r.generic && forcedGeneric[QueryName(sql)]
 }
 
 func (r *recorder) Exec(_ context.Context, sql string, args ...any) (pgconn.CommandTag, error) {

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -42,18 +44,71 @@ func (s *Store) Sessions() SessionStore {
 type SessionUser struct {
 	User   tributary.User
 	Access tributary.Viewer
-	// Ahead, set before the session is read, is the viewer state the request's page will
-	// read, for a viewer id (false: none). The session's read then reads it in the same round
-	// trip for the user this instance last found on the session's token, and keeps it
-	// (ahead) when the session does name that user: a guess the database confirms.
-	Ahead func(viewerID int64) (ViewerQuery, bool)
-	ahead *viewerRead
+	// Ahead, set before the session is read, is what the request's page will read first, for
+	// a viewer id (false: nothing). The session's read then reads it in the same round trip
+	// for the user this instance last found on the session's token, and keeps it when the
+	// session does name that user: a guess the database confirms.
+	Ahead   func(viewerID int64) (Ahead, bool)
+	ahead   *viewerRead
+	arrived atomic.Pointer[arrivedRead]
 }
 
-// viewerRead is a viewer state read with the session, and what it was asked as.
+// Ahead is what a page will read first: its viewer's state and, when its page can guess it
+// (from the reader's last page), the arrivals it will ask for, all asked at Now. The page
+// takes each only when it asks for that very read (ReadAhead, Store.Arrived).
+type Ahead struct {
+	Viewer  ViewerQuery
+	Arrived *ArrivedQuery // nil: none
+	Now     time.Time
+}
+
+// viewerRead is a viewer state read with the session, what it was asked as, and when.
 type viewerRead struct {
 	query ViewerQuery
 	state ViewerState
+	now   time.Time
+}
+
+// arrivedRead is the arrivals read with the session, and what they were asked as.
+type arrivedRead struct {
+	query ArrivedQuery
+	out   []Arrival
+}
+
+// ReadAheadNow is when the page's reads the session's read brought were asked (false: none
+// were): the page is made as of then, so that it asks for the very reads it has.
+func ReadAheadNow(ctx context.Context) (time.Time, bool) {
+	su := SessionUserOf(ctx)
+	if su == nil || su.ahead == nil {
+		return time.Time{}, false
+	}
+	return su.ahead.now, true
+}
+
+// arrivedAhead takes the arrivals the session's read of the request brought when they are
+// q's (the viewer's likes q asks for come with them when they are the same items').
+func arrivedAhead(ctx context.Context, q ArrivedQuery) ([]Arrival, bool) {
+	su := SessionUserOf(ctx)
+	if su == nil {
+		return nil, false
+	}
+	a := su.arrived.Load()
+	if a == nil || !sameArrivals(a.query, q) || !su.arrived.CompareAndSwap(a, nil) {
+		return nil, false
+	}
+	if l, al := q.Likes, a.query.Likes; l != nil && al != nil && al.Liked != nil && slices.Equal(l.Anchors, al.Anchors) {
+		l.Liked = al.Liked
+	}
+	return a.out, true
+}
+
+// sameArrivals says whether two arrival queries read the same (their likes aside).
+func sameArrivals(a, b ArrivedQuery) bool {
+	return a.Source == b.Source && a.Tag == b.Tag && a.Since.Equal(b.Since) && a.Until.Equal(b.Until) &&
+		a.Viewer.ID == b.Viewer.ID && slices.Equal(a.Viewer.Blocked, b.Viewer.Blocked) &&
+		slices.Equal(a.Viewer.PrivateFeeds, b.Viewer.PrivateFeeds) && slices.Equal(a.Followed.IDs(), b.Followed.IDs()) &&
+		a.From.Equal(b.From) && a.To.Equal(b.To) && slices.Equal(a.Skip, b.Skip) && a.PosAt.Equal(b.PosAt) &&
+		a.PosID == b.PosID && a.Limit == b.Limit && a.Activity == b.Activity && a.SetOnly == b.SetOnly
 }
 
 // ReadAhead takes the viewer state the session's read of the request brought for vq's
@@ -119,24 +174,41 @@ func (ss SessionStore) withAccess(ctx context.Context, token string) (dbq.Sessio
 	if su == nil || su.Ahead == nil || !ok {
 		return ss.s.q.SessionWithAccess(ctx, token)
 	}
-	vq, ok := su.Ahead(guess)
+	ahead, ok := su.Ahead(guess)
+	vq := ahead.Viewer
 	if !ok || vq.ViewerID != guess {
 		return ss.s.q.SessionWithAccess(ctx, token)
 	}
 	vq.AccessKnown = true // the session's row brings it
 	var r dbq.SessionWithAccessRow
 	var vr dbq.ViewerStateRow
-	errs := ss.s.pipeline(ctx,
+	steps := []func(*dbq.Queries) error{
 		func(q *dbq.Queries) (err error) { r, err = q.SessionWithAccess(ctx, token); return err },
-		func(q *dbq.Queries) (err error) { vr, err = q.ViewerState(ctx, viewerParams(vq)); return err })
+		func(q *dbq.Queries) (err error) { vr, err = q.ViewerState(ctx, viewerParams(vq)); return err }}
+	var arrivals *arrivalsRead
+	if aq := ahead.Arrived; aq != nil && aq.Viewer.ID == guess {
+		if arrivals = ss.s.arrivedRead(ctx, *aq); arrivals.pipelined() {
+			steps = append(steps, arrivals.steps()...)
+		} else {
+			arrivals = nil
+		}
+	}
+	errs := ss.s.pipeline(ctx, steps...)
 	if errs[0] != nil {
 		return r, errs[0]
 	}
-	if errs[1] == nil && r.User.ID == guess {
-		if st, err := viewerStateOf(vq, vr); err == nil {
-			st.Access = viewerAccessOf(r.ViewerAccess)
-			su.ahead = &viewerRead{query: vq, state: st}
-		}
+	if errs[1] != nil || r.User.ID != guess {
+		return r, nil
+	}
+	st, err := viewerStateOf(vq, vr)
+	if err != nil {
+		return r, nil
+	}
+	st.Access = viewerAccessOf(r.ViewerAccess)
+	su.ahead = &viewerRead{query: vq, state: st, now: ahead.Now}
+	// The arrivals are kept when read whole; the page takes them only if it asks for them.
+	if arrivals != nil && arrivals.complete() && arrivals.finish(ctx, errs[2:]) == nil {
+		su.arrived.Store(&arrivedRead{query: arrivals.q, out: arrivals.out})
 	}
 	return r, nil
 }

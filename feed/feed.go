@@ -54,12 +54,15 @@ type Service struct {
 	rank  *rankIndex
 	// Viewers' followed sets by version (users.follows_version): read again only when changed.
 	followed *lru.Cache[int64, versionedSet]
-	tails    *lru.Cache[tailKey, *tailBatch]
-	searches *lru.Cache[string, *searchCandidates] // searches' candidates (searchcache.go)
-	cards    *cards                                // items' rows and public talk (cards.go)
-	keys     *keyring
-	bus      *site.Bus     // nil: this process is the whole site
-	fanout   chan struct{} // new posts were heard of: RunRivers fans them out
+	// The fence each reader's last first page left, to guess the next page's reads from
+	// (lastPage, ReadAhead).
+	lastPages *lru.Cache[FenceKey, lastPage]
+	tails     *lru.Cache[tailKey, *tailBatch]
+	searches  *lru.Cache[string, *searchCandidates] // searches' candidates (searchcache.go)
+	cards     *cards                                // items' rows and public talk (cards.go)
+	keys      *keyring
+	bus       *site.Bus     // nil: this process is the whole site
+	fanout    chan struct{} // new posts were heard of: RunRivers fans them out
 }
 
 // New builds a Service; now defaults to time.Now.
@@ -81,7 +84,7 @@ func New(store *db.Store, cfg Config, now func() time.Time) *Service {
 	}
 	return &Service{store: store, cfg: cfg, now: now, anon: newAnonCache(cfg.AnonTTL, cfg.AnonCacheSize, now),
 		rank: newRankIndex(store, slog.Default()), followed: lru.NewWeighed[int64](time.Hour, 20000, followedBudget, func(v versionedSet) int { return v.set.Bytes() }, now),
-		tails: lru.New[tailKey, *tailBatch](10*time.Minute, 4096, now), searches: newSearchCache(now), cards: newCards(now), keys: keys,
+		tails: lru.New[tailKey, *tailBatch](10*time.Minute, 4096, now), lastPages: lru.New[FenceKey, lastPage](time.Hour, 20_000, now), searches: newSearchCache(now), cards: newCards(now), keys: keys,
 		fanout: make(chan struct{}, 1)}
 }
 
@@ -241,6 +244,9 @@ func (s *Service) AnonPage(ctx context.Context, q tributary.FeedQuery, kind stri
 
 func (s *Service) page(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery) (tributary.Timeline, error) {
 	now := s.now()
+	if t, ok := db.ReadAheadNow(ctx); ok {
+		now = t // the page is made as of its reads brought with the session
+	}
 	var c Cursor
 	if q.Cursor != "" {
 		var err error
@@ -267,6 +273,9 @@ func (s *Service) page(ctx context.Context, viewer *tributary.User, q tributary.
 	}
 	if err != nil {
 		return tributary.Timeline{}, err
+	}
+	if q.Cursor == "" || refreshed {
+		r.remember(p)
 	}
 	t := r.timeline(p, time.Time{})
 	t.Refreshed = refreshed

@@ -96,7 +96,8 @@ type Page struct {
 	In        []time.Time // the fencepost each id comes from
 	Next      *Cursor
 	Fencepost time.Time
-	New       bool // a new fencepost was committed for this page
+	Head      []int64 // that fencepost's head (first pages)
+	New       bool    // a new fencepost was committed for this page
 }
 
 func (p *Page) add(id int64, at time.Time) {
@@ -157,7 +158,7 @@ func (f Fence) First(ctx context.Context, k FenceKey, now time.Time, limit int) 
 		return Page{IDs: []int64{}}, nil
 	}
 	p, err := f.fill(ctx, k, fp, Cursor{At: fp.At, Seg: segHead}, limit)
-	p.New = created
+	p.New, p.Head = created, fp.Head
 	return p, err
 }
 

@@ -114,22 +114,55 @@ func (s *Service) loadViewer(ctx context.Context, vq db.ViewerQuery, known versi
 	return s.store.LoadViewer(ctx, vq)
 }
 
-// ReadAhead is, for the session's read of a request for q's page (db.SessionUser.Ahead), the
-// viewer state that page will read for a viewer: false when its cursor cannot be read
-// without the database (the page then reads its state itself).
-func (s *Service) ReadAhead(q tributary.FeedQuery) func(viewerID int64) (db.ViewerQuery, bool) {
-	return func(viewerID int64) (db.ViewerQuery, bool) {
+// ReadAhead is, for the session's read of a request for q's page (db.SessionUser.Ahead),
+// what that page will read first for a viewer: its state and, for a first page of the home
+// feed whose reader's last first page this instance served, the arrivals since the fence's
+// latest fencepost as that page left it (lastPage). False when its cursor cannot be read
+// without the database (the page then reads it all itself).
+func (s *Service) ReadAhead(q tributary.FeedQuery) func(viewerID int64) (db.Ahead, bool) {
+	return func(viewerID int64) (db.Ahead, bool) {
 		now := s.now()
-		k := fenceKey(&tributary.User{ID: viewerID}, q)
+		viewer := &tributary.User{ID: viewerID}
+		k := fenceKey(viewer, q)
 		var at time.Time
 		if q.Cursor != "" {
 			c, err := s.keys.decodeKnown(q.Cursor, k, now)
 			if err != nil {
-				return db.ViewerQuery{}, false
+				return db.Ahead{}, false
 			}
 			at = c.At
 		}
-		vq, _ := s.viewerQuery(viewerID, q.List, now, k, at)
-		return vq, true
+		vq, known := s.viewerQuery(viewerID, q.List, now, k, at)
+		ahead := db.Ahead{Viewer: vq, Now: now}
+		if last, ok := s.lastPages.Get(k); ok && q.Cursor == "" && q.List == 0 && known.version != 0 {
+			// The arrivals as First will ask for them (fencepost.go), from the same source.
+			v := viewerState{access: last.access, followed: known.set, activity: last.activity, setOnly: last.setOnly}
+			aq := s.newSource(viewer, v, q, now).arrivedQuery(last.at, now.UTC().Truncate(time.Microsecond), Pos{}, nil, s.cfg.LiveCap)
+			if len(last.head) > 0 && s.keptTalk(last.access) {
+				aq.Likes = &db.LikesRead{Anchors: last.head}
+			}
+			ahead.Arrived = &aq
+		}
+		return ahead, true
 	}
+}
+
+// lastPage is what a reader's first page left on this instance: the fence's latest fencepost
+// with its head, and the reader's terms its arrivals are read with. The next first page's
+// arrivals are guessed from it, and the guess is used only when that page asks for the very
+// same read (db.Store.Arrived).
+type lastPage struct {
+	at                time.Time
+	head              []int64
+	access            tributary.Viewer
+	activity, setOnly bool
+}
+
+// remember keeps what a first page of the home feed left (lastPage).
+func (r *request) remember(p Page) {
+	if r.src.viewer == nil || r.src.q.List != 0 || p.Fencepost.IsZero() {
+		return
+	}
+	v := r.src.v
+	r.src.s.lastPages.Put(r.key, lastPage{at: p.Fencepost, head: p.Head, access: v.access, activity: v.activity, setOnly: v.setOnly})
 }

@@ -82,10 +82,10 @@ func (s *Server) session(next http.Handler) http.Handler {
 	})
 }
 
-// readAhead is, for a request of a home feed page, the viewer state its page will read, for
+// readAhead is, for a request of a home feed page, what its page will read first, for
 // the session's read to bring along in the same round trip (db.SessionUser.Ahead); nil for
 // other requests.
-func (s *Server) readAhead(r *http.Request) func(int64) (db.ViewerQuery, bool) {
+func (s *Server) readAhead(r *http.Request) func(int64) (db.Ahead, bool) {
 	if r.Method != http.MethodGet || !homePages[r.URL.Path] {
 		return nil
 	}

@@ -3,8 +3,10 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,8 +18,10 @@ import (
 	"github.com/alexedwards/scs/v2"
 	"golang.org/x/crypto/bcrypt"
 
+	"tributary"
 	"tributary/db"
 	"tributary/db/dbtest"
+	"tributary/feed"
 	"tributary/web"
 )
 
@@ -207,4 +211,135 @@ func TestHomePagesReadTheViewerWithTheSession(t *testing.T) {
 	// The guess is now bob: the next page is read together again.
 	ada.activityPage()
 	together("after the token changed hands", log.TakeTrips())
+}
+
+// A return to the home feed, on the instance that served the reader's last first page, reads
+// the arrivals since that page's fencepost in the session's round trip too (guessed from that
+// page, used only when the page asks for the very same read). Two readers who follow the same
+// people see the same pages whatever happens between their returns: ada through the server
+// (her arrivals read ahead), ann through a feed service of her own (read as usual).
+func TestReturnsReadTheirArrivalsWithTheSession(t *testing.T) {
+	a, log := newTracedApp(t)
+	a.store.Rivers.Off = true // arrivals by fanout on read, as served by default
+	ada, cy, dee, eve, bob := a.client(), a.client(), a.client(), a.client(), a.client()
+	for h, c := range map[string]*client{"ada": ada, "ann": a.client(), "cy": cy, "dee": dee, "eve": eve, "bob": bob} {
+		c.signup(h)
+	}
+	ctx := context.Background()
+	var annID int64
+	if err := a.store.Pool.QueryRow(ctx, "SELECT id FROM users WHERE handle = 'ann'").Scan(&annID); err != nil {
+		t.Fatal(err)
+	}
+	follow := func(handle string) {
+		t.Helper()
+		ada.post("/u/"+handle+"/follow", url.Values{})
+		if _, err := a.store.Pool.Exec(ctx, `INSERT INTO follows (follower_id, followed_id, state, created_at)
+			SELECT $1, id, 'active', now() FROM users WHERE handle = $2`, annID, handle); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.store.Pool.Exec(ctx, "UPDATE users SET follows_version = follows_version + 1 WHERE id = $1", annID); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.store.ResetFences(ctx, annID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	follow("cy")
+	follow("dee")
+	var posts []int64
+	share := func(c *client, link string) {
+		t.Helper()
+		post, _ := c.shareAs(link)
+		posts = append(posts, post)
+	}
+	share(cy, "https://cy.example.com/0")
+	share(dee, "https://dee.example.com/0")
+
+	annFeed := feed.New(a.store, feed.DefaultConfig(), func() time.Time { return a.now })
+	ann := tributary.User{ID: annID, Handle: "ann"}
+	read := 0
+	same := func(step string) {
+		t.Helper()
+		log.TakeTrips()
+		got := ada.activityPage()
+		for _, trip := range log.TakeTrips() {
+			if slices.Contains(trip, "SessionWithAccess") && slices.Contains(trip, "RecentArrivals") {
+				read++
+			}
+		}
+		q, err := tributary.ParseFeedQuery(url.Values{}) // as GET /api/timeline asks
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := annFeed.Timeline(ctx, &ann, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g, w []int64
+		for _, it := range got.Items {
+			g = append(g, it.ID)
+		}
+		for _, it := range want.Items {
+			w = append(w, it.ID)
+		}
+		if !slices.Equal(g, w) {
+			t.Fatalf("%s: ada's page %v, ann's %v", step, g, w)
+		}
+	}
+	same("a cold first page")
+	same("a return with nothing new")
+	if read != 1 {
+		t.Fatalf("a return with nothing new read its arrivals apart from the session (%d of 1 with it)", read)
+	}
+	// Another instance on the same database, where ada's pages move her fence too.
+	other := web.NewServer(web.Config{Store: a.store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Now: func() time.Time { return a.now }, HashCost: bcrypt.MinCost})
+	b := &app{t: t, store: a.store, srv: httptest.NewServer(other.Handler())}
+	t.Cleanup(func() { other.CloseStreams(); b.srv.Close() })
+	adaB := b.client()
+	adaB.http.Jar.SetCookies(mustURL(b.srv.URL), ada.http.Jar.Cookies(mustURL(a.srv.URL)))
+	rng := rand.New(rand.NewPCG(11, 13))
+	for i := range 40 {
+		a.now = a.now.Add(time.Duration(1+rng.IntN(120)) * time.Second)
+		var step string
+		switch rng.IntN(8) {
+		case 7:
+			step = "cy shares, and both read on another instance"
+			share(cy, fmt.Sprintf("https://cy.example.com/b%d", i+1))
+			adaB.activityPage()
+			q, _ := tributary.ParseFeedQuery(url.Values{})
+			if _, err := feed.New(a.store, feed.DefaultConfig(), func() time.Time { return a.now }).Timeline(ctx, &ann, q); err != nil {
+				t.Fatal(err)
+			}
+			a.now = a.now.Add(time.Second)
+			share(dee, fmt.Sprintf("https://dee.example.com/b%d", i+1))
+		case 0, 1:
+			step = "cy shares"
+			share(cy, fmt.Sprintf("https://cy.example.com/%d", i+1))
+		case 2:
+			step = "dee shares"
+			share(dee, fmt.Sprintf("https://dee.example.com/%d", i+1))
+		case 3:
+			step = "bob, not followed, shares"
+			share(bob, fmt.Sprintf("https://bob.example.com/%d", i+1))
+		case 4:
+			step = "cy comments on a post (bob's, or one deleted)"
+			if r := cy.post(fmt.Sprintf("/p/%d/comments", posts[rng.IntN(len(posts))]), url.Values{"body": {"Look."}}); r.status != http.StatusSeeOther && r.status != http.StatusNotFound {
+				t.Fatalf("comment: %d", r.status)
+			}
+		case 5:
+			step = "dee deletes a share"
+			dee.post(fmt.Sprintf("/posts/%d/delete", posts[rng.IntN(len(posts))]), url.Values{})
+		case 6:
+			step = "nothing"
+		}
+		same(fmt.Sprintf("after step %d (%s)", i, step))
+	}
+	t.Logf("read ahead: %d", read)
+	if read < 20 {
+		t.Errorf("only %d of 42 returns read their arrivals with the session", read)
+	}
+	follow("eve")
+	share(eve, "https://eve.example.com/0")
+	same("after a new follow")
 }
