@@ -97,7 +97,8 @@ type Page struct {
 	Next      *Cursor
 	Fencepost time.Time
 	Head      []int64 // that fencepost's head (first pages)
-	New       bool    // a new fencepost was committed for this page
+	New       bool    // a new fencepost was committed for this page ...
+	Started   bool    // ... and it is its fence's first
 }
 
 func (p *Page) add(id int64, at time.Time) {
@@ -158,7 +159,7 @@ func (f Fence) First(ctx context.Context, k FenceKey, now time.Time, limit int) 
 		return Page{IDs: []int64{}}, nil
 	}
 	p, err := f.fill(ctx, k, fp, Cursor{At: fp.At, Seg: segHead}, limit)
-	p.New, p.Head = created, fp.Head
+	p.New, p.Started, p.Head = created, created && after.IsZero(), fp.Head
 	return p, err
 }
 

@@ -158,9 +158,11 @@ type lastPage struct {
 	activity, setOnly bool
 }
 
-// remember keeps what a first page of the home feed left (lastPage).
+// remember keeps what a first page of the home feed left (lastPage). Not a page that started
+// its fence: that came after the fence was reset (a follow, an eviction), by any instance,
+// and the page after it would read arrivals since a fencepost that may be gone again.
 func (r *request) remember(p Page) {
-	if r.src.viewer == nil || r.src.q.List != 0 || p.Fencepost.IsZero() {
+	if r.src.viewer == nil || r.src.q.List != 0 || p.Fencepost.IsZero() || p.Started {
 		return
 	}
 	v := r.src.v
