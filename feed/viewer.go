@@ -158,11 +158,16 @@ type lastPage struct {
 	activity, setOnly bool
 }
 
-// remember keeps what a first page of the home feed left (lastPage). Not a page that started
-// its fence: that came after the fence was reset (a follow, an eviction), by any instance,
-// and the page after it would read arrivals since a fencepost that may be gone again.
+// remember keeps what a first page of the home feed left (lastPage). A page that started its
+// fence forgets it instead: it came after the fence was reset (a follow, an eviction), by any
+// instance, and the page after it would read arrivals since a fencepost that may be gone
+// again (a guess from before the reset would read them since one that is gone).
 func (r *request) remember(p Page) {
-	if r.src.viewer == nil || r.src.q.List != 0 || p.Fencepost.IsZero() || p.Started {
+	if r.src.viewer == nil || r.src.q.List != 0 || p.Fencepost.IsZero() {
+		return
+	}
+	if p.Started {
+		r.src.s.lastPages.Delete(r.key)
 		return
 	}
 	v := r.src.v
