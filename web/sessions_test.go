@@ -345,7 +345,18 @@ func TestReturnsReadTheirArrivalsWithTheSession(t *testing.T) {
 	if read < 20 {
 		t.Errorf("only %d of 43 returns read their arrivals with the session", read)
 	}
+	// A follow resets the fence: the page after it starts the fence again and forgets the last
+	// page, so the return after that guesses nothing (reads as usual), the next one again.
 	follow("eve")
 	share(eve, "https://eve.example.com/0")
 	same("after a new follow")
+	read = 0
+	same("a return after the follow")
+	if read != 0 {
+		t.Errorf("the return after a page that started its fence read arrivals with the session, since a fencepost from before the reset")
+	}
+	same("a second return after the follow")
+	if read != 1 {
+		t.Errorf("the second return after the follow read its arrivals apart from the session")
+	}
 }
