@@ -207,7 +207,7 @@ func (ss SessionStore) withAccess(ctx context.Context, token string) (dbq.Sessio
 	st.Access = viewerAccessOf(r.ViewerAccess)
 	su.ahead = &viewerRead{query: vq, state: st, now: ahead.Now}
 	// The arrivals are kept when read whole; the page takes them only if it asks for them.
-	if arrivals != nil && arrivals.complete() && arrivals.finish(ctx, errs[2:]) == nil {
+	if arrivals != nil && arrivals.complete() && arrivals.finish(errs[2:]) == nil {
 		su.arrived.Store(&arrivedRead{query: arrivals.q, out: arrivals.out})
 	}
 	return r, nil
