@@ -216,14 +216,31 @@ func TestHomePagesReadTheViewerWithTheSession(t *testing.T) {
 // A return to the home feed, on the instance that served the reader's last first page, reads
 // the arrivals since that page's fencepost in the session's round trip too (guessed from that
 // page, used only when the page asks for the very same read). Two readers who follow the same
-// people see the same pages whatever happens between their returns: ada through the server
-// (her arrivals read ahead), ann through a feed service of her own (read as usual).
+// people, hide the same items and are banned by the same author see the same pages whatever
+// happens between their returns (shares, comments, likes, deletions, visibility changes,
+// bans and their lifting, a followee dropping them): ada through the server (her arrivals
+// read ahead), ann through a feed service of her own (read as usual). No item of an author
+// who banned them while protected is ever on a page.
 func TestReturnsReadTheirArrivalsWithTheSession(t *testing.T) {
 	a, log := newTracedApp(t)
 	a.store.Rivers.Off = true // arrivals by fanout on read, as served by default
-	ada, cy, dee, eve, bob := a.client(), a.client(), a.client(), a.client(), a.client()
-	for h, c := range map[string]*client{"ada": ada, "ann": a.client(), "cy": cy, "dee": dee, "eve": eve, "bob": bob} {
+	ada, annC, cy, dee, eve, bob := a.client(), a.client(), a.client(), a.client(), a.client(), a.client()
+	for h, c := range map[string]*client{"ada": ada, "ann": annC, "cy": cy, "dee": dee, "eve": eve, "bob": bob} {
 		c.signup(h)
+	}
+	// Bob, whom neither follows, shares to those who sign in: dee's comments bring his posts
+	// in, and his bans take them out.
+	if r := bob.post("/settings/visibility", url.Values{"visibility": {"protected"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("bob goes protected: %d", r.status)
+	}
+	// both does an action as ada and as ann, her twin, and accepts the statuses given.
+	both := func(path string, ok ...int) {
+		t.Helper()
+		for _, c := range []*client{ada, annC} {
+			if r := c.post(path, url.Values{}); !slices.Contains(ok, r.status) {
+				t.Fatalf("%s: %d: %s", path, r.status, r.body)
+			}
+		}
 	}
 	ctx := context.Background()
 	var annID int64
@@ -258,7 +275,7 @@ func TestReturnsReadTheirArrivalsWithTheSession(t *testing.T) {
 	annFeed := feed.New(a.store, feed.DefaultConfig(), func() time.Time { return a.now })
 	ann := tributary.User{ID: annID, Handle: "ann"}
 	read := 0
-	same := func(step string) {
+	same := func(step string) []int64 {
 		t.Helper()
 		log.TakeTrips()
 		got := ada.activityPage()
@@ -285,6 +302,7 @@ func TestReturnsReadTheirArrivalsWithTheSession(t *testing.T) {
 		if !slices.Equal(g, w) {
 			t.Fatalf("%s: ada's page %v, ann's %v", step, g, w)
 		}
+		return g
 	}
 	// A page that started its fence is not guessed from: the return after it reads as usual,
 	// the one after that with the session.
@@ -305,10 +323,63 @@ func TestReturnsReadTheirArrivalsWithTheSession(t *testing.T) {
 	adaB := b.client()
 	adaB.http.Jar.SetCookies(mustURL(b.srv.URL), ada.http.Jar.Cookies(mustURL(a.srv.URL)))
 	rng := rand.New(rand.NewPCG(11, 13))
-	for i := range 40 {
+	bobBans, followCy := false, true
+	hidden := map[int64]bool{}
+	var bobs []int64 // bob's posts
+	bobItems := map[int64]bool{}
+	shown := 0 // pages that showed an item of bob's
+	for i := range 70 {
 		a.now = a.now.Add(time.Duration(1+rng.IntN(120)) * time.Second)
 		var step string
-		switch rng.IntN(8) {
+		switch rng.IntN(15) {
+		case 8:
+			vis := []string{"public", "protected", "private"}[rng.IntN(3)]
+			step = "cy goes " + vis
+			if r := cy.post("/settings/visibility", url.Values{"visibility": {vis}}); r.status != http.StatusSeeOther {
+				t.Fatalf("%s: %d", step, r.status)
+			}
+		case 9, 14:
+			bobBans = !bobBans
+			verb := "ban"
+			step = "bob bans both"
+			if !bobBans {
+				step, verb = "bob lifts his bans", "unban"
+			}
+			for _, h := range []string{"ada", "ann"} {
+				if r := bob.post("/u/"+h+"/"+verb, url.Values{}); r.status != http.StatusSeeOther {
+					t.Fatalf("%s: %d", step, r.status)
+				}
+			}
+		case 10:
+			p := posts[rng.IntN(len(posts))]
+			step = fmt.Sprintf("both hide post %d", p)
+			verb := "hide"
+			if hidden[p] {
+				step, verb = fmt.Sprintf("both bring back post %d", p), "unhide"
+			}
+			hidden[p] = !hidden[p]
+			both(fmt.Sprintf("/p/%d/%s", p, verb), http.StatusSeeOther, http.StatusNotFound)
+		case 11:
+			step = "cy likes a post"
+			cy.post(fmt.Sprintf("/p/%d/like", posts[rng.IntN(len(posts))]), url.Values{})
+		case 12:
+			// Cy drops both as followers (and readers, when private), or both follow again
+			// and cy approves them when asked.
+			if followCy {
+				step = "cy drops both as followers"
+				for _, h := range []string{"ada", "ann"} {
+					if r := cy.post("/settings/followers/"+h+"/remove", url.Values{}); r.status != http.StatusSeeOther {
+						t.Fatalf("%s: %d: %s", step, r.status, r.body)
+					}
+				}
+			} else {
+				step = "both follow cy again"
+				both("/u/cy/follow", http.StatusSeeOther)
+				for _, h := range []string{"ada", "ann"} {
+					cy.post("/settings/requests/"+h+"/approve", url.Values{})
+				}
+			}
+			followCy = !followCy
 		case 7:
 			step = "cy shares, and both read on another instance"
 			share(cy, fmt.Sprintf("https://cy.example.com/b%d", i+1))
@@ -327,7 +398,16 @@ func TestReturnsReadTheirArrivalsWithTheSession(t *testing.T) {
 			share(dee, fmt.Sprintf("https://dee.example.com/%d", i+1))
 		case 3:
 			step = "bob, not followed, shares"
-			share(bob, fmt.Sprintf("https://bob.example.com/%d", i+1))
+			post, item := bob.shareAs(fmt.Sprintf("https://bob.example.com/%d", i+1))
+			posts, bobs = append(posts, post), append(bobs, post)
+			bobItems[item] = true
+		case 13:
+			step = "dee comments on a post of bob's"
+			if len(bobs) > 0 {
+				if r := dee.post(fmt.Sprintf("/p/%d/comments", bobs[rng.IntN(len(bobs))]), url.Values{"body": {"Look."}}); r.status != http.StatusSeeOther {
+					t.Fatalf("%s: %d", step, r.status)
+				}
+			}
 		case 4:
 			step = "cy comments on a post (bob's, or one deleted)"
 			if r := cy.post(fmt.Sprintf("/p/%d/comments", posts[rng.IntN(len(posts))]), url.Values{"body": {"Look."}}); r.status != http.StatusSeeOther && r.status != http.StatusNotFound {
@@ -339,11 +419,21 @@ func TestReturnsReadTheirArrivalsWithTheSession(t *testing.T) {
 		case 6:
 			step = "nothing"
 		}
-		same(fmt.Sprintf("after step %d (%s)", i, step))
+		page := same(fmt.Sprintf("after step %d (%s)", i, step))
+		for _, id := range page {
+			if bobItems[id] && bobBans {
+				t.Fatalf("after step %d (%s): item %d of bob's, who banned ada, is on her page", i, step, id)
+			} else if bobItems[id] {
+				shown++
+			}
+		}
+	}
+	if shown == 0 {
+		t.Error("no page showed an item of bob's")
 	}
 	t.Logf("read ahead: %d", read)
-	if read < 20 {
-		t.Errorf("only %d of 43 returns read their arrivals with the session", read)
+	if read < 25 {
+		t.Errorf("only %d of 73 returns read their arrivals with the session", read)
 	}
 	// A follow resets the fence: the page after it starts the fence again and forgets the last
 	// page, so the return after that guesses nothing (reads as usual), the next one again.
