@@ -191,3 +191,85 @@ func TestRankIndexReadyMovesItsCursor(t *testing.T) {
 		t.Fatalf("change applied: ready %v, cursor %d; want ready, cursor 170", st != nil, x.cursor())
 	}
 }
+
+// BenchmarkRankTopHeavyFollower ranks a copy of 200,000 rows shared by 40,000 users for a
+// reader who follows 2,000 of them, through the sharers' rows (as a set that size reads at
+// 4M posts).
+func BenchmarkRankTopHeavyFollower(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	t0 := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	base := make([]db.RankRow, 0, 200_000)
+	for id := int64(1); id <= 200_000; id++ {
+		m := db.SnapshotMatch{AnchorID: id, Score: rng.Float64() * 30, Date: t0.Add(-time.Duration(rng.IntN(180*24)) * time.Hour), AllPublic: true}
+		for range 1 + rng.IntN(3) {
+			m.SharerIDs = append(m.SharerIDs, int64(1+rng.IntN(40_000)))
+		}
+		base = append(base, db.NewRankRow(m, "", nil, tributary.PostAccess{Public: true}))
+	}
+	slices.SortFunc(base, compareRank)
+	st := newRankState(t0, 0, base)
+	st.sharedMax = 1 << 30
+	var followed []int64
+	for len(followed) < 2000 {
+		followed = append(followed, int64(1+rng.IntN(40_000)))
+	}
+	set := tributary.NewIDSet(followed)
+	f := rankFilter{viewer: tributary.Viewer{ID: 40_001}}
+	b.ResetTimer()
+	for range b.N {
+		if len(st.top(tributary.DefaultWeights, f, set, nil, 30)) != 30 {
+			b.Fatal("not 30 rows")
+		}
+	}
+}
+
+// TestPosMergeMerges checks the window merge against counting every position of every list,
+// on lists of every density, with positions shared by more than 255 lists.
+func TestPosMergeMerges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for round := range 300 {
+		positions := 1 + rng.IntN(1<<rng.IntN(18))
+		lists := make([][]int32, rng.IntN(300))
+		want := map[int32]int{}
+		for i := range lists {
+			k := rng.IntN(1 + min(positions, 1<<rng.IntN(12)))
+			seen := map[int32]bool{}
+			for range k {
+				p := int32(rng.IntN(positions))
+				if round%10 == 0 {
+					p = int32(rng.IntN(min(positions, 3))) // many lists on a few positions
+				}
+				if !seen[p] {
+					seen[p] = true
+					lists[i] = append(lists[i], p)
+					want[p]++
+				}
+			}
+			slices.Sort(lists[i])
+			if len(lists[i]) == 0 {
+				lists[i] = nil
+			}
+		}
+		lists = slices.DeleteFunc(lists, func(l []int32) bool { return len(l) == 0 })
+		m := newPosMerge(slices.Clone(lists), positions)
+		last := int32(-1)
+		got := 0
+		for {
+			p, n := m.next()
+			if n == 0 {
+				break
+			}
+			if p <= last {
+				t.Fatalf("round %d: position %d after %d", round, p, last)
+			}
+			if w := min(want[p], 255); n != w {
+				t.Fatalf("round %d: position %d in %d lists, want %d", round, p, n, w)
+			}
+			last = p
+			got++
+		}
+		if got != len(want) {
+			t.Fatalf("round %d: %d positions, want %d", round, got, len(want))
+		}
+	}
+}

@@ -2,7 +2,7 @@ package feed
 
 import (
 	"cmp"
-	"container/heap"
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"slices"
@@ -46,53 +46,48 @@ func (st *rankState) redone(id int64) bool {
 	return ok
 }
 
-// sharedRows reports whether the rows a followed set shared are few enough to be read
-// through sharedBy rather than by reading every row in order: merging the sharers' lists
-// costs about log2(lists) per row read, the scan a probe of the set per row of the copy down
-// to the same place, which lies 1/p rows further for a set that shared a fraction p of the
-// rows. So the merge wins while the rows shared times log2(lists) stay under the rows of the
-// copy (max).
-func (st *rankState) sharedRows(ids []int64, max int) bool {
+// sharedRows returns the lists of rows a followed set shared (sharedBy), when they are few
+// enough to be read rather than reading every row in order (ok false). Reading every row
+// costs a probe of the set per row of the copy down to the place the ranking stops, which
+// lies 1/p rows further for a set that shared a fraction p of the rows, but reads the rows
+// in memory order. The lists are read while the rows shared times log2(lists) stay under
+// the rows of the copy (max). That bound was set when the lists were merged by a heap; with
+// posMerge it still holds: a reader of 2,457 followees who shared 41,113 of 115,983 rows
+// ranks faster by reading every row (1.71–1.73 against 1.84–2.01 ms for a cold first page,
+// read through the lists when the bound is rows shared × 2).
+func (st *rankState) sharedRows(ids []int64, max int) (lists [][]int32, ok bool) {
 	total, per := 0, bits.Len(uint(len(ids)))
-	for _, id := range ids {
-		if total += len(st.sharedBy[id]); total*per > max {
-			return false
-		}
-	}
-	return true
-}
-
-// eachShared calls fn with the current rows that some of ids shared, in score order, and
-// how many of ids shared each (up to most), until fn returns false. It merges the sharers'
-// lists of rows as it goes (each is in score order), so it reads no further than fn does,
-// and a row's count is the number of lists it comes up in. A redone row is counted with
-// IDSet.CountUpTo.
-func (st *rankState) eachShared(ids []int64, followed tributary.IDSet, most int, fn func(r *db.RankRow, n int) bool) {
-	h := make(posHeap, 0, len(ids))
+	lists = make([][]int32, 0, len(ids))
 	for _, id := range ids {
 		if at := st.sharedBy[id]; len(at) > 0 {
-			h = append(h, at)
+			if total += len(at); total*per > max {
+				return nil, false
+			}
+			lists = append(lists, at)
 		}
 	}
-	heap.Init(&h)
+	return lists, true
+}
+
+// eachShared calls fn with the current rows in the followed set's lists (sharedRows), in
+// score order, and how many of the set shared each (up to most), until fn returns false. It
+// merges the lists as it goes (each is in score order; posMerge), so it reads no further
+// than fn does, and a row's count is the number of lists it comes up in. A redone row is
+// counted with IDSet.CountUpTo.
+func (st *rankState) eachShared(lists [][]int32, followed tributary.IDSet, most int, fn func(r *db.RankRow, n int) bool) {
+	m := newPosMerge(lists, len(st.base))
 	// next is the next row of the base that some of ids shared and that is not redone, with
 	// the number of lists it is in (nil: none left).
 	next := func() (*db.RankRow, int) {
-		for h.Len() > 0 {
-			pos, n := h[0][0], 0
-			for h.Len() > 0 && h[0][0] == pos {
-				n++
-				if h[0] = h[0][1:]; len(h[0]) == 0 {
-					heap.Pop(&h)
-				} else {
-					heap.Fix(&h, 0)
-				}
+		for {
+			pos, n := m.next()
+			if n == 0 {
+				return nil, 0
 			}
 			if r := &st.base[pos]; !st.redone(r.AnchorID) {
 				return r, n
 			}
 		}
-		return nil, 0
 	}
 	r, n := next()
 	for j := 0; r != nil || j < len(st.delta); {
@@ -111,18 +106,82 @@ func (st *rankState) eachShared(ids []int64, followed tributary.IDSet, most int,
 	}
 }
 
-// posHeap merges ascending lists of positions: the list with the smallest head first.
-type posHeap [][]int32
+// posMerge merges ascending lists of positions a window of positions at a time: it moves
+// each list past the window, counting its positions there, then reads the window's counts
+// in order. A window holds about as many positions as there are lists, so a position read
+// costs a look at a list's head and a count or two, where a heap of the lists would cost
+// log2(lists) comparisons and moves.
+type posMerge struct {
+	lists  [][]int32 // what is left of each list past the window
+	from   int32     // the window's first position
+	counts []uint8   // positions from..from+len(counts)-1: lists they are in, up to 255
+	i      int       // the next position of the window to read
+}
 
-func (h posHeap) Len() int           { return len(h) }
-func (h posHeap) Less(i, j int) bool { return h[i][0] < h[j][0] }
-func (h posHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *posHeap) Push(x any)        { *h = append(*h, x.([]int32)) }
-func (h *posHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func newPosMerge(lists [][]int32, positions int) *posMerge {
+	total := 0
+	for _, l := range lists {
+		total += len(l)
+	}
+	// A window of about positions × lists / total positions, a power of two from 256 to 64Ki.
+	w := 256
+	for w < 1<<16 && total > 0 && w*total < positions*len(lists) {
+		w *= 2
+	}
+	m := &posMerge{lists: lists, counts: make([]uint8, w)}
+	m.i = len(m.counts)
+	m.from = -int32(w)
+	return m
+}
+
+// next returns the next position and the number of lists it is in (0: none left).
+func (m *posMerge) next() (int32, int) {
+	for {
+		for m.i < len(m.counts) {
+			// Eight positions at once while they are in no list (a window is a power of two
+			// of at least 256 positions, so a word at an index that is a multiple of 8 is
+			// whole).
+			if m.i&7 == 0 {
+				word := binary.LittleEndian.Uint64(m.counts[m.i:])
+				if word == 0 {
+					m.i += 8
+					continue
+				}
+				m.i += bits.TrailingZeros64(word) / 8
+			}
+			c := m.counts[m.i]
+			if m.i++; c != 0 {
+				return m.from + int32(m.i-1), int(c)
+			}
+		}
+		if len(m.lists) == 0 {
+			return 0, 0
+		}
+		m.fill()
+	}
+}
+
+// fill moves the window to the lowest head of the lists and counts the positions in it.
+func (m *posMerge) fill() {
+	from := m.lists[0][0]
+	for _, l := range m.lists[1:] {
+		from = min(from, l[0])
+	}
+	clear(m.counts)
+	end := from + int32(len(m.counts))
+	kept := m.lists[:0]
+	for _, l := range m.lists {
+		k := 0
+		for ; k < len(l) && l[k] < end; k++ {
+			if c := &m.counts[l[k]-from]; *c < 255 {
+				*c++
+			}
+		}
+		if k < len(l) {
+			kept = append(kept, l[k:])
+		}
+	}
+	m.lists, m.from, m.i = kept, from, 0
 }
 
 // row returns the current row of an anchor.
@@ -172,6 +231,11 @@ func (st *rankState) top(w tributary.Weights, f rankFilter, followed tributary.I
 		eff float64
 	}
 	best := make([]match, 0, limit+1) // best first
+	// bonus[n] is the followee bonus of n followed sharers.
+	bonus := make([]float64, most+1)
+	for n := range bonus {
+		bonus[n] = w.Score(tributary.ScoreInputs{FolloweeShare: n}, time.Time{}).FolloweeShare
+	}
 	visit := func(r *db.RankRow, n int) bool {
 		if len(best) == limit && best[limit-1].eff >= r.Score+margin {
 			return false
@@ -179,7 +243,7 @@ func (st *rankState) top(w tributary.Weights, f rankFilter, followed tributary.I
 		if n == 0 || !f.keeps(r) {
 			return true
 		}
-		m := match{r, n, r.Score + w.Score(tributary.ScoreInputs{FolloweeShare: n}, time.Time{}).FolloweeShare}
+		m := match{r, n, r.Score + bonus[n]}
 		// After the rows of higher eff, and after those of equal eff read before (stable).
 		i, _ := slices.BinarySearchFunc(best, m.eff, func(x match, eff float64) int {
 			if x.eff >= eff {
@@ -194,8 +258,8 @@ func (st *rankState) top(w tributary.Weights, f rankFilter, followed tributary.I
 		return true
 	}
 	// A small followed set shared few rows: those are read (through sharedBy), not all.
-	if ids := followed.IDs(); st.sharedRows(ids, st.sharedMax) {
-		st.eachShared(ids, followed, most, visit)
+	if lists, ok := st.sharedRows(followed.IDs(), st.sharedMax); ok {
+		st.eachShared(lists, followed, most, visit)
 	} else {
 		st.each(func(r *db.RankRow) bool { return visit(r, followed.CountUpTo(r.SharerIDs, most)) })
 	}
