@@ -253,6 +253,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if rep.Results, err = runScenarios(ctx, cfg, srv, pool, all); err != nil {
 		return rep, err
 	}
+	if pairsWanted(cfg) {
+		pairs, err := measurePairs(ctx, cfg, srv, pool, w)
+		if rep.Results = append(rep.Results, pairs...); err != nil {
+			return rep, err
+		}
+	}
 	if cfg.Only == nil || cfg.Only.MatchString("live_notice") {
 		if rep.Live, err = liveNotice(ctx, cfg, srv, dbase.DSN, pool); err != nil {
 			return rep, err
@@ -320,7 +326,9 @@ func newWorld(ctx context.Context, base string, pool *pgxpool.Pool, d DatasetInf
 // runScenarios runs the scenarios one after the other, with the CPU time each used.
 func runScenarios(ctx context.Context, cfg Config, srv *server, pool *pgxpool.Pool, all []scenario) ([]Result, error) {
 	lim := loadLimits{Warmup: cfg.Warmup, Duration: cfg.Duration, MaxRequests: cfg.MaxRequests}
-	fmt.Fprintf(cfg.Log, "bench: %d scenarios of %s each (after a %s warm-up)\n", len(all), cfg.Duration, cfg.Warmup)
+	if len(all) > 1 {
+		fmt.Fprintf(cfg.Log, "bench: %d scenarios of %s each (after a %s warm-up)\n", len(all), cfg.Duration, cfg.Warmup)
+	}
 	app, self := srv.cmd.Process.Pid, os.Getpid()
 	var out []Result
 	for _, sc := range all {

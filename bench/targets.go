@@ -114,6 +114,7 @@ func evaluate(r Report) []Target {
 			out = append(out, Target{What: t.what, Scenario: x.Name, Measured: lat(x, true, false), Met: x.Requests > 0 && x.ServerP50 <= t.ms})
 		}
 	}
+	out = append(out, pairTargets(r)...)
 	out = append(out, Target{What: "snapshot refresh ≤ 20 s", Measured: fmt.Sprintf("%.1f s", r.Refresh.Seconds), Met: r.Refresh.Seconds > 0 && r.Refresh.Seconds <= 20})
 	// The peer (issue 17): the whole page against FreeFeed's home-feed query alone, at pages
 	// 10 and 1. The naive baseline stays as a reference row (unranked, undeduplicated: a
