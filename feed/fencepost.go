@@ -115,6 +115,9 @@ type Fence struct {
 	Store    FenceStore
 	Source   Source
 	HeadSize int
+	// known is a fencepost this request has read already: the latest, when First commits a
+	// new one in front of it. The page that crosses into it takes it from here.
+	known *Fencepost
 }
 
 // First serves a first page (no cursor): it commits a new fencepost when items arrived since
@@ -157,6 +160,9 @@ func (f Fence) First(ctx context.Context, k FenceKey, now time.Time, limit int) 
 	}
 	if !ok { // nothing has ever arrived
 		return Page{IDs: []int64{}}, nil
+	}
+	if created && !after.IsZero() {
+		f.known = &latest
 	}
 	p, err := f.fill(ctx, k, fp, Cursor{At: fp.At, Seg: segHead}, limit)
 	p.New, p.Started, p.Head = created, created && after.IsZero(), fp.Head
@@ -255,7 +261,7 @@ func (f Fence) gather(ctx context.Context, k FenceKey, fp *Fencepost, c *Cursor,
 		if fp.PrevAt.IsZero() {
 			return r, true, nil
 		}
-		older, ok, err := f.Store.Get(ctx, k, fp.PrevAt)
+		older, ok, err := f.older(ctx, k, fp.PrevAt)
 		if err != nil {
 			return Page{}, false, err
 		}
@@ -272,4 +278,12 @@ func (f Fence) gather(ctx context.Context, k FenceKey, fp *Fencepost, c *Cursor,
 		}
 	}
 	return r, false, nil
+}
+
+// older returns the fencepost at at: the one the request knows, or the stored one.
+func (f Fence) older(ctx context.Context, k FenceKey, at time.Time) (Fencepost, bool, error) {
+	if f.known != nil && f.known.At.Equal(at) {
+		return *f.known, true, nil
+	}
+	return f.Store.Get(ctx, k, at)
 }

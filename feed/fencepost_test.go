@@ -15,6 +15,7 @@ import (
 type memFence struct {
 	latest map[FenceKey]time.Time
 	posts  map[FenceKey]map[time.Time]Fencepost
+	gets   int // calls of Get
 }
 
 func newMemFence() *memFence {
@@ -31,6 +32,7 @@ func (m *memFence) Latest(_ context.Context, k FenceKey) (Fencepost, bool, error
 }
 
 func (m *memFence) Get(_ context.Context, k FenceKey, at time.Time) (Fencepost, bool, error) {
+	m.gets++
 	fp, ok := m.posts[k][at]
 	return fp, ok, nil
 }
@@ -327,4 +329,42 @@ func TestFencepostOneKeepPerPage(t *testing.T) {
 	// Items the viewer has seen (Hidden) are passed over without a read: no more Keeps.
 	src.seen = map[int64]bool{first.IDs[2]: true, 5: true, 12: true}
 	check(4, 1)
+}
+
+// A first page that commits a fencepost in front of the latest one crosses into that one
+// without reading it again: First read it already.
+func TestFencepostFirstCrossesIntoTheLatestItRead(t *testing.T) {
+	ctx := context.Background()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	src := &memSource{arrivals: map[int64][]time.Time{}, deleted: map[int64]bool{}, seen: map[int64]bool{}}
+	store := newMemFence()
+	f := Fence{Store: store, Source: src, HeadSize: 5}
+	k := FenceKey{Viewer: 7, Template: "home"}
+	for id := int64(1); id <= 8; id++ {
+		src.arrivals[id] = []time.Time{base.Add(time.Duration(id) * time.Minute)}
+	}
+	old, err := f.First(ctx, k, base.Add(time.Hour), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.arrivals[9] = []time.Time{base.Add(61 * time.Minute)}
+	store.gets = 0
+	p, err := f.First(ctx, k, base.Add(2*time.Hour), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := append([]int64{9}, old.IDs[:3]...); !slices.Equal(p.IDs, want) || !p.New {
+		t.Fatalf("page %v (new %v), want %v in a new fencepost", p.IDs, p.New, want)
+	}
+	if store.gets != 0 {
+		t.Errorf("the page read the fencepost it crossed into %d times", store.gets)
+	}
+	// Its next page, from the older fencepost's head, reads it from the store.
+	next, err := f.Next(ctx, k, *p.Next, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := old.IDs[3:5]; !slices.Equal(next.IDs[:2], want) || store.gets != 1 {
+		t.Fatalf("next page %v after %d reads, want it to start %v after 1", next.IDs, store.gets, want)
+	}
 }
