@@ -130,8 +130,34 @@ func growthMarkdown(runs []Report) string {
 		}
 		p("\n")
 	}
+	// A run at 4M measures the pages at one client on both datasets in turn (pairs.go):
+	// those ratios are of one hour of the machine.
+	for _, r := range runs {
+		var pairs []Target
+		for _, t := range r.Targets {
+			if strings.HasPrefix(t.Scenario, "growth_") {
+				pairs = append(pairs, t)
+			}
+		}
+		if len(pairs) == 0 {
+			continue
+		}
+		p("\nMeasured in one run (%s posts, %s, commit %s): each page at one client on the %s posts dataset, then on the 400k one, scenario by scenario (`growth_*`, server-side p50; target ×1.5):\n\n",
+			posts(r.Dataset.Posts), r.Date.Format("2006-01-02 15:04"), shortCommit(r.Commit), posts(r.Dataset.Posts))
+		p("| page, reader | ratio (%s against 400k) | met |\n|---|--:|:-:|\n", posts(r.Dataset.Posts))
+		for _, t := range pairs {
+			met := "yes"
+			if !t.Met {
+				met = "**no**"
+			}
+			p("| `%s` | %s | %s |\n", strings.TrimPrefix(t.Scenario, "growth_"), t.Measured, met)
+		}
+	}
 	return b.String()
 }
+
+// shortCommit is a commit's first 7 characters.
+func shortCommit(c string) string { return c[:min(len(c), 7)] }
 
 func deref(r *Report) Report {
 	if r == nil {
