@@ -187,7 +187,7 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src *url.URL, 
 	var sent []byte
 	var seq int
 	var reader liveReader // the reader's session and access as last read
-	heartbeat := time.NewTicker(liveHeartbeat)
+	heartbeat := time.NewTicker(heartbeatEvery())
 	defer heartbeat.Stop()
 	// The first ask is at once: after a reconnect (Last-Event-ID) the notice is brought up to
 	// date and the page checks its cards, rather than what was missed being replayed.

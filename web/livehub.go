@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -16,8 +17,16 @@ import (
 const liveEvery = 250 * time.Millisecond
 
 // liveHeartbeat is how often an idle stream sends a comment, so that proxies keep it open,
-// and asks again.
+// and asks again, at most.
 const liveHeartbeat = 25 * time.Second
+
+// heartbeatEvery is one stream's period: from 60 % of liveHeartbeat up to it, drawn when the
+// stream opens. Streams opened together (the reconnects after a deploy, a thousand pages of
+// one author's followers) would otherwise re-read their readers' state together at every
+// beat; with periods apart, they drift apart after a few beats.
+func heartbeatEvery() time.Duration {
+	return liveHeartbeat*3/5 + rand.N(liveHeartbeat*2/5)
+}
 
 // liveHub is this instance's open streams.
 type liveHub struct {
