@@ -44,11 +44,7 @@ func measurePairs(ctx context.Context, cfg Config, srv *server, pool *pgxpool.Po
 	ref := cfg
 	ref.Scale, ref.Dataset, ref.Database.Name, ref.Only = refScale, Dataset{}, "", nil
 	ref.Defaults()
-	dbase, err := ref.Open(ctx)
-	if err != nil {
-		return nil, err
-	}
-	unlock, err := dbase.lock(ctx)
+	dbase, unlock, err := ref.openLocked(ctx)
 	if err != nil {
 		return nil, err
 	}

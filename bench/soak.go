@@ -84,11 +84,7 @@ func Soak(ctx context.Context, cfg SoakConfig) (SoakReport, error) {
 	}
 	log := cfg.Bench.Log
 	rep := SoakReport{Date: time.Now().UTC(), Commit: gitCommit(), Duration: cfg.Duration, Conns: cfg.Conns}
-	dbase, err := cfg.Bench.Open(ctx)
-	if err != nil {
-		return rep, err
-	}
-	unlock, err := dbase.lock(ctx)
+	dbase, unlock, err := cfg.Bench.openLocked(ctx)
 	if err != nil {
 		return rep, err
 	}

@@ -56,6 +56,10 @@ type memSource struct {
 	keeps    int            // calls of Keep
 }
 
+func newMemSource() *memSource {
+	return &memSource{arrivals: map[int64][]time.Time{}, deleted: map[int64]bool{}, seen: map[int64]bool{}}
+}
+
 // gone says the item is no longer shown: deleted or seen.
 func (m *memSource) gone(id int64) bool { return m.deleted[id] || m.seen[id] }
 
@@ -145,7 +149,7 @@ func TestFencepostProperties(t *testing.T) {
 	for seed := range uint64(150) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 99))
-			src := &memSource{arrivals: map[int64][]time.Time{}, deleted: map[int64]bool{}, seen: map[int64]bool{}}
+			src := newMemSource()
 			store := newMemFence()
 			f := Fence{Store: store, Source: src, HeadSize: 1 + r.IntN(8)}
 			k := FenceKey{Viewer: 1, Template: "home"}
@@ -250,7 +254,7 @@ func perFencepost(s scroll) string {
 func TestFencepostLostState(t *testing.T) {
 	ctx := context.Background()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	src := &memSource{arrivals: map[int64][]time.Time{}, deleted: map[int64]bool{}, seen: map[int64]bool{}}
+	src := newMemSource()
 	for id := int64(1); id <= 30; id++ {
 		src.arrivals[id] = []time.Time{base.Add(time.Duration(id) * time.Minute)}
 	}
@@ -292,7 +296,7 @@ func TestFencepostLostState(t *testing.T) {
 func TestFencepostOneKeepPerPage(t *testing.T) {
 	ctx := context.Background()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	src := &memSource{arrivals: map[int64][]time.Time{}, deleted: map[int64]bool{}, seen: map[int64]bool{}}
+	src := newMemSource()
 	store := newMemFence()
 	f := Fence{Store: store, Source: src, HeadSize: 3}
 	k := FenceKey{Viewer: 7, Template: "home"}
@@ -336,7 +340,7 @@ func TestFencepostOneKeepPerPage(t *testing.T) {
 func TestFencepostFirstCrossesIntoTheLatestItRead(t *testing.T) {
 	ctx := context.Background()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	src := &memSource{arrivals: map[int64][]time.Time{}, deleted: map[int64]bool{}, seen: map[int64]bool{}}
+	src := newMemSource()
 	store := newMemFence()
 	f := Fence{Store: store, Source: src, HeadSize: 5}
 	k := FenceKey{Viewer: 7, Template: "home"}
