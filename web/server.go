@@ -3,6 +3,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
@@ -135,13 +136,38 @@ func absoluteURL(r *http.Request, path string) string {
 	return scheme + "://" + r.Host + path
 }
 
+// render answers with a page or fragment made whole first, in a buffer kept for the next:
+// it goes out in one write with its length, not in a dozen chunked writes as it is made; the
+// Server-Timing header counts its making (it is set as the answer starts); and a page that
+// fails half-way is answered with an internal error rather than half a page.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	if err := c.Render(r.Context(), w); err != nil {
+	buf := pageBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= pageBufferKept {
+			buf.Reset()
+			pageBuffers.Put(buf)
+		}
+	}()
+	if err := c.Render(r.Context(), buf); err != nil {
+		if r.Context().Err() != nil {
+			return // the client is gone: nobody to answer
+		}
+		// Not through fail, whose error page is rendered here too.
 		s.log.ErrorContext(r.Context(), "render", "path", r.URL.Path, "err", err)
+		http.Error(w, "Internal error", http.StatusInternalServerError)
+		return
 	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
 }
+
+// pageBuffers hold pages as they are rendered; one that grew past pageBufferKept (a long
+// thread) is let go rather than kept.
+var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const pageBufferKept = 1 << 20
 
 // accessChanged is called after a change in who may read what (or a deletion) committed:
 // this instance's caches drop at once, and every other instance's before the response goes
