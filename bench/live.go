@@ -32,8 +32,10 @@ type LiveReport struct {
 	P50ms float64 `json:"p50_ms"`
 	P99ms float64 `json:"p99_ms"`
 	MaxMs float64 `json:"max_ms"`
-	// The share's own answer (the writer waits for nothing of the fanout).
-	ShareP50ms float64 `json:"share_p50_ms"`
+	// The share's own answer (the writer waits for nothing of the fanout), and the same
+	// shares' before any stream opened, a second apart as well.
+	ShareP50ms      float64 `json:"share_p50_ms"`
+	ShareAloneP50ms float64 `json:"share_alone_p50_ms"`
 	// Resident memory added per open stream (both instances, after the streams opened).
 	KiBPerStream float64 `json:"kib_per_stream"`
 	// Goroutines of both instances before the streams opened, while open and after closing,
@@ -105,6 +107,49 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	rssBefore := rss(a) + rss(b)
 	rep.GoroutinesBefore = goroutines(a) + goroutines(b)
 
+	// The author's shares, answered through the first instance: the same shares are timed
+	// first with no stream open, then with every stream open (what the fanout after commit
+	// costs the writer is the difference).
+	poster := newClient(a.URL, tr)
+	poster.setSession(tokens[0])
+	share := func(streams string, s int) (float64, error) {
+		form := url.Values{"url": {fmt.Sprintf("https://live-bench.example.com/%d/%d", time.Now().UnixNano(), s)}, "title": {"A live notice"}}
+		req, err := http.NewRequestWithContext(ctx, "POST", a.URL+"/share", strings.NewReader(form.Encode()))
+		if err != nil {
+			return 0, err
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		cpuA, cpuB := cpuTime(a.cmd.Process.Pid), cpuTime(b.cmd.Process.Pid)
+		start := time.Now()
+		res, err := poster.http.Do(req)
+		if err != nil {
+			return 0, fmt.Errorf("bench: live notices: share: %w", err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusSeeOther {
+			return 0, fmt.Errorf("bench: live notices: share: status %d", res.StatusCode)
+		}
+		ack := ms(time.Since(start))
+		cpuA, cpuB = cpuTime(a.cmd.Process.Pid)-cpuA, cpuTime(b.cmd.Process.Pid)-cpuB
+		fmt.Fprintf(cfg.Log, "bench: live notices: share %d, streams %s, acknowledged in %.1f ms (%s; CPU of the instances meanwhile: %s and %s)\n",
+			s, streams, ack, res.Header.Get("Server-Timing"), cpuA, cpuB)
+		return ack, nil
+	}
+	var alone []float64
+	for s := 1; s <= liveNoticeWarmShares+liveNoticeShares; s++ {
+		ack, err := share("none", s)
+		if err != nil {
+			return nil, err
+		}
+		if s > liveNoticeWarmShares {
+			alone = append(alone, ack)
+		}
+		time.Sleep(time.Second)
+	}
+	slices.Sort(alone)
+	rep.ShareAloneP50ms = round3(quantile(alone, 0.50))
+
 	// The streams: each follower's home page, its notice counting from now.
 	src := "/feed/new?fencepost=" + url.QueryEscape(feed.FormatFencepost(time.Now()))
 	sctx, closeStreams := context.WithCancel(ctx)
@@ -175,8 +220,6 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	rep.GoroutinesOpen = goroutines(a) + goroutines(b)
 	rep.KiBPerStream = round3(float64(rssOpen-rssBefore) / 1024 / float64(max(len(followers), 1)))
 
-	poster := newClient(a.URL, tr)
-	poster.setSession(tokens[0])
 	var lat, acks []float64
 	var cpu time.Duration // the instances' CPU over the timed shares and their notices
 	asked := 0.0
@@ -185,25 +228,11 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		// The instances' counters are read before the clock starts: reading asks scrapes
 		// both instances' /metrics, which is not the share's time.
 		cpuBefore, asksBefore := cpuTime(a.cmd.Process.Pid)+cpuTime(b.cmd.Process.Pid), asks()
-		form := url.Values{"url": {fmt.Sprintf("https://live-bench.example.com/%d/%d", time.Now().UnixNano(), s)}, "title": {"A live notice"}}
-		req, err := http.NewRequestWithContext(ctx, "POST", a.URL+"/share", strings.NewReader(form.Encode()))
+		start := time.Now()
+		ack, err := share("open", s)
 		if err != nil {
 			return nil, err
 		}
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("Sec-Fetch-Site", "same-origin")
-		cpuA, cpuB := cpuTime(a.cmd.Process.Pid), cpuTime(b.cmd.Process.Pid)
-		start := time.Now()
-		res, err := poster.http.Do(req)
-		if err != nil {
-			return nil, fmt.Errorf("bench: live notices: share: %w", err)
-		}
-		res.Body.Close()
-		if res.StatusCode != http.StatusSeeOther {
-			return nil, fmt.Errorf("bench: live notices: share: status %d", res.StatusCode)
-		}
-		ack := ms(time.Since(start))
-		cpuA, cpuB = cpuTime(a.cmd.Process.Pid)-cpuA, cpuTime(b.cmd.Process.Pid)-cpuB
 		want := fmt.Sprint(s)
 		deadline := time.Now().Add(10 * time.Second)
 		for {
@@ -220,9 +249,6 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		var vacuums int
-		pool.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'").Scan(&vacuums)
-		fmt.Fprintf(cfg.Log, "bench: live notices: share %d acknowledged in %.1f ms (%s; CPU of the instances meanwhile: %s and %s; autovacuum workers after: %d)\n", s, ack, res.Header.Get("Server-Timing"), cpuA, cpuB, vacuums)
 		if !timed {
 			time.Sleep(time.Second)
 			continue
