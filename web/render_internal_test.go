@@ -62,3 +62,12 @@ func TestRenderAnswersWholePagesOrAnInternalError(t *testing.T) {
 		t.Errorf("client gone: wrote %q", rec.Body.String())
 	}
 }
+
+func TestWriteBytesGivesTheLength(t *testing.T) {
+	body := []byte(strings.Repeat(`{"title":"A card"}`, 300))
+	rec := httptest.NewRecorder()
+	writeBytes(rec, "application/json", body)
+	if rec.Header().Get("Content-Length") != strconv.Itoa(len(body)) || rec.Body.Len() != len(body) {
+		t.Errorf("Content-Length %q for %d bytes written", rec.Header().Get("Content-Length"), rec.Body.Len())
+	}
+}

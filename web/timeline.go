@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -77,8 +78,10 @@ func (s *Server) renderBytes(r *http.Request, c templ.Component) ([]byte, error)
 	return buf.Bytes(), err
 }
 
+// writeBytes answers with b in one write, its length given (not chunked).
 func writeBytes(w http.ResponseWriter, contentType string, b []byte) {
 	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.Write(b)
 }
 
