@@ -96,10 +96,5 @@ func (s *Server) discussionsPage(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) writeChronoJSON(w http.ResponseWriter, r *http.Request, path string, p feed.ChronoPage) {
 	l := tributary.PostList{Posts: p.Posts, NextCursor: p.NextCursor, Path: path, Fencepost: p.Fencepost, Refreshed: p.Refreshed}
-	b, err := l.AppendJSON(make([]byte, 0, 16<<10))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeBytes(w, "application/json", append(b, '\n'))
+	s.writeJSON(w, r, l.AppendJSON)
 }

@@ -63,11 +63,30 @@ func TestRenderAnswersWholePagesOrAnInternalError(t *testing.T) {
 	}
 }
 
-func TestWriteBytesGivesTheLength(t *testing.T) {
-	body := []byte(strings.Repeat(`{"title":"A card"}`, 300))
+func TestWriteJSONGivesTheLengthAndReusesNothingWritten(t *testing.T) {
+	s := &Server{log: slog.New(slog.DiscardHandler)}
+	page := func(title string) func([]byte) ([]byte, error) {
+		return func(b []byte) ([]byte, error) {
+			return append(b, strings.Repeat(`{"title":"`+title+`"}`, 300)...), nil
+		}
+	}
+	var answers []*httptest.ResponseRecorder
+	for _, title := range []string{"first", "second", "third"} {
+		rec := httptest.NewRecorder()
+		s.writeJSON(rec, httptest.NewRequest("GET", "/api/timeline", nil), page(title))
+		answers = append(answers, rec)
+	}
+	for i, title := range []string{"first", "second", "third"} {
+		want, _ := page(title)(nil)
+		want = append(want, '\n')
+		rec := answers[i]
+		if rec.Body.String() != string(want) || rec.Header().Get("Content-Length") != strconv.Itoa(len(want)) {
+			t.Errorf("answer %d: %d bytes, Content-Length %q; want the %s page, %d bytes", i, rec.Body.Len(), rec.Header().Get("Content-Length"), title, len(want))
+		}
+	}
 	rec := httptest.NewRecorder()
-	writeBytes(rec, "application/json", body)
-	if rec.Header().Get("Content-Length") != strconv.Itoa(len(body)) || rec.Body.Len() != len(body) {
-		t.Errorf("Content-Length %q for %d bytes written", rec.Header().Get("Content-Length"), rec.Body.Len())
+	s.writeJSON(rec, httptest.NewRequest("GET", "/api/timeline", nil), func(b []byte) ([]byte, error) { return append(b, "{"...), errors.New("a card failed") })
+	if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), "Internal error") {
+		t.Errorf("failed encoding: status %d, body %q", rec.Code, rec.Body.String())
 	}
 }
