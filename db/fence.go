@@ -49,16 +49,19 @@ func (s *Store) LatestFencepost(ctx context.Context, viewer int64, template stri
 	return fencepostOf(r), true, nil
 }
 
-// Fencepost returns the fencepost of a fence committed at at.
-func (s *Store) Fencepost(ctx context.Context, viewer int64, template string, at time.Time) (FencepostRow, bool, error) {
-	r, err := s.q.GetFencepost(ctx, dbq.GetFencepostParams{ViewerID: viewer, Template: template, At: at})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return FencepostRow{}, false, nil
-	}
+// FencepostsFrom returns the fencepost of a fence committed at at (first, when it is still
+// kept) and the older ones, newest first, until their heads hold items for a page: a page
+// that crosses a chain of short fenceposts reads them in one round trip (FencepostsFrom).
+func (s *Store) FencepostsFrom(ctx context.Context, viewer int64, template string, at time.Time, items int) ([]FencepostRow, error) {
+	rows, err := s.q.FencepostsFrom(ctx, dbq.FencepostsFromParams{ViewerID: viewer, Template: template, At: at, Items: int64(items)})
 	if err != nil {
-		return FencepostRow{}, false, fmt.Errorf("db: fencepost: %w", err)
+		return nil, fmt.Errorf("db: fenceposts: %w", err)
 	}
-	return fencepostOf(r), true, nil
+	out := make([]FencepostRow, len(rows))
+	for i, r := range rows {
+		out[i] = fencepostOf(dbq.Fencepost{At: r.At, PrevAt: r.PrevAt, Head: r.Head})
+	}
+	return out, nil
 }
 
 // CommitFencepost stores a fencepost and moves the fence forward to it.

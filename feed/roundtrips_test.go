@@ -48,7 +48,7 @@ func TestPagesReadTheirFencepostWithTheViewerState(t *testing.T) {
 		if len(p.Items) == 0 {
 			t.Fatalf("%s: no items", what)
 		}
-		if !slices.Contains(names, "ViewerState") || slices.Contains(names, "LatestFencepost") || slices.Contains(names, "GetFencepost") {
+		if !slices.Contains(names, "ViewerState") || slices.Contains(names, "LatestFencepost") || slices.Contains(names, "FencepostsFrom") {
 			t.Errorf("%s ran %v: want the fencepost read with ViewerState, not on its own", what, names)
 		}
 	}
@@ -80,6 +80,65 @@ func TestPagesReadTheirFencepostWithTheViewerState(t *testing.T) {
 	w.share("ada", "https://ada.example.com/late", 0, false)
 	log.Take()
 	check("a returning first page", page(""))
+}
+
+// A reader who comes back for each new share leaves a chain of one-item fenceposts; a page
+// crossing them reads the older ones together (FencepostsFrom, at most one read here), not
+// one round trip each, and shows what it showed before: each share once, newest first, then
+// the first page's items.
+func TestAPageCrossesAChainOfReturnsInOneRead(t *testing.T) {
+	ctx := context.Background()
+	w, log := tracedWorld(t)
+	w.user("viewer", false, 0)
+	w.user("ada", false, 0)
+	w.follow("viewer", "ada")
+	for i := range 20 {
+		w.share("ada", fmt.Sprintf("https://ada.example.com/old-%d", i), time.Duration(i+1)*time.Hour, false)
+	}
+	w.refresh()
+	s := w.service(nil)
+	viewer := w.users["viewer"]
+	page := func() tributary.Timeline {
+		t.Helper()
+		p, err := s.Timeline(ctx, &viewer, tributary.FeedQuery{Limit: 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first := page()
+	const returns = 12
+	for i := range returns {
+		w.now = w.now.Add(time.Minute)
+		w.share("ada", fmt.Sprintf("https://ada.example.com/new-%d", i), 0, false)
+		page()
+	}
+	w.now = w.now.Add(time.Minute)
+	log.Take()
+	again := page()
+	reads := 0
+	for _, n := range log.Take() {
+		if n == "FencepostsFrom" || n == "GetFencepost" {
+			reads++
+		}
+	}
+	if reads > 1 {
+		t.Errorf("a return after %d one-item returns read older fenceposts %d times, want at most once", returns, reads)
+	}
+	var want []string
+	for i := returns - 1; i >= 0; i-- {
+		want = append(want, fmt.Sprintf("https://ada.example.com/new-%d", i))
+	}
+	for _, it := range first.Items {
+		want = append(want, it.URL)
+	}
+	var got []string
+	for _, it := range again.Items {
+		got = append(got, it.URL)
+	}
+	if !slices.Equal(got, want[:len(got)]) || len(got) != min(len(want), 30) {
+		t.Errorf("the return showed %v,\nwant %v", got, want[:min(len(want), 30)])
+	}
 }
 
 // A live stream's asks for the notice keep the reader's state between them: after the

@@ -65,13 +65,24 @@ func (f *fenceStore) Get(ctx context.Context, k FenceKey, at time.Time) (Fencepo
 	if p, ok := f.preread(k, at); ok {
 		return p.fp, p.ok, nil
 	}
-	r, ok, err := f.store.Fencepost(ctx, k.Viewer, k.Template, at)
-	fp := fencepostOf(r)
-	if ok {
-		f.known[fp.At] = fp
+	// The older ones come with it, enough for a page: a page crossing a chain of short
+	// fenceposts finds the next ones here.
+	rows, err := f.store.FencepostsFrom(ctx, k.Viewer, k.Template, at, chainItems)
+	if err != nil {
+		return Fencepost{}, false, err
 	}
-	return fp, ok, err
+	for _, r := range rows {
+		if _, ok := f.known[r.At]; !ok {
+			f.known[r.At] = fencepostOf(r)
+		}
+	}
+	fp, ok := f.known[at]
+	return fp, ok, nil
 }
+
+// chainItems is how many items' worth of older fenceposts a read of one brings along: a
+// page's 30, and as many again for those a page passes over (seen, hidden, gone).
+const chainItems = 60
 
 func (f *fenceStore) Commit(ctx context.Context, k FenceKey, fp Fencepost) error {
 	if err := f.store.CommitFencepost(ctx, k.Viewer, k.Template, db.FencepostRow{At: fp.At, PrevAt: fp.PrevAt, Head: fp.Head}, f.now); err != nil {

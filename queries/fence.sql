@@ -3,8 +3,20 @@ SELECT fp.* FROM fences f
   JOIN fenceposts fp ON fp.viewer_id = f.viewer_id AND fp.template = f.template AND fp.at = f.latest
  WHERE f.viewer_id = @viewer_id AND f.template = @template;
 
--- name: GetFencepost :one
-SELECT * FROM fenceposts WHERE viewer_id = @viewer_id AND template = @template AND at = @at;
+-- name: FencepostsFrom :many
+-- The fencepost at at and the older ones of its fence, newest first, until their heads hold
+-- items for a page (the last one may hold more; at most 32 fenceposts): a page crossing a
+-- chain of short fenceposts, left by a reader who came back for each new share, reads them
+-- in one round trip rather than one each. Rows of another chain (two tabs that committed
+-- from the same fencepost) may come too: the caller follows prev_at, never the order.
+SELECT x.at, x.prev_at, x.head FROM (
+    SELECT f.at, f.prev_at, f.head, sum(cardinality(f.head)) OVER (ORDER BY f.at DESC) - cardinality(f.head) AS before
+      FROM fenceposts f
+     WHERE f.viewer_id = @viewer_id AND f.template = @template AND f.at <= @at
+     ORDER BY f.at DESC
+     LIMIT 32) x
+ WHERE x.before < sqlc.arg(items)::bigint
+ ORDER BY x.at DESC;
 
 -- name: CommitFencepost :exec
 -- A fencepost, and its fence moved forward to it, in one statement (atomic, one round trip).

@@ -69,28 +69,58 @@ func (q *Queries) EvictFences(ctx context.Context, before time.Time) (int64, err
 	return result.RowsAffected(), nil
 }
 
-const getFencepost = `-- name: GetFencepost :one
-SELECT viewer_id, template, at, prev_at, head, created_at FROM fenceposts WHERE viewer_id = $1 AND template = $2 AND at = $3
+const fencepostsFrom = `-- name: FencepostsFrom :many
+SELECT x.at, x.prev_at, x.head FROM (
+    SELECT f.at, f.prev_at, f.head, sum(cardinality(f.head)) OVER (ORDER BY f.at DESC) - cardinality(f.head) AS before
+      FROM fenceposts f
+     WHERE f.viewer_id = $1 AND f.template = $2 AND f.at <= $3
+     ORDER BY f.at DESC
+     LIMIT 32) x
+ WHERE x.before < $4::bigint
+ ORDER BY x.at DESC
 `
 
-type GetFencepostParams struct {
+type FencepostsFromParams struct {
 	ViewerID int64
 	Template string
 	At       time.Time
+	Items    int64
 }
 
-func (q *Queries) GetFencepost(ctx context.Context, arg GetFencepostParams) (Fencepost, error) {
-	row := q.db.QueryRow(ctx, getFencepost, arg.ViewerID, arg.Template, arg.At)
-	var i Fencepost
-	err := row.Scan(
-		&i.ViewerID,
-		&i.Template,
-		&i.At,
-		&i.PrevAt,
-		&i.Head,
-		&i.CreatedAt,
+type FencepostsFromRow struct {
+	At     time.Time
+	PrevAt *time.Time
+	Head   []int64
+}
+
+// The fencepost at at and the older ones of its fence, newest first, until their heads hold
+// items for a page (the last one may hold more; at most 32 fenceposts): a page crossing a
+// chain of short fenceposts, left by a reader who came back for each new share, reads them
+// in one round trip rather than one each. Rows of another chain (two tabs that committed
+// from the same fencepost) may come too: the caller follows prev_at, never the order.
+func (q *Queries) FencepostsFrom(ctx context.Context, arg FencepostsFromParams) ([]FencepostsFromRow, error) {
+	rows, err := q.db.Query(ctx, fencepostsFrom,
+		arg.ViewerID,
+		arg.Template,
+		arg.At,
+		arg.Items,
 	)
-	return i, err
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []FencepostsFromRow{}
+	for rows.Next() {
+		var i FencepostsFromRow
+		if err := rows.Scan(&i.At, &i.PrevAt, &i.Head); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const latestFencepost = `-- name: LatestFencepost :one
