@@ -116,7 +116,8 @@ type Fence struct {
 	Source   Source
 	HeadSize int
 	// known is a fencepost this request has read already: the latest, when First commits a
-	// new one in front of it. The page that crosses into it takes it from here.
+	// new one in front of it. The page that crosses into it takes it from here, whatever the
+	// Store (the site's, fenceStore, keeps what it read as well).
 	known *Fencepost
 }
 
