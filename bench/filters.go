@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -61,15 +60,6 @@ func (w *world) pickFilterSubject(ctx context.Context, prefix string, heavy bool
 	return "/discussions", key, n, nil
 }
 
-// chronoPage is the part of a chronological feed's JSON envelope the bench checks.
-type chronoPage struct {
-	Posts []struct {
-		ID int64 `json:"id"`
-	} `json:"posts"`
-	NextCursor string `json:"next_cursor"`
-	Refreshed  bool   `json:"refreshed"`
-}
-
 // filterScenarios are the first and next pages of each filter feed, light and heavy.
 func (w *world) filterScenarios(conc int) []scenario {
 	var out []scenario
@@ -116,8 +106,7 @@ func (w *world) filterScenarios(conc int) []scenario {
 							n += conc
 							body, d, err := c.get(ctx, sub.path+"?format=json")
 							if err == nil {
-								var p chronoPage
-								if err = json.Unmarshal(body, &p); err == nil && len(p.Posts) == 0 {
+								if p, err := decodePosts(body); err == nil && p.Empty {
 									err = fmt.Errorf("%s: an empty first page (%d entries in the feed)", sub.path, sub.entries)
 								}
 							}
@@ -138,8 +127,8 @@ func (w *world) filterScenarios(conc int) []scenario {
 								if err != nil {
 									return latency{}, err
 								}
-								var p chronoPage
-								if err := json.Unmarshal(body, &p); err != nil {
+								p, err := decodePosts(body)
+								if err != nil {
 									return latency{}, err
 								}
 								if p.NextCursor == "" {
@@ -151,8 +140,8 @@ func (w *world) filterScenarios(conc int) []scenario {
 							if err != nil {
 								return d, err
 							}
-							var p chronoPage
-							if err := json.Unmarshal(body, &p); err != nil {
+							p, err := decodePosts(body)
+							if err != nil {
 								return d, err
 							}
 							if p.Refreshed {

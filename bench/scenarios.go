@@ -135,7 +135,7 @@ func (w *world) coldFirst(c class, conc int) scenario {
 				body, d, err := v.c.get(ctx, apiTimeline+w.limitParam())
 				if err == nil {
 					var t timeline
-					if t, err = decodeTimeline(body, tributary.PathSnapshot); err == nil && len(t.Items) == 0 {
+					if t, err = decodeTimeline(body, tributary.PathSnapshot); err == nil && t.Empty {
 						err = fmt.Errorf("first page of %s is empty", v.Handle)
 					}
 				}

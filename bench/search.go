@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -37,15 +36,15 @@ func (s *searchSubject) String() string {
 }
 
 // page reads the page of the search's results at cursor ("": the first page) as c.
-func (s *searchSubject) page(ctx context.Context, c *client, cursor string) (chronoPage, latency, error) {
+func (s *searchSubject) page(ctx context.Context, c *client, cursor string) (page, latency, error) {
 	path := "/api/search?q=" + url.QueryEscape(s.query)
 	if cursor != "" {
 		path += "&cursor=" + url.QueryEscape(cursor)
 	}
-	var p chronoPage
+	var p page
 	body, d, err := c.get(ctx, path)
 	if err == nil {
-		err = json.Unmarshal(body, &p)
+		p, err = decodePosts(body)
 	}
 	if err != nil {
 		return p, d, fmt.Errorf("search %s: %w", s, err)
@@ -70,7 +69,7 @@ func (w *world) deep(ctx context.Context, s *searchSubject, c *client) (bool, er
 	cursor := ""
 	for n := 1; ; n++ {
 		p, _, err := s.page(ctx, c, cursor)
-		if err != nil || len(p.Posts) == 0 {
+		if err != nil || p.Empty {
 			return false, err
 		}
 		if n == searchDepth {
@@ -199,7 +198,7 @@ func (w *world) searchScenarios(conc int) []scenario {
 						c := s.readers[n%len(s.readers)]
 						n += conc
 						p, d, err := s.page(ctx, c, "")
-						if err == nil && len(p.Posts) == 0 {
+						if err == nil && p.Empty {
 							err = fmt.Errorf("search %s: an empty first page", s)
 						}
 						return d, err
@@ -296,7 +295,7 @@ func (w *world) listFirst(c class, conc int) scenario {
 				body, d, err := v.c.get(ctx, apiTimeline+w.limitParam()+"&list="+list)
 				if err == nil {
 					var t timeline
-					if t, err = decodeTimeline(body, tributary.PathSnapshot); err == nil && len(t.Items) == 0 {
+					if t, err = decodeTimeline(body, tributary.PathSnapshot); err == nil && t.Empty {
 						err = fmt.Errorf("first page of %s's list %s is empty", v.Handle, list)
 					}
 				}
