@@ -258,6 +258,15 @@ func appendJSONStrings(b []byte, ss []string) []byte {
 	return append(b, ']')
 }
 
+// jsonSafe marks the ASCII bytes a JSON string holds as they are: not a control character, a
+// quote, a backslash, or one of HTML's <, > and &.
+var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
+	for c := byte(0x20); c < utf8.RuneSelf; c++ {
+		safe[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return safe
+}()
+
 // appendJSONString quotes s as encoding/json does by default: safe to embed in HTML (<, >
 // and & escaped), U+2028 and U+2029 escaped for JavaScript, invalid UTF-8 replaced by
 // U+FFFD.
@@ -268,7 +277,7 @@ func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if jsonSafe[c] {
 				i++
 				continue
 			}
