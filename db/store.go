@@ -268,8 +268,8 @@ func destinationFeeds(ctx context.Context, q *dbq.Queries, author int64, d Desti
 	return feeds, nil
 }
 
-// insertPostTo stores a share in some feeds and folds their access onto it; it returns its
-// id and anchor id, id 0 when the share existed.
+// insertPostTo stores a share in some feeds with their access folded onto it; it returns
+// its id and anchor id, id 0 when the share existed.
 func insertPostTo(ctx context.Context, q *dbq.Queries, p tributary.Prepared, feeds []int64) (id, anchorID int64, err error) {
 	links, err := json.Marshal(nonNil(p.Links))
 	if err != nil {
@@ -285,13 +285,7 @@ func insertPostTo(ctx context.Context, q *dbq.Queries, p tributary.Prepared, fee
 	if err != nil {
 		return 0, 0, fmt.Errorf("db: insert post: %w", err)
 	}
-	if r.ID == 0 {
-		return 0, r.AnchorID, nil // the same share exists: nothing was written but the item
-	}
-	if _, err := q.RecomputePostAccess(ctx, dbq.RecomputePostAccessParams{FeedIds: []int64{}, PostIds: []int64{r.ID}}); err != nil {
-		return 0, 0, fmt.Errorf("db: post access: %w", err)
-	}
-	return r.ID, r.AnchorID, nil
+	return r.ID, r.AnchorID, nil // id 0: the same share exists, nothing was written but the item
 }
 
 func nonNil(l []tributary.Link) []tributary.Link {

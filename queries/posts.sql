@@ -2,20 +2,30 @@
 SELECT id FROM feeds WHERE owner_id = @owner_id AND kind = 'posts' AND name = '';
 
 -- name: InsertPost :one
--- A share, in one statement: its item (made if new), the post, and its place in each of its
--- feeds. Readable by nobody until its access is folded from its feeds, by the next
--- statement of the same transaction (so the fold is not recorded as a change of access: see
--- record_post_change). id is 0 when the same share exists (nothing is written but the item).
+-- A share, in one statement: its item (made if new), the post with its access folded from its
+-- feeds (as RecomputePostAccess folds it), and its place in each of its feeds. The feeds are
+-- locked for share: a change of their access (SetVisibility, a group's) waits for the share
+-- to commit, and its refold then finds the post; or it committed first, and the share reads
+-- it. id is 0 when the same share exists (nothing is written but the item).
 WITH a AS (
     INSERT INTO anchors (url, kind) VALUES (@anchor_url, @anchor_kind)
     ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
     RETURNING id),
+fs AS (
+    SELECT f.id, f.owner_id, f.access FROM feeds f WHERE f.id = ANY(@feed_ids::bigint[]) FOR SHARE),
+acc AS (
+    SELECT coalesce(bool_or(fs.access = 'public'), false) AS pub,
+           coalesce(array_agg(DISTINCT fs.owner_id) FILTER (WHERE fs.access = 'protected'), '{}')::bigint[] AS prot,
+           coalesce(array_agg(DISTINCT fs.id) FILTER (WHERE fs.access = 'private'), '{}')::bigint[] AS priv
+      FROM fs),
 p AS (
     INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
-                       link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at, bumped_at, is_public)
+                       link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at, bumped_at,
+                       is_public, protected_owner_ids, private_feed_ids)
     SELECT @author_id, a.id, @url, @title, @body, @canonical_url, @anchor_url, @kind, @anchor_kind, @host,
-           @link_hosts, @linked_urls, @image_count, @url_count, @sci_score, @tags, @mentions, @created_at, @created_at, false
-      FROM a
+           @link_hosts, @linked_urls, @image_count, @url_count, @sci_score, @tags, @mentions, @created_at, @created_at,
+           acc.pub, acc.prot, acc.priv
+      FROM a, acc
     ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
     RETURNING id),
 f AS (

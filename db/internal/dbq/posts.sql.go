@@ -15,17 +15,26 @@ WITH a AS (
     INSERT INTO anchors (url, kind) VALUES ($1, $2)
     ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
     RETURNING id),
+fs AS (
+    SELECT f.id, f.owner_id, f.access FROM feeds f WHERE f.id = ANY($3::bigint[]) FOR SHARE),
+acc AS (
+    SELECT coalesce(bool_or(fs.access = 'public'), false) AS pub,
+           coalesce(array_agg(DISTINCT fs.owner_id) FILTER (WHERE fs.access = 'protected'), '{}')::bigint[] AS prot,
+           coalesce(array_agg(DISTINCT fs.id) FILTER (WHERE fs.access = 'private'), '{}')::bigint[] AS priv
+      FROM fs),
 p AS (
     INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
-                       link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at, bumped_at, is_public)
-    SELECT $3, a.id, $4, $5, $6, $7, $1, $8, $2, $9,
-           $10, $11, $12, $13, $14, $15, $16, $17, $17, false
-      FROM a
+                       link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at, bumped_at,
+                       is_public, protected_owner_ids, private_feed_ids)
+    SELECT $4, a.id, $5, $6, $7, $8, $1, $9, $2, $10,
+           $11, $12, $13, $14, $15, $16, $17, $18, $18,
+           acc.pub, acc.prot, acc.priv
+      FROM a, acc
     ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
     RETURNING id),
 f AS (
     INSERT INTO feed_posts (feed_id, post_id, time_ord)
-    SELECT unnest($18::bigint[]), p.id, $17 FROM p
+    SELECT unnest($3::bigint[]), p.id, $18 FROM p
     ON CONFLICT DO NOTHING)
 SELECT (SELECT a.id FROM a)::bigint AS anchor_id, coalesce((SELECT p.id FROM p), 0)::bigint AS id
 `
@@ -33,6 +42,7 @@ SELECT (SELECT a.id FROM a)::bigint AS anchor_id, coalesce((SELECT p.id FROM p),
 type InsertPostParams struct {
 	AnchorUrl    string
 	AnchorKind   string
+	FeedIds      []int64
 	AuthorID     int64
 	Url          string
 	Title        string
@@ -48,7 +58,6 @@ type InsertPostParams struct {
 	Tags         []string
 	Mentions     []string
 	CreatedAt    time.Time
-	FeedIds      []int64
 }
 
 type InsertPostRow struct {
@@ -56,14 +65,16 @@ type InsertPostRow struct {
 	ID       int64
 }
 
-// A share, in one statement: its item (made if new), the post, and its place in each of its
-// feeds. Readable by nobody until its access is folded from its feeds, by the next
-// statement of the same transaction (so the fold is not recorded as a change of access: see
-// record_post_change). id is 0 when the same share exists (nothing is written but the item).
+// A share, in one statement: its item (made if new), the post with its access folded from its
+// feeds (as RecomputePostAccess folds it), and its place in each of its feeds. The feeds are
+// locked for share: a change of their access (SetVisibility, a group's) waits for the share
+// to commit, and its refold then finds the post; or it committed first, and the share reads
+// it. id is 0 when the same share exists (nothing is written but the item).
 func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (InsertPostRow, error) {
 	row := q.db.QueryRow(ctx, insertPost,
 		arg.AnchorUrl,
 		arg.AnchorKind,
+		arg.FeedIds,
 		arg.AuthorID,
 		arg.Url,
 		arg.Title,
@@ -79,7 +90,6 @@ func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (InsertP
 		arg.Tags,
 		arg.Mentions,
 		arg.CreatedAt,
-		arg.FeedIds,
 	)
 	var i InsertPostRow
 	err := row.Scan(&i.AnchorID, &i.ID)
