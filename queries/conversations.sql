@@ -6,11 +6,14 @@
 -- so that an answer needs no second round trip: the counts are the post's after this
 -- statement (the update's when it liked, else the snapshot's); the likes and comments read
 -- here are the statement's snapshot, which lacks only the viewer's own like, never counted
--- as banned nor named.
+-- as banned nor named. The post is locked first (its count is updated anyway): a change of
+-- its access committed meanwhile is read, where the snapshot's would store a like marked
+-- public on a post that went private (the change's trigger cannot see the like).
 WITH p AS (
     SELECT po.id, po.anchor_id, po.is_public, po.like_count, po.comment_count FROM posts po
      WHERE po.id = @post_id AND po.deleted_at IS NULL
-       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, @user_id::bigint, @blocked::bigint[], @private_feeds::bigint[])),
+       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, @user_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+       FOR NO KEY UPDATE),
 ins AS (
     INSERT INTO likes (post_id, user_id, anchor_id, public, created_at) SELECT p.id, @user_id::bigint, p.anchor_id, p.is_public, @at FROM p
     ON CONFLICT DO NOTHING
@@ -54,11 +57,13 @@ SELECT (p.id IS NOT NULL)::int AS readable, (u.id IS NOT NULL)::int AS removed,
 -- had is logged first (once), so fenceposts committed before the bump still list the post
 -- where it was. No row when the post is not the author's to read: nothing is stored. With
 -- the comment, the card's talk as Like returns it (the comment counted; the author's own
--- comment is never one of a ban).
+-- comment is never one of a ban). The post is locked first, as Like locks it: a change of
+-- its access committed meanwhile decides whether the author may still comment.
 WITH p AS (
     SELECT po.id, po.anchor_id, po.created_at, po.bumped_at, po.like_count, po.comment_count FROM posts po
      WHERE po.id = @post_id AND po.deleted_at IS NULL
-       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, @author_id::bigint, @blocked::bigint[], @private_feeds::bigint[])),
+       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, @author_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+       FOR NO KEY UPDATE),
 due AS (
     SELECT p.id, p.bumped_at FROM p
      WHERE p.created_at > @young_since::timestamptz

@@ -14,7 +14,8 @@ const addComment = `-- name: AddComment :one
 WITH p AS (
     SELECT po.id, po.anchor_id, po.created_at, po.bumped_at, po.like_count, po.comment_count FROM posts po
      WHERE po.id = $3 AND po.deleted_at IS NULL
-       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $2::bigint, $1::bigint[], $4::bigint[])),
+       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $2::bigint, $1::bigint[], $4::bigint[])
+       FOR NO KEY UPDATE),
 due AS (
     SELECT p.id, p.bumped_at FROM p
      WHERE p.created_at > $5::timestamptz
@@ -87,7 +88,8 @@ type AddCommentRow struct {
 // had is logged first (once), so fenceposts committed before the bump still list the post
 // where it was. No row when the post is not the author's to read: nothing is stored. With
 // the comment, the card's talk as Like returns it (the comment counted; the author's own
-// comment is never one of a ban).
+// comment is never one of a ban). The post is locked first, as Like locks it: a change of
+// its access committed meanwhile decides whether the author may still comment.
 func (q *Queries) AddComment(ctx context.Context, arg AddCommentParams) (AddCommentRow, error) {
 	row := q.db.QueryRow(ctx, addComment,
 		arg.Blocked,
@@ -197,7 +199,8 @@ const like = `-- name: Like :one
 WITH p AS (
     SELECT po.id, po.anchor_id, po.is_public, po.like_count, po.comment_count FROM posts po
      WHERE po.id = $3 AND po.deleted_at IS NULL
-       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $1::bigint, $2::bigint[], $4::bigint[])),
+       AND can_read(po.is_public, po.protected_owner_ids, po.private_feed_ids, $1::bigint, $2::bigint[], $4::bigint[])
+       FOR NO KEY UPDATE),
 ins AS (
     INSERT INTO likes (post_id, user_id, anchor_id, public, created_at) SELECT p.id, $1::bigint, p.anchor_id, p.is_public, $5 FROM p
     ON CONFLICT DO NOTHING
@@ -237,7 +240,9 @@ type LikeRow struct {
 // so that an answer needs no second round trip: the counts are the post's after this
 // statement (the update's when it liked, else the snapshot's); the likes and comments read
 // here are the statement's snapshot, which lacks only the viewer's own like, never counted
-// as banned nor named.
+// as banned nor named. The post is locked first (its count is updated anyway): a change of
+// its access committed meanwhile is read, where the snapshot's would store a like marked
+// public on a post that went private (the change's trigger cannot see the like).
 func (q *Queries) Like(ctx context.Context, arg LikeParams) (LikeRow, error) {
 	row := q.db.QueryRow(ctx, like,
 		arg.UserID,
