@@ -16,17 +16,7 @@ import (
 // call, and the plan mode it sets for itself does not outlive it.
 func TestRecentArrivalsKeepOnePlan(t *testing.T) {
 	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(dbtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.MaxConns = 1 // every call on the one connection whose prepared statements are read below
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	store := db.NewStore(pool)
+	store, pool := oneConnStore(t)
 	store.Rivers.Off = true // the posts are read here; RiverArrivals has tests of its own
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	u, err := store.CreateUser(ctx, db.NewUser{Handle: "ada", DisplayName: "Ada", CreatedAt: now.Add(-time.Hour)})
@@ -51,13 +41,80 @@ func TestRecentArrivalsKeepOnePlan(t *testing.T) {
 			t.Fatalf("arrivals %+v, want the one post's, at %v", got, p.CreatedAt)
 		}
 	}
+	checkOnePlan(t, pool, "RecentArrivals", calls)
+}
+
+// A like, a query of one row, runs on its generic plan too (PostgreSQL's auto choice planned
+// it on every call on the bench's data), and reads as QueryRow reads: its row, or no row.
+func TestLikesKeepOnePlan(t *testing.T) {
+	ctx := context.Background()
+	store, pool := oneConnStore(t)
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	var users, posts []int64
+	for i, h := range []string{"ada", "bob"} {
+		u, err := store.CreateUser(ctx, db.NewUser{Handle: h, DisplayName: h, CreatedAt: now.Add(-time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := tributary.Prepare(tributary.NewPost{AuthorID: u.ID, URL: "https://example.com/" + h, CreatedAt: now.Add(time.Duration(i) * time.Minute)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := store.CreatePost(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		users, posts = append(users, u.ID), append(posts, id)
+	}
+	const calls = 8
+	for i := range calls {
+		v := tributary.Viewer{ID: users[i%2]}
+		talk, err := store.LikeTalk(ctx, v, posts[i%2], now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if talk.Likes != 1 || !talk.Liked {
+			t.Fatalf("like %d: talk %+v, want one like, the viewer's", i, talk)
+		}
+		if _, err := store.UnlikeTalk(ctx, v, posts[i%2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkOnePlan(t, pool, "Like", calls)
+	if _, _, err := store.AddComment(ctx, tributary.Viewer{ID: users[0]}, posts[1]+1, "hi", now, tributary.DefaultBumpRule); tributary.ErrorCode(err) != tributary.ENotFound {
+		t.Errorf("a comment on no post: %v, want not found", err)
+	}
+}
+
+// oneConnStore is a store on a pool of one connection, whose prepared statements checkOnePlan
+// reads.
+func oneConnStore(t *testing.T) (*db.Store, *pgxpool.Pool) {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(dbtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxConns = 1
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return db.NewStore(pool), pool
+}
+
+// checkOnePlan checks that the query named ran calls times on its generic plan and never on
+// a custom one, and that the plan mode it set for itself did not outlive it.
+func checkOnePlan(t *testing.T, pool *pgxpool.Pool, name string, calls int64) {
+	t.Helper()
+	ctx := context.Background()
 	var generic, custom int64
 	if err := pool.QueryRow(ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements
-		WHERE statement LIKE '-- name: RecentArrivals %'`).Scan(&generic, &custom); err != nil {
+		WHERE statement LIKE '-- name: ' || $1 || ' %'`, name).Scan(&generic, &custom); err != nil {
 		t.Fatal(err)
 	}
 	if generic != calls || custom != 0 {
-		t.Errorf("RecentArrivals ran on %d generic and %d custom plans, want %d generic", generic, custom, calls)
+		t.Errorf("%s ran on %d generic and %d custom plans, want %d generic", name, generic, custom, calls)
 	}
 	var mode string
 	if err := pool.QueryRow(ctx, "SHOW plan_cache_mode").Scan(&mode); err != nil {
