@@ -89,8 +89,23 @@ func (p planned) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comm
 	return p.db.Exec(ctx, sql, p.args(sql, args)...)
 }
 
+// genericKey marks a context whose queries run on their generic plan (withGenericPlans).
+type genericKey struct{}
+
+// withGenericPlans makes the queries run with ctx take their generic plan, whatever their
+// name: for a caller whose arguments always call for the plan the generic one is (a search
+// over the last few minutes walks the time index, whatever its words).
+func withGenericPlans(ctx context.Context) context.Context {
+	return context.WithValue(ctx, genericKey{}, true)
+}
+
+// generic says whether a query runs on its generic plan outside transactions.
+func generic(ctx context.Context, sql string) bool {
+	return forcedGeneric[QueryName(sql)] || ctx.Value(genericKey{}) != nil
+}
+
 func (p planned) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	if pool, ok := p.db.(*pgxpool.Pool); ok && forcedGeneric[QueryName(sql)] {
+	if pool, ok := p.db.(*pgxpool.Pool); ok && generic(ctx, sql) {
 		return queryGeneric(ctx, pool, sql, args)
 	}
 	return p.db.Query(ctx, sql, p.args(sql, args)...)
@@ -130,7 +145,7 @@ func (r batchRows) Close() {
 }
 
 func (p planned) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	if pool, ok := p.db.(*pgxpool.Pool); ok && forcedGeneric[QueryName(sql)] {
+	if pool, ok := p.db.(*pgxpool.Pool); ok && generic(ctx, sql) {
 		rows, err := queryGeneric(ctx, pool, sql, args)
 		return genericRow{rows, err}
 	}

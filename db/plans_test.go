@@ -2,9 +2,13 @@ package db_test
 
 import (
 	"context"
+	"errors"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tributary"
@@ -110,7 +114,9 @@ func checkOnePlan(t *testing.T, pool *pgxpool.Pool, name string, calls int64) {
 	ctx := context.Background()
 	var generic, custom int64
 	if err := pool.QueryRow(ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements
-		WHERE statement LIKE '-- name: ' || $1 || ' %'`, name).Scan(&generic, &custom); err != nil {
+		WHERE statement LIKE '-- name: ' || $1 || ' %'`, name).Scan(&generic, &custom); errors.Is(err, pgx.ErrNoRows) {
+		t.Fatalf("%s is not a prepared statement: it was planned on every call", name)
+	} else if err != nil {
 		t.Fatal(err)
 	}
 	if generic != calls || custom != 0 {
@@ -123,4 +129,48 @@ func checkOnePlan(t *testing.T, pool *pgxpool.Pool, name string, calls int64) {
 	if mode != "auto" {
 		t.Errorf("plan_cache_mode is %q after the queries, want auto", mode)
 	}
+}
+
+// The results posted in the last minutes of a search (SearchRecent, what a search's kept
+// candidates lack) are read on the narrow query's generic plan, a walk of the time index
+// whatever the words, planned once per connection rather than on every call.
+func TestRecentSearchesKeepOnePlan(t *testing.T) {
+	ctx := context.Background()
+	store, pool := oneConnStore(t)
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	u, err := store.CreateUser(ctx, db.NewUser{Handle: "ada", DisplayName: "Ada", CreatedAt: now.Add(-time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []int64
+	for i, title := range []string{"Sparse models learn faster", "A recipe for bread", "How models learn to plan"} {
+		p, err := tributary.Prepare(tributary.NewPost{AuthorID: u.ID, URL: "https://example.com/" + strconv.Itoa(i), Title: title,
+			CreatedAt: now.Add(time.Duration(i-3) * time.Minute)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := store.CreatePost(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i != 1 {
+			want = append([]int64{id}, want...) // newest first
+		}
+	}
+	const calls = 8
+	for range calls {
+		got, err := store.SearchRecent(ctx, db.Search{Text: "model & learn"}, db.ChronoQuery{Viewer: tributary.Viewer{ID: u.ID},
+			From: now.Add(-5 * time.Minute), To: now, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]int64, len(got))
+		for i, a := range got {
+			ids[i] = a.PostID
+		}
+		if !slices.Equal(ids, want) {
+			t.Fatalf("recent results %v, want %v", ids, want)
+		}
+	}
+	checkOnePlan(t, pool, "SearchNarrowArrivals", calls)
 }

@@ -100,9 +100,10 @@ func (s *Store) SearchCandidates(ctx context.Context, sq Search, upTo time.Time,
 }
 
 // SearchRecent is SearchArrived over a short interval (q.From a few minutes ago at most):
-// the narrow plan, a walk of the posts made then, is planned in half the time.
+// the narrow plan, a walk of the posts made then, on its generic plan, which is that walk
+// whatever the words (planned with its arguments, it took 0.39 ms to plan and 0.02 to run).
 func (s *Store) SearchRecent(ctx context.Context, sq Search, q ChronoQuery) ([]SearchArrival, error) {
-	return s.searchArrived(ctx, sq, q, searchAs{narrow: true})
+	return s.searchArrived(withGenericPlans(ctx), sq, q, searchAs{narrow: true})
 }
 
 // SearchTalkSince reports whether a comment made or edited at or after since matches the
