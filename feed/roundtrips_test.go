@@ -20,27 +20,41 @@ func tracedWorld(t *testing.T) (*world, *dbtest.QueryLog) {
 	return &world{t: t, ctx: context.Background(), store: store, now: t0, users: map[string]tributary.User{}}, log
 }
 
-// A page reads the fencepost it starts from together with the viewer's state: neither a
-// first page nor a next page spends a round trip of its own on it.
-func TestPagesReadTheirFencepostWithTheViewerState(t *testing.T) {
-	ctx := context.Background()
+// followingAda is a traced world in which viewer follows ada, who shared n links an hour
+// apart (https://ada.example.com/<prefix>-<i>), with the snapshot refreshed, and a service on
+// it.
+func followingAda(t *testing.T, n int, prefix string) (*world, *dbtest.QueryLog, *feed.Service) {
+	t.Helper()
 	w, log := tracedWorld(t)
 	w.user("viewer", false, 0)
 	w.user("ada", false, 0)
 	w.follow("viewer", "ada")
-	for i := range 30 {
-		w.share("ada", fmt.Sprintf("https://ada.example.com/note-%d", i), time.Duration(i+1)*time.Hour, false)
+	for i := range n {
+		w.share("ada", fmt.Sprintf("https://ada.example.com/%s-%d", prefix, i), time.Duration(i+1)*time.Hour, false)
 	}
 	w.refresh()
-	s := w.service(nil)
-	viewer := w.users["viewer"]
+	return w, log, w.service(nil)
+}
+
+// page reads a viewer's page of q with the fence as earlier pages left it (w.timeline
+// starts the fence afresh).
+func (w *world) page(s *feed.Service, viewer string, q tributary.FeedQuery) tributary.Timeline {
+	w.t.Helper()
+	u := w.users[viewer]
+	p, err := s.Timeline(w.ctx, &u, q)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return p
+}
+
+// A page reads the fencepost it starts from together with the viewer's state: neither a
+// first page nor a next page spends a round trip of its own on it.
+func TestPagesReadTheirFencepostWithTheViewerState(t *testing.T) {
+	w, log, s := followingAda(t, 30, "note")
 	page := func(cursor string) tributary.Timeline {
 		t.Helper()
-		p, err := s.Timeline(ctx, &viewer, tributary.FeedQuery{Limit: 10, Cursor: cursor})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return w.page(s, "viewer", tributary.FeedQuery{Limit: 10, Cursor: cursor})
 	}
 	check := func(what string, p tributary.Timeline) {
 		t.Helper()
@@ -87,24 +101,10 @@ func TestPagesReadTheirFencepostWithTheViewerState(t *testing.T) {
 // one round trip each, and shows what it showed before: each share once, newest first, then
 // the first page's items.
 func TestAPageCrossesAChainOfReturnsInOneRead(t *testing.T) {
-	ctx := context.Background()
-	w, log := tracedWorld(t)
-	w.user("viewer", false, 0)
-	w.user("ada", false, 0)
-	w.follow("viewer", "ada")
-	for i := range 20 {
-		w.share("ada", fmt.Sprintf("https://ada.example.com/old-%d", i), time.Duration(i+1)*time.Hour, false)
-	}
-	w.refresh()
-	s := w.service(nil)
-	viewer := w.users["viewer"]
+	w, log, s := followingAda(t, 20, "old")
 	page := func() tributary.Timeline {
 		t.Helper()
-		p, err := s.Timeline(ctx, &viewer, tributary.FeedQuery{Limit: 30})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return w.page(s, "viewer", tributary.FeedQuery{Limit: 30})
 	}
 	first := page()
 	const returns = 12
