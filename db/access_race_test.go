@@ -143,14 +143,21 @@ func TestTalkDuringAVisibilityChangeReadsTheNewAccess(t *testing.T) {
 // test if it does not within 20 s or ends first (done is its end; what it sends is kept).
 func waitForLockWait(t *testing.T, store *db.Store, name string, done chan error) {
 	t.Helper()
+	waitForStatementWait(t, store, "%name: "+name+" ", done)
+}
+
+// waitForStatementWait waits until a statement whose text is like pattern waits for a lock,
+// or done has a result (the statement did not wait).
+func waitForStatementWait(t *testing.T, store *db.Store, pattern string, done chan error) {
+	t.Helper()
 	waiting := false
 	for deadline := time.Now().Add(20 * time.Second); !waiting && len(done) == 0 && time.Now().Before(deadline); {
 		if err := store.Pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%name: ' || $1 || ' %')`, name).Scan(&waiting); err != nil {
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1 || '%')`, pattern).Scan(&waiting); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if !waiting {
-		t.Errorf("%s did not wait for the change of access", name)
+		t.Errorf("%q did not wait for the change", pattern)
 	}
 }

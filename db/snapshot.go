@@ -151,7 +151,7 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 	}
 	defer unlock()
 
-	buildStart, err := s.q.ClockNow(ctx)
+	buildStart, err := s.q.BuildStart(ctx)
 	if err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: clock: %w", err)
 	}
@@ -206,15 +206,18 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 	if err := tx.Commit(ctx); err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: commit swap: %w", err)
 	}
-	// Rows redone while the new snapshot was built went into the old one: redo them.
-	dirty, err := s.q.DirtySince(ctx, buildStart)
+	// Rows redone while the new snapshot was built went into the old one: redo them. They are
+	// those of transactions the build's read may not have seen, not those marked since it
+	// began: a share that marked its row a moment before and committed after the read began
+	// is one of them.
+	dirty, err := s.q.DirtySince(ctx, buildStart.Xmin)
 	if err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: catch up: %w", err)
 	}
 	if err := s.RefreshAnchors(ctx, dirty, now); err != nil {
 		return RefreshResult{}, err
 	}
-	if err := s.q.ForgetDirty(ctx, buildStart); err != nil {
+	if err := s.q.ForgetDirty(ctx, buildStart.At); err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: forget dirty: %w", err)
 	}
 	if err := s.chooseBestOf(ctx, now); err != nil {

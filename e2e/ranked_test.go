@@ -68,8 +68,19 @@ func (f *fixture) follow(follower, followed string) {
 func (f *fixture) refresh() {
 	f.t.Helper()
 	ctx := context.Background()
-	if _, err := f.store.RefreshSnapshot(ctx, time.Now()); err != nil {
-		f.t.Fatal(err)
+	// The server's own refresh at start may still hold the refresh lock: this one waits for
+	// it rather than be skipped.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		res, err := f.store.RefreshSnapshot(ctx, time.Now())
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		if !res.Skipped {
+			break
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatal("the fixture could not take the refresh lock")
+		}
 	}
 	token, err := f.store.Wake(ctx)
 	if err != nil {

@@ -48,13 +48,16 @@ WITH gone AS (DELETE FROM feed_snapshot WHERE anchor_id = ANY(@anchor_ids::bigin
 INSERT INTO snapshot_dirty (anchor_id) SELECT unnest(@anchor_ids::bigint[]);
 
 -- name: DirtySince :many
-SELECT DISTINCT anchor_id FROM snapshot_dirty WHERE at >= @since ORDER BY anchor_id;
+-- The items redone by transactions from from_xid on.
+SELECT DISTINCT anchor_id FROM snapshot_dirty WHERE xid >= @from_xid::bigint ORDER BY anchor_id;
 
 -- name: ForgetDirty :exec
 DELETE FROM snapshot_dirty WHERE at < @before;
 
--- name: ClockNow :one
-SELECT clock_timestamp()::timestamptz;
+-- name: BuildStart :one
+-- Where a full rebuild starts: the time, and the oldest transaction still running (what it
+-- and later ones write may be missing from the posts the rebuild reads).
+SELECT clock_timestamp()::timestamptz AS at, pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin;
 
 -- name: PostFactsInWindow :many
 -- Every live post of the items with a live share in the window, by item: what a full

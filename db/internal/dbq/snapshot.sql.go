@@ -79,6 +79,24 @@ func (q *Queries) AnchorsPostedBetween(ctx context.Context, arg AnchorsPostedBet
 	return items, nil
 }
 
+const buildStart = `-- name: BuildStart :one
+SELECT clock_timestamp()::timestamptz AS at, pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin
+`
+
+type BuildStartRow struct {
+	At   time.Time
+	Xmin int64
+}
+
+// Where a full rebuild starts: the time, and the oldest transaction still running (what it
+// and later ones write may be missing from the posts the rebuild reads).
+func (q *Queries) BuildStart(ctx context.Context) (BuildStartRow, error) {
+	row := q.db.QueryRow(ctx, buildStart)
+	var i BuildStartRow
+	err := row.Scan(&i.At, &i.Xmin)
+	return i, err
+}
+
 const clearSnapshotRows = `-- name: ClearSnapshotRows :exec
 WITH gone AS (DELETE FROM feed_snapshot WHERE anchor_id = ANY($1::bigint[]))
 INSERT INTO snapshot_dirty (anchor_id) SELECT unnest($1::bigint[])
@@ -91,23 +109,13 @@ func (q *Queries) ClearSnapshotRows(ctx context.Context, anchorIds []int64) erro
 	return err
 }
 
-const clockNow = `-- name: ClockNow :one
-SELECT clock_timestamp()::timestamptz
-`
-
-func (q *Queries) ClockNow(ctx context.Context) (time.Time, error) {
-	row := q.db.QueryRow(ctx, clockNow)
-	var column_1 time.Time
-	err := row.Scan(&column_1)
-	return column_1, err
-}
-
 const dirtySince = `-- name: DirtySince :many
-SELECT DISTINCT anchor_id FROM snapshot_dirty WHERE at >= $1 ORDER BY anchor_id
+SELECT DISTINCT anchor_id FROM snapshot_dirty WHERE xid >= $1::bigint ORDER BY anchor_id
 `
 
-func (q *Queries) DirtySince(ctx context.Context, since time.Time) ([]int64, error) {
-	rows, err := q.db.Query(ctx, dirtySince, since)
+// The items redone by transactions from from_xid on.
+func (q *Queries) DirtySince(ctx context.Context, fromXid int64) ([]int64, error) {
+	rows, err := q.db.Query(ctx, dirtySince, fromXid)
 	if err != nil {
 		return nil, err
 	}
