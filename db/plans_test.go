@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -173,4 +174,49 @@ func TestRecentSearchesKeepOnePlan(t *testing.T) {
 		}
 	}
 	checkOnePlan(t, pool, "SearchNarrowArrivals", calls)
+}
+
+// The site listener reads the change log after every wake-up on its generic plan, planned
+// once on its connection, and that plan reads the transaction id index, not the whole log.
+func TestSiteLogKeepsOnePlanOnItsIndex(t *testing.T) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := db.PrepareListener(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	log := db.NewSiteLog(conn)
+	_, xmin, err := log.Since(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const calls = 4
+	for range calls {
+		if _, _, err := log.Since(ctx, xmin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var name string
+	var generic, custom int64
+	if err := conn.QueryRow(ctx, `SELECT name, generic_plans, custom_plans FROM pg_prepared_statements
+		WHERE statement LIKE '-- name: SiteChangesFrom %'`).Scan(&name, &generic, &custom); err != nil {
+		t.Fatal(err)
+	}
+	if generic != calls || custom != 0 {
+		t.Errorf("SiteChangesFrom ran on %d generic and %d custom plans, want %d generic", generic, custom, calls)
+	}
+	rows, err := conn.Query(ctx, "EXPLAIN (COSTS OFF) EXECUTE "+pgx.Identifier{name}.Sanitize()+"(1, 2)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(plan, "\n"); !strings.Contains(text, "site_changes_xid_idx") {
+		t.Errorf("the listener's plan of SiteChangesFrom does not read the xid index:\n%s", text)
+	}
 }

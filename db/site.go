@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"math"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"tributary/db/internal/dbq"
@@ -98,6 +100,15 @@ type SiteLog struct{ q *dbq.Queries }
 // NewSiteLog reads the change log through conn (a *pgx.Conn, a pool or a transaction).
 func NewSiteLog(conn dbq.DBTX) SiteLog { return SiteLog{q: dbq.New(conn)} }
 
+// PrepareListener sets up a connection of its own for a SiteLog read after every wake-up:
+// its statements run on their generic plans, planned once. PostgreSQL's own choice planned
+// SiteChangesFrom on every read (0.12 ms to run it in 0.03), as a plan made for a known
+// transaction id is estimated cheaper than one for any.
+func PrepareListener(ctx context.Context, conn *pgx.Conn) error {
+	_, err := conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan")
+	return err
+}
+
 // Since returns the changes of transactions from fromXID on and the oldest transaction still
 // running: changes older than it are all visible now, so the next read may start there.
 func (l SiteLog) Since(ctx context.Context, fromXID int64) ([]SiteChange, int64, error) {
@@ -108,7 +119,7 @@ func (l SiteLog) Since(ctx context.Context, fromXID int64) ([]SiteChange, int64,
 	if fromXID == 0 {
 		return nil, xmin, nil
 	}
-	rows, err := l.q.SiteChangesFrom(ctx, fromXID)
+	rows, err := l.q.SiteChangesFrom(ctx, dbq.SiteChangesFromParams{FromXid: fromXID, ToXid: math.MaxInt64})
 	if err != nil {
 		return nil, 0, fmt.Errorf("db: site changes: %w", err)
 	}

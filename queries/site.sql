@@ -15,9 +15,12 @@ DELETE FROM cursor_keys k
  WHERE EXISTS (SELECT 1 FROM cursor_keys n WHERE n.id > k.id AND n.created_at < @before::timestamptz);
 
 -- name: SiteChangesFrom :many
--- The changes recorded by transactions from from_xid on, in the order they were made; the
--- caller remembers which it applied, as a transaction still running may commit more later.
-SELECT id, xid, kind, ids, anchors FROM site_changes WHERE xid >= @from_xid::bigint ORDER BY id;
+-- The changes recorded by transactions from from_xid on (to_xid: the largest), in the order
+-- they were made; the caller remembers which it applied, as a transaction still running may
+-- commit more later. The listener runs it on its generic plan (db.PrepareListener): a range
+-- between two parameters keeps the xid index there, where an open-ended one read the table
+-- whole (110 ms at 113,000 changes).
+SELECT id, xid, kind, ids, anchors FROM site_changes WHERE xid BETWEEN @from_xid::bigint AND @to_xid::bigint ORDER BY id;
 
 -- name: SiteXmin :one
 -- The oldest transaction still running: every change of an older one is visible now.

@@ -198,6 +198,9 @@ func (b *Bus) session(ctx context.Context, cursor *int64, applied map[int64]int6
 	if _, err := conn.Exec(ctx, "SET application_name = '"+ListenerName+"'; LISTEN "+Channel); err != nil {
 		return err
 	}
+	if err := db.PrepareListener(ctx, conn); err != nil {
+		return err
+	}
 	log := db.NewSiteLog(conn)
 	first := true
 	for {
