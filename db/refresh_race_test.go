@@ -90,3 +90,52 @@ func TestAShareAcrossTheStartOfARebuildIsKept(t *testing.T) {
 		t.Errorf("after the rebuild the item reads %q shared by %v; want otto's title, shared by both", title, sharers)
 	}
 }
+
+// A user's change of standing (a VIP flag) made in a transaction begun before an incremental
+// refresh and committed after it read the changes is redone by the next refresh: the log is
+// read from the oldest transaction running when the last refresh began, not from its clock.
+func TestAUserChangeAcrossARefreshIsRedoneByTheNext(t *testing.T) {
+	ctx := context.Background()
+	store := dbtest.Store(t)
+	start := time.Now()
+	u, err := store.CreateUser(ctx, db.NewUser{Handle: "vic", DisplayName: "Vic", CreatedAt: start.Add(-time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := tributary.Prepare(tributary.NewPost{AuthorID: u.ID, URL: "https://arxiv.org/abs/2611.00003", CreatedAt: start.Add(-time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.CreatePost(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.RefreshSnapshot(ctx, start); err != nil {
+		t.Fatal(err)
+	}
+
+	change, err := store.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer change.Rollback(ctx)
+	if _, err := change.Exec(ctx, "UPDATE users SET vip = true WHERE id = $1", u.ID); err != nil {
+		t.Fatal(err)
+	}
+	first := time.Now()
+	if _, err := store.RefreshSince(ctx, start, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := change.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.RefreshSince(ctx, first, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var vip bool
+	if err := store.Pool.QueryRow(ctx, "SELECT any_vip_sharer FROM feed_snapshot f JOIN posts p ON p.anchor_id = f.anchor_id WHERE p.author_id = $1", u.ID).Scan(&vip); err != nil {
+		t.Fatal(err)
+	}
+	if !vip {
+		t.Error("the item of a user made a VIP across a refresh is not a VIP's after the next")
+	}
+}

@@ -100,6 +100,15 @@ func (s *Store) RefreshSince(ctx context.Context, since, now time.Time) (Refresh
 	}
 	defer unlock()
 
+	b, err := s.q.SnapshotBuild(ctx)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) { // none: every change kept is read
+		return RefreshResult{}, fmt.Errorf("db: refresh: snapshot state: %w", err)
+	}
+	begun, err := s.q.RefreshStart(ctx)
+	if err != nil {
+		return RefreshResult{}, fmt.Errorf("db: refresh: clock: %w", err)
+	}
+
 	// An item's row holds the recency bucket of its newest share, which turned (or left the
 	// window) when that share's age passed a week, two... or the window between since and now.
 	ages := []time.Duration{SnapshotWindow}
@@ -114,7 +123,9 @@ func (s *Store) RefreshSince(ctx context.Context, since, now time.Time) (Refresh
 		}
 		anchors = append(anchors, turned...)
 	}
-	changed, err := s.q.AnchorsOfChangedUsers(ctx, since)
+	// Users' changes are read from where the last refresh began: a change committed after its
+	// read, in a transaction begun before it, is read now.
+	changed, err := s.q.AnchorsOfChangedUsers(ctx, b.ChangesXid)
 	if err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: items of changed users: %w", err)
 	}
@@ -130,7 +141,8 @@ func (s *Store) RefreshSince(ctx context.Context, since, now time.Time) (Refresh
 		return RefreshResult{}, err
 	}
 	dur := time.Since(start)
-	rows, err := s.q.SetSnapshotRefreshed(ctx, dbq.SetSnapshotRefreshedParams{RefreshedAt: now, DurationMs: int32(dur.Milliseconds())})
+	rows, err := s.q.SetSnapshotRefreshed(ctx, dbq.SetSnapshotRefreshedParams{RefreshedAt: now,
+		DurationMs: int32(dur.Milliseconds()), ChangesXid: begun.Xmin})
 	if err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: meta: %w", err)
 	}
@@ -151,7 +163,7 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 	}
 	defer unlock()
 
-	buildStart, err := s.q.BuildStart(ctx)
+	buildStart, err := s.q.RefreshStart(ctx)
 	if err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: clock: %w", err)
 	}
@@ -200,7 +212,7 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 	}
 	dur := time.Since(start)
 	if err := queries(tx).SetSnapshotMeta(ctx, dbq.SetSnapshotMetaParams{RefreshedAt: now, Rows: int32(n),
-		DurationMs: int32(dur.Milliseconds()), Weights: s.weightsKey()}); err != nil {
+		DurationMs: int32(dur.Milliseconds()), Weights: s.weightsKey(), ChangesXid: buildStart.Xmin}); err != nil {
 		return RefreshResult{}, fmt.Errorf("db: refresh: meta: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {

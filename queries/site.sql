@@ -55,6 +55,8 @@ WITH c AS (DELETE FROM site_changes
             WHERE at < LEAST(@before::timestamptz, (SELECT m.refreshed_at - interval '1 minute' FROM snapshot_meta m))
               -- and the new posts the rivers still read beside their inboxes (00022)
               AND NOT (kind = 'new_posts' AND xid >= coalesce((SELECT f.xid FROM home_river_fanout f), 0))
+              -- and the users' changes the next snapshot refresh reads
+              AND NOT (kind = 'users' AND xid >= coalesce((SELECT m.changes_xid FROM snapshot_meta m), 0))
            RETURNING 1),
      i AS (DELETE FROM site_instances WHERE seen_at < @before::timestamptz RETURNING 1)
 SELECT (SELECT count(*) FROM c) + (SELECT count(*) FROM i);

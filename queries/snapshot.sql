@@ -4,18 +4,19 @@ SELECT refreshed_at, rows FROM snapshot_meta;
 -- name: SnapshotBuild :one
 -- When the snapshot was last refreshed and rebuilt in full, with which weights, and whether
 -- a rebuild was cut short (its next table is still there).
-SELECT refreshed_at, rebuilt_at, weights, (to_regclass('feed_snapshot_next') IS NOT NULL)::bool AS interrupted FROM snapshot_meta;
+-- changes_xid: where the next refresh reads the users' changes from.
+SELECT refreshed_at, rebuilt_at, weights, changes_xid, (to_regclass('feed_snapshot_next') IS NOT NULL)::bool AS interrupted FROM snapshot_meta;
 
 -- name: SetSnapshotMeta :exec
 -- A full rebuild's.
-INSERT INTO snapshot_meta (id, refreshed_at, rows, duration_ms, rebuilt_at, weights)
-VALUES (true, @refreshed_at, @rows, @duration_ms, @refreshed_at, @weights)
+INSERT INTO snapshot_meta (id, refreshed_at, rows, duration_ms, rebuilt_at, weights, changes_xid)
+VALUES (true, @refreshed_at, @rows, @duration_ms, @refreshed_at, @weights, @changes_xid)
 ON CONFLICT (id) DO UPDATE SET refreshed_at = EXCLUDED.refreshed_at, rows = EXCLUDED.rows, duration_ms = EXCLUDED.duration_ms,
-    rebuilt_at = EXCLUDED.rebuilt_at, weights = EXCLUDED.weights;
+    rebuilt_at = EXCLUDED.rebuilt_at, weights = EXCLUDED.weights, changes_xid = EXCLUDED.changes_xid;
 
 -- name: SetSnapshotRefreshed :one
 -- An incremental refresh's: the rows are counted again, and returned.
-UPDATE snapshot_meta SET refreshed_at = @refreshed_at, duration_ms = @duration_ms,
+UPDATE snapshot_meta SET refreshed_at = @refreshed_at, duration_ms = @duration_ms, changes_xid = @changes_xid,
        rows = (SELECT count(*) FROM feed_snapshot)
 RETURNING rows;
 
@@ -32,13 +33,14 @@ SELECT DISTINCT p.anchor_id FROM posts p
                     WHERE n.anchor_id = p.anchor_id AND n.created_at > @until::timestamptz AND n.deleted_at IS NULL);
 
 -- name: AnchorsOfChangedUsers :many
--- The items in the snapshot shared by users whose VIP flag or notability changed since (the
--- site's change log, kept back to the last refresh: PruneSite), whenever they shared them:
+-- The items in the snapshot shared by users whose VIP flag or notability changed in
+-- transactions from from_xid on (the site's change log, kept back to the last refresh:
+-- PruneSite), whenever they shared them:
 -- an item's row names all its sharers, and an item shared again lately is in the window
 -- with its share of half a year ago.
 SELECT DISTINCT p.anchor_id
   FROM posts p
- WHERE p.author_id IN (SELECT unnest(c.ids) FROM site_changes c WHERE c.kind = 'users' AND c.at > @since::timestamptz)
+ WHERE p.author_id IN (SELECT unnest(c.ids) FROM site_changes c WHERE c.kind = 'users' AND c.xid >= @from_xid::bigint)
    AND EXISTS (SELECT 1 FROM feed_snapshot f WHERE f.anchor_id = p.anchor_id);
 
 -- name: ClearSnapshotRows :exec
@@ -54,9 +56,9 @@ SELECT DISTINCT anchor_id FROM snapshot_dirty WHERE xid >= @from_xid::bigint ORD
 -- name: ForgetDirty :exec
 DELETE FROM snapshot_dirty WHERE at < @before;
 
--- name: BuildStart :one
--- Where a full rebuild starts: the time, and the oldest transaction still running (what it
--- and later ones write may be missing from the posts the rebuild reads).
+-- name: RefreshStart :one
+-- Where a refresh starts: the time, and the oldest transaction still running (what it and
+-- later ones write may be missing from what the refresh reads).
 SELECT clock_timestamp()::timestamptz AS at, pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin;
 
 -- name: PostFactsInWindow :many

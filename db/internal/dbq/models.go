@@ -368,6 +368,7 @@ type SnapshotMetum struct {
 	BestIds     []int64
 	RebuiltAt   *time.Time
 	Weights     string
+	ChangesXid  int64
 }
 
 type User struct {

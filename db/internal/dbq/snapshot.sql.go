@@ -13,16 +13,17 @@ import (
 const anchorsOfChangedUsers = `-- name: AnchorsOfChangedUsers :many
 SELECT DISTINCT p.anchor_id
   FROM posts p
- WHERE p.author_id IN (SELECT unnest(c.ids) FROM site_changes c WHERE c.kind = 'users' AND c.at > $1::timestamptz)
+ WHERE p.author_id IN (SELECT unnest(c.ids) FROM site_changes c WHERE c.kind = 'users' AND c.xid >= $1::bigint)
    AND EXISTS (SELECT 1 FROM feed_snapshot f WHERE f.anchor_id = p.anchor_id)
 `
 
-// The items in the snapshot shared by users whose VIP flag or notability changed since (the
-// site's change log, kept back to the last refresh: PruneSite), whenever they shared them:
+// The items in the snapshot shared by users whose VIP flag or notability changed in
+// transactions from from_xid on (the site's change log, kept back to the last refresh:
+// PruneSite), whenever they shared them:
 // an item's row names all its sharers, and an item shared again lately is in the window
 // with its share of half a year ago.
-func (q *Queries) AnchorsOfChangedUsers(ctx context.Context, since time.Time) ([]int64, error) {
-	rows, err := q.db.Query(ctx, anchorsOfChangedUsers, since)
+func (q *Queries) AnchorsOfChangedUsers(ctx context.Context, fromXid int64) ([]int64, error) {
+	rows, err := q.db.Query(ctx, anchorsOfChangedUsers, fromXid)
 	if err != nil {
 		return nil, err
 	}
@@ -77,24 +78,6 @@ func (q *Queries) AnchorsPostedBetween(ctx context.Context, arg AnchorsPostedBet
 		return nil, err
 	}
 	return items, nil
-}
-
-const buildStart = `-- name: BuildStart :one
-SELECT clock_timestamp()::timestamptz AS at, pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin
-`
-
-type BuildStartRow struct {
-	At   time.Time
-	Xmin int64
-}
-
-// Where a full rebuild starts: the time, and the oldest transaction still running (what it
-// and later ones write may be missing from the posts the rebuild reads).
-func (q *Queries) BuildStart(ctx context.Context) (BuildStartRow, error) {
-	row := q.db.QueryRow(ctx, buildStart)
-	var i BuildStartRow
-	err := row.Scan(&i.At, &i.Xmin)
-	return i, err
 }
 
 const clearSnapshotRows = `-- name: ClearSnapshotRows :exec
@@ -262,11 +245,29 @@ func (q *Queries) PostFactsInWindow(ctx context.Context, since time.Time) ([]Pos
 	return items, nil
 }
 
+const refreshStart = `-- name: RefreshStart :one
+SELECT clock_timestamp()::timestamptz AS at, pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin
+`
+
+type RefreshStartRow struct {
+	At   time.Time
+	Xmin int64
+}
+
+// Where a refresh starts: the time, and the oldest transaction still running (what it and
+// later ones write may be missing from what the refresh reads).
+func (q *Queries) RefreshStart(ctx context.Context) (RefreshStartRow, error) {
+	row := q.db.QueryRow(ctx, refreshStart)
+	var i RefreshStartRow
+	err := row.Scan(&i.At, &i.Xmin)
+	return i, err
+}
+
 const setSnapshotMeta = `-- name: SetSnapshotMeta :exec
-INSERT INTO snapshot_meta (id, refreshed_at, rows, duration_ms, rebuilt_at, weights)
-VALUES (true, $1, $2, $3, $1, $4)
+INSERT INTO snapshot_meta (id, refreshed_at, rows, duration_ms, rebuilt_at, weights, changes_xid)
+VALUES (true, $1, $2, $3, $1, $4, $5)
 ON CONFLICT (id) DO UPDATE SET refreshed_at = EXCLUDED.refreshed_at, rows = EXCLUDED.rows, duration_ms = EXCLUDED.duration_ms,
-    rebuilt_at = EXCLUDED.rebuilt_at, weights = EXCLUDED.weights
+    rebuilt_at = EXCLUDED.rebuilt_at, weights = EXCLUDED.weights, changes_xid = EXCLUDED.changes_xid
 `
 
 type SetSnapshotMetaParams struct {
@@ -274,6 +275,7 @@ type SetSnapshotMetaParams struct {
 	Rows        int32
 	DurationMs  int32
 	Weights     string
+	ChangesXid  int64
 }
 
 // A full rebuild's.
@@ -283,12 +285,13 @@ func (q *Queries) SetSnapshotMeta(ctx context.Context, arg SetSnapshotMetaParams
 		arg.Rows,
 		arg.DurationMs,
 		arg.Weights,
+		arg.ChangesXid,
 	)
 	return err
 }
 
 const setSnapshotRefreshed = `-- name: SetSnapshotRefreshed :one
-UPDATE snapshot_meta SET refreshed_at = $1, duration_ms = $2,
+UPDATE snapshot_meta SET refreshed_at = $1, duration_ms = $2, changes_xid = $3,
        rows = (SELECT count(*) FROM feed_snapshot)
 RETURNING rows
 `
@@ -296,29 +299,32 @@ RETURNING rows
 type SetSnapshotRefreshedParams struct {
 	RefreshedAt time.Time
 	DurationMs  int32
+	ChangesXid  int64
 }
 
 // An incremental refresh's: the rows are counted again, and returned.
 func (q *Queries) SetSnapshotRefreshed(ctx context.Context, arg SetSnapshotRefreshedParams) (int32, error) {
-	row := q.db.QueryRow(ctx, setSnapshotRefreshed, arg.RefreshedAt, arg.DurationMs)
+	row := q.db.QueryRow(ctx, setSnapshotRefreshed, arg.RefreshedAt, arg.DurationMs, arg.ChangesXid)
 	var rows int32
 	err := row.Scan(&rows)
 	return rows, err
 }
 
 const snapshotBuild = `-- name: SnapshotBuild :one
-SELECT refreshed_at, rebuilt_at, weights, (to_regclass('feed_snapshot_next') IS NOT NULL)::bool AS interrupted FROM snapshot_meta
+SELECT refreshed_at, rebuilt_at, weights, changes_xid, (to_regclass('feed_snapshot_next') IS NOT NULL)::bool AS interrupted FROM snapshot_meta
 `
 
 type SnapshotBuildRow struct {
 	RefreshedAt time.Time
 	RebuiltAt   *time.Time
 	Weights     string
+	ChangesXid  int64
 	Interrupted bool
 }
 
 // When the snapshot was last refreshed and rebuilt in full, with which weights, and whether
 // a rebuild was cut short (its next table is still there).
+// changes_xid: where the next refresh reads the users' changes from.
 func (q *Queries) SnapshotBuild(ctx context.Context) (SnapshotBuildRow, error) {
 	row := q.db.QueryRow(ctx, snapshotBuild)
 	var i SnapshotBuildRow
@@ -326,6 +332,7 @@ func (q *Queries) SnapshotBuild(ctx context.Context) (SnapshotBuildRow, error) {
 		&i.RefreshedAt,
 		&i.RebuiltAt,
 		&i.Weights,
+		&i.ChangesXid,
 		&i.Interrupted,
 	)
 	return i, err
