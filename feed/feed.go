@@ -204,8 +204,10 @@ func (s *Service) request(ctx context.Context, viewer *tributary.User, q tributa
 
 // newSource is a source of q's items for viewer with state v at now.
 func (s *Service) newSource(viewer *tributary.User, v viewerState, q tributary.FeedQuery, now time.Time) *source {
-	return &source{s: s, viewer: viewer, v: v, q: q, now: now, path: s.path(q, v, now), items: map[int64]tributary.Item{},
-		talked: map[int64]bool{}, reasons: map[int64]tributary.Activity{}}
+	// A page's items are kept here: made for a page's worth, rather than grown to it.
+	n := max(q.Limit, 0)
+	return &source{s: s, viewer: viewer, v: v, q: q, now: now, path: s.path(q, v, now), items: make(map[int64]tributary.Item, n),
+		talked: make(map[int64]bool, n), reasons: map[int64]tributary.Activity{}}
 }
 
 // fenceKey names the fence of a viewer's (nil: anonymous) feed of q's template.

@@ -186,7 +186,7 @@ func (f Fence) Next(ctx context.Context, k FenceKey, c Cursor, limit int) (Page,
 // It gathers the ids a page would show and checks them with one Keep (one read of their
 // current data); only when Keep drops some does it gather and check more.
 func (f Fence) fill(ctx context.Context, k FenceKey, fp Fencepost, c Cursor, limit int) (Page, error) {
-	page := Page{IDs: []int64{}, Fencepost: fp.At}
+	page := Page{IDs: make([]int64, 0, limit), In: make([]time.Time, 0, limit), Fencepost: fp.At}
 	for len(page.IDs) < limit {
 		run, end, err := f.gather(ctx, k, &fp, &c, limit-len(page.IDs))
 		if err != nil {
@@ -224,7 +224,7 @@ func (f Fence) fill(ctx context.Context, k FenceKey, fp Fencepost, c Cursor, lim
 // gather lists up to need ids from c onwards (a page's IDs and In, not yet checked by Keep;
 // hidden ones passed over) and moves fp and c past them; end says the fence ends after them.
 func (f Fence) gather(ctx context.Context, k FenceKey, fp *Fencepost, c *Cursor, need int) (Page, bool, error) {
-	var r Page
+	r := Page{IDs: make([]int64, 0, need), In: make([]time.Time, 0, need)}
 	add := func(id int64) {
 		if !f.Source.Hidden(id) {
 			r.add(id, fp.At)

@@ -280,7 +280,7 @@ func (src *source) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 			it.Activity = &a
 			src.items[id] = it
 		}
-		if m, muted := src.v.access.Muted(append([]string{it.Title, it.Excerpt}, it.Tags...)...); muted {
+		if m, muted := src.muted(it); muted {
 			if !m.Collapse {
 				continue
 			}
@@ -290,6 +290,15 @@ func (src *source) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 		kept = append(kept, id)
 	}
 	return kept, nil
+}
+
+// muted returns the viewer's mute an item's title, excerpt or tags match (the texts are
+// gathered only for a viewer who mutes words).
+func (src *source) muted(it tributary.Item) (tributary.Mute, bool) {
+	if len(src.v.access.Mutes) == 0 {
+		return tributary.Mute{}, false
+	}
+	return src.v.access.Muted(append([]string{it.Title, it.Excerpt}, it.Tags...)...)
 }
 
 // Hidden: the viewer hid the item, or has seen it (and asked to leave seen items out).
