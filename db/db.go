@@ -20,11 +20,7 @@ func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("db: parse DATABASE_URL: %w", err)
 	}
-	// Requests are short and many run at once: a parallel plan's worker start-up costs more
-	// than it saves and takes cores from the other requests.
-	if _, set := cfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"]; !set {
-		cfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"] = "0"
-	}
+	requestSettings(cfg)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("db: open: %w", err)
@@ -43,14 +39,21 @@ func OpenReplica(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("db: parse replica URL: %w", err)
 	}
-	if _, set := cfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"]; !set {
-		cfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"] = "0"
-	}
+	requestSettings(cfg)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("db: open replica: %w", err)
 	}
 	return pool, nil
+}
+
+// requestSettings sets what the app's connections run with, unless the URL sets it: requests
+// are short and many run at once, and a parallel plan's worker start-up costs more than it
+// saves and takes cores from the other requests.
+func requestSettings(cfg *pgxpool.Config) {
+	if _, set := cfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"]; !set {
+		cfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"] = "0"
+	}
 }
 
 // Migrate applies every pending goose migration, then River's (the job queue's tables);

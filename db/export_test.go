@@ -1,6 +1,14 @@
 package db
 
-import "github.com/riverqueue/river"
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"tributary/db/internal/dbq"
+)
 
 // AfterRiverBlock makes s call f after each block a river reconstruction commits (a test
 // cancels the reconstruction's context there, as a killed worker would stop).
@@ -14,4 +22,19 @@ func JobEvents(s *Store) (<-chan *river.Event, func()) {
 		panic(err)
 	}
 	return c.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed)
+}
+
+// GenericSettingsSeen reads jit and plan_cache_mode as a statement run on its generic plan
+// outside a transaction sees them (the context mark SearchRecent's query runs with).
+func GenericSettingsSeen(ctx context.Context, pool *pgxpool.Pool) (jit, planMode string, err error) {
+	err = planned{db: pool}.QueryRow(withGenericPlans(ctx), "SELECT current_setting('jit'), current_setting('plan_cache_mode')").Scan(&jit, &planMode)
+	return jit, planMode, err
+}
+
+// GenericTxJIT reads jit as a statement of a genericTx (a share's) sees it.
+func GenericTxJIT(ctx context.Context, s *Store) (jit string, err error) {
+	err = s.inGenericTx(ctx, func(tx pgx.Tx, _ *dbq.Queries) error {
+		return tx.QueryRow(ctx, "SELECT current_setting('jit')").Scan(&jit)
+	})
+	return jit, err
 }

@@ -64,7 +64,7 @@ type recorder struct {
 
 func (r *recorder) queue(sql string, args []any) {
 	if !r.generic && forcedGeneric[QueryName(sql)] {
-		r.batch.Queue("SELECT set_config('plan_cache_mode', 'force_generic_plan', true)")
+		r.batch.Queue(genericSettings)
 		r.generic = true
 	}
 	r.batch.Queue(sql, args...)
