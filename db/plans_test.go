@@ -180,14 +180,7 @@ func TestRecentSearchesKeepOnePlan(t *testing.T) {
 // once on its connection, and that plan reads the transaction id index, not the whole log.
 func TestSiteLogKeepsOnePlanOnItsIndex(t *testing.T) {
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dbtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if err := db.PrepareListener(ctx, conn); err != nil {
-		t.Fatal(err)
-	}
+	conn := listenerConn(t)
 	log := db.NewSiteLog(conn)
 	_, xmin, err := log.Since(ctx, 0)
 	if err != nil {
@@ -247,16 +240,24 @@ func TestGenericPlansAreNotJITCompiled(t *testing.T) {
 		t.Errorf("after them the connection runs with jit %q, want the server's %q", after, before)
 	}
 
-	conn, err := pgx.Connect(ctx, dbtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if err := db.PrepareListener(ctx, conn); err != nil {
-		t.Fatal(err)
-	}
+	conn := listenerConn(t)
 	var jit string
 	if err := conn.QueryRow(ctx, "SELECT current_setting('jit')").Scan(&jit); err != nil || jit != "off" {
 		t.Errorf("the site listener's connection runs with jit %q (%v), want off", jit, err)
 	}
+}
+
+// listenerConn is a connection set up as the site listener's (db.PrepareListener).
+func listenerConn(t *testing.T) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	if err := db.PrepareListener(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -82,6 +81,21 @@ func (s *Store) refreshLock(ctx context.Context) (conn *pgxpool.Conn, unlock fun
 		conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", snapshotLockKey)
 		conn.Release()
 	}, nil
+}
+
+// AwaitRefresh returns once no instance is refreshing the snapshot (a refresh asked for then
+// is not skipped for one that began before the caller's writes), waiting on the refresh
+// lock itself.
+func (s *Store) AwaitRefresh(ctx context.Context) error {
+	conn, err := s.Pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("db: await refresh: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1), pg_advisory_unlock($1)", snapshotLockKey); err != nil {
+		return fmt.Errorf("db: await refresh: %w", err)
+	}
+	return nil
 }
 
 // weightsKey names the score weights a full rebuild used.
@@ -251,77 +265,6 @@ func (s *Store) chooseBestOf(ctx context.Context, now time.Time) error {
 		}
 		return nil
 	})
-}
-
-// RefreshAnchors recomputes the snapshot rows of some anchors right away (after a share,
-// a deletion or an access change), so the snapshot path never lags the primary tables.
-func (s *Store) RefreshAnchors(ctx context.Context, anchorIDs []int64, now time.Time) error {
-	if len(anchorIDs) == 0 {
-		return nil
-	}
-	return s.inGenericTx(ctx, func(tx pgx.Tx, q *dbq.Queries) error { return s.redoAnchors(ctx, tx, q, anchorIDs, now) })
-}
-
-// redoAnchors redoes the snapshot rows of some anchors in the transaction tx (q runs on it).
-func (s *Store) redoAnchors(ctx context.Context, tx pgx.Tx, q *dbq.Queries, anchorIDs []int64, now time.Time) error {
-	// Two writers redoing one anchor (a share and a refresh's catch-up) must not let the one
-	// that read fewer posts write last.
-	if err := q.LockAnchors(ctx, anchorIDs); err != nil {
-		return fmt.Errorf("db: refresh anchors: lock: %w", err)
-	}
-	rs, err := rollups(ctx, q, anchorIDs, nil)
-	if err != nil {
-		return err
-	}
-	rows := make([][]any, 0, len(rs))
-	for _, id := range anchorIDs {
-		if r, ok := rs[id]; ok && r.Date.After(now.Add(-SnapshotWindow)) {
-			row, err := snapshotRow(r, s.Weights, now)
-			if err != nil {
-				return fmt.Errorf("db: refresh anchors: %w", err)
-			}
-			rows = append(rows, row)
-		}
-	}
-	if err := q.ClearSnapshotRows(ctx, anchorIDs); err != nil {
-		return fmt.Errorf("db: refresh anchors: clear: %w", err)
-	}
-	if len(rows) <= insertedRows { // a share's item, a comment's: one round trip, where COPY takes two
-		if len(rows) > 0 {
-			if _, err := tx.Exec(ctx, insertSnapshotRows(len(rows)), slices.Concat(rows...)...); err != nil {
-				return fmt.Errorf("db: refresh anchors: insert: %w", err)
-			}
-		}
-		return nil
-	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"feed_snapshot"}, snapshotColumns, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("db: refresh anchors: insert: %w", err)
-	}
-	return nil
-}
-
-// insertedRows is how many snapshot rows redoAnchors inserts with a statement rather than COPY.
-const insertedRows = 4
-
-// insertSnapshotRows is the INSERT of n snapshot rows, their columns' values in
-// snapshotColumns' order, row after row.
-func insertSnapshotRows(n int) string {
-	var b strings.Builder
-	b.WriteString("INSERT INTO feed_snapshot (" + strings.Join(snapshotColumns, ", ") + ") VALUES ")
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteByte('(')
-		for j := range snapshotColumns {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "$%d", i*len(snapshotColumns)+j+1)
-		}
-		b.WriteByte(')')
-	}
-	return b.String()
 }
 
 // copyRollups rolls up every item in the window as of now into feed_snapshot_next on conn,
