@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
@@ -31,10 +30,36 @@ func GenericSettingsSeen(ctx context.Context, pool *pgxpool.Pool) (jit, planMode
 	return jit, planMode, err
 }
 
-// GenericTxJIT reads jit as a statement of a genericTx (a share's) sees it.
-func GenericTxJIT(ctx context.Context, s *Store) (jit string, err error) {
-	err = s.inGenericTx(ctx, func(tx pgx.Tx, _ *dbq.Queries) error {
-		return tx.QueryRow(ctx, "SELECT current_setting('jit')").Scan(&jit)
+// PipedTxSettings reads jit and plan_cache_mode as a statement of a pipedTx (a share's)
+// sees them.
+func PipedTxSettings(ctx context.Context, s *Store) (jit, planMode string, err error) {
+	err = s.inPipedTx(ctx, func(tx *pipedTx, _ *dbq.Queries) error {
+		return tx.QueryRow(ctx, "SELECT current_setting('jit'), current_setting('plan_cache_mode')").Scan(&jit, &planMode)
 	})
-	return jit, err
+	return jit, planMode, err
+}
+
+// PipedStmt is a statement of a test's pipedTx: sent (its answer read), or held.
+type PipedStmt struct {
+	SQL  string
+	Held bool
+}
+
+// PipedTx runs stmts in a pipedTx; reads gives what each sent statement's one number read.
+func PipedTx(ctx context.Context, s *Store, stmts []PipedStmt) (reads []int64, err error) {
+	err = s.inPipedTx(ctx, func(tx *pipedTx, _ *dbq.Queries) error {
+		for _, st := range stmts {
+			if st.Held {
+				tx.holdExec(st.SQL, nil)
+				continue
+			}
+			var n int64
+			if err := tx.QueryRow(ctx, st.SQL).Scan(&n); err != nil {
+				return err
+			}
+			reads = append(reads, n)
+		}
+		return nil
+	})
+	return reads, err
 }

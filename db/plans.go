@@ -23,7 +23,7 @@ type planned struct{ db dbq.DBTX }
 
 // genericPlans are the queries that run as named prepared statements. PostgreSQL keeps the
 // generic plan of one when that plan's estimate is no dearer than the plans made for the
-// arguments; inside a genericTx it always does.
+// arguments; inside a pipedTx it always does.
 var genericPlans = map[string]bool{
 	// pages
 	"ViewerState": true, "LatestFencepost": true, "FencepostsFrom": true, "CommitFencepost": true,
@@ -120,15 +120,22 @@ func (p planned) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, 
 // queryGeneric runs a query on its generic plan, in one round trip: a batch is one implicit
 // transaction (a single Sync), so the plan mode set local to it by its first statement holds
 // for the query and ends with it. (Inside a transaction it would outlast the query: there,
-// genericTx does this.)
+// pipedTx sets it for the whole transaction.)
 func queryGeneric(ctx context.Context, pool *pgxpool.Pool, sql string, args []any) (pgx.Rows, error) {
 	b := &pgx.Batch{}
 	b.Queue(genericSettings)
 	b.Queue(sql, args...)
-	br := pool.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return nil, err
+	return lastRows(pool.SendBatch(ctx, b), b.Len())
+}
+
+// lastRows reads the answers of a sent batch of n statements up to its last one's, and
+// returns that one's rows: closing them closes the batch.
+func lastRows(br pgx.BatchResults, n int) (pgx.Rows, error) {
+	for range n - 1 {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return nil, err
+		}
 	}
 	rows, err := br.Query()
 	if err != nil {

@@ -229,8 +229,8 @@ func TestGenericPlansAreNotJITCompiled(t *testing.T) {
 	if jit, mode, err := db.GenericSettingsSeen(ctx, pool); err != nil || jit != "off" || mode != "force_generic_plan" {
 		t.Errorf("a statement on its generic plan runs with jit %q and plan_cache_mode %q (%v), want off and force_generic_plan", jit, mode, err)
 	}
-	if jit, err := db.GenericTxJIT(ctx, store); err != nil || jit != "off" {
-		t.Errorf("a generic transaction's statement runs with jit %q (%v), want off", jit, err)
+	if jit, mode, err := db.PipedTxSettings(ctx, store); err != nil || jit != "off" || mode != "force_generic_plan" {
+		t.Errorf("a share's transaction runs its statements with jit %q and plan_cache_mode %q (%v), want off and force_generic_plan", jit, mode, err)
 	}
 	var after string
 	if err := pool.QueryRow(ctx, "SELECT current_setting('jit')").Scan(&after); err != nil {

@@ -21,14 +21,18 @@ func (s *Store) RefreshAnchors(ctx context.Context, anchorIDs []int64, now time.
 	if len(anchorIDs) == 0 {
 		return nil
 	}
-	return s.inGenericTx(ctx, func(tx pgx.Tx, q *dbq.Queries) error { return s.redoAnchors(ctx, tx, q, anchorIDs, now) })
+	return s.inPipedTx(ctx, func(tx *pipedTx, q *dbq.Queries) error { return s.redoAnchors(ctx, tx, q, anchorIDs, now) })
 }
 
-// redoAnchors redoes the snapshot rows of some anchors in the transaction tx (q runs on it).
-func (s *Store) redoAnchors(ctx context.Context, tx pgx.Tx, q *dbq.Queries, anchorIDs []int64, now time.Time) error {
+// redoAnchors redoes the snapshot rows of some anchors in the transaction tx (q runs on it):
+// in two round trips, the lock with the read of the anchors' posts, the writes with the
+// statement after them or the commit.
+func (s *Store) redoAnchors(ctx context.Context, tx *pipedTx, q *dbq.Queries, anchorIDs []int64, now time.Time) error {
 	// Two writers redoing one anchor (a share and a refresh's catch-up) must not let the one
-	// that read fewer posts write last.
-	if err := q.LockAnchors(ctx, anchorIDs); err != nil {
+	// that read fewer posts write last. The read is a statement of its own after the lock:
+	// its snapshot is taken once the lock is held.
+	held := tx.hold()
+	if err := held.LockAnchors(ctx, anchorIDs); err != nil {
 		return fmt.Errorf("db: refresh anchors: lock: %w", err)
 	}
 	rs, err := rollups(ctx, q, anchorIDs, nil)
@@ -45,14 +49,12 @@ func (s *Store) redoAnchors(ctx context.Context, tx pgx.Tx, q *dbq.Queries, anch
 			rows = append(rows, row)
 		}
 	}
-	if err := q.ClearSnapshotRows(ctx, anchorIDs); err != nil {
+	if err := held.ClearSnapshotRows(ctx, anchorIDs); err != nil {
 		return fmt.Errorf("db: refresh anchors: clear: %w", err)
 	}
-	if len(rows) <= insertedRows { // a share's item, a comment's: one round trip, where COPY takes two
+	if len(rows) <= insertedRows { // a share's item, a comment's: held, where COPY takes its own round trips
 		if len(rows) > 0 {
-			if _, err := tx.Exec(ctx, insertSnapshotRows(len(rows)), slices.Concat(rows...)...); err != nil {
-				return fmt.Errorf("db: refresh anchors: insert: %w", err)
-			}
+			tx.holdExec(insertSnapshotRows(len(rows)), slices.Concat(rows...))
 		}
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -53,19 +54,6 @@ func (s *Store) Ping(ctx context.Context) error { return s.Pool.Ping(ctx) }
 // inTx runs fn in one transaction, committed only when fn succeeds.
 func (s *Store) inTx(ctx context.Context, fn func(q *dbq.Queries) error) error {
 	return s.runTx(ctx, pgx.TxOptions{}, func(_ pgx.Tx, q *dbq.Queries) error { return fn(q) })
-}
-
-// genericTx begins a transaction whose prepared statements all run on their generic plans.
-// PostgreSQL's own choice (plan_cache_mode auto) keeps planning a statement for its
-// arguments while that plan's estimate is cheaper, however little: the rollup and the access
-// of one share's anchor were planned on every share, 0.4 ms each, to run in 0.2-0.3 ms. No
-// JIT compilation either, as genericSettings says.
-var genericTx = pgx.TxOptions{BeginQuery: "BEGIN; SET LOCAL plan_cache_mode = force_generic_plan; SET LOCAL jit = off"}
-
-// inGenericTx runs fn in a genericTx (fn gets the transaction too, for COPY): for transactions made only of the small statements
-// in genericPlans (a share and the redo of its snapshot row).
-func (s *Store) inGenericTx(ctx context.Context, fn func(tx pgx.Tx, q *dbq.Queries) error) error {
-	return s.runTx(ctx, genericTx, fn)
 }
 
 // runTx runs fn in one transaction begun with opts, committed only when fn succeeds.
@@ -204,15 +192,16 @@ type Destination struct {
 // Share stores a prepared share in its destinations and brings its item's snapshot row up to
 // date, in one transaction: the share shows in ranked feeds at once, not at the next snapshot
 // refresh, and never in the posts without its snapshot row.
+// Its transaction takes three round trips with the own feed alone (pipedTx).
 func (s *Store) Share(ctx context.Context, p tributary.Prepared, d Destination) (int64, error) {
 	var id int64
-	err := s.inGenericTx(ctx, func(tx pgx.Tx, q *dbq.Queries) error {
+	err := s.inPipedTx(ctx, func(tx *pipedTx, q *dbq.Queries) error {
 		feeds, err := destinationFeeds(ctx, q, p.AuthorID, d)
 		if err != nil {
 			return err
 		}
 		var anchorID int64
-		if id, anchorID, err = insertPostTo(ctx, q, p, feeds); err != nil || id == 0 {
+		if id, anchorID, err = insertPostTo(ctx, q, p, d.OwnFeed, feeds); err != nil || id == 0 {
 			return err
 		}
 		return s.redoAnchors(ctx, tx, q, []int64{anchorID}, p.CreatedAt)
@@ -223,16 +212,14 @@ func (s *Store) Share(ctx context.Context, p tributary.Prepared, d Destination) 
 	return id, nil
 }
 
+// destinationFeeds checks a share's groups and directs and returns their feeds (the author's
+// own feed is found by InsertPost).
 func destinationFeeds(ctx context.Context, q *dbq.Queries, author int64, d Destination) ([]int64, error) {
-	var feeds []int64
-	if d.OwnFeed {
-		id, err := q.PostsFeedOf(ctx, author)
-		if err != nil {
-			return nil, fmt.Errorf("db: posts feed of %d: %w", author, err)
-		}
-		feeds = append(feeds, id)
-	}
+	feeds := []int64{}
 	for _, g := range d.Groups {
+		if slices.Contains(feeds, g) {
+			continue
+		}
 		m, err := q.Membership(ctx, dbq.MembershipParams{FeedID: g, UserID: author})
 		if errors.Is(err, pgx.ErrNoRows) || (err == nil && m.State != "active") {
 			return nil, tributary.FieldErrorf("groups", "You can post only to groups you are a member of.")
@@ -263,28 +250,37 @@ func destinationFeeds(ctx context.Context, q *dbq.Queries, author int64, d Desti
 		}
 		feeds = append(feeds, feed)
 	}
-	if len(feeds) == 0 {
+	if len(feeds) == 0 && !d.OwnFeed {
 		return nil, tributary.FieldErrorf("to", "Choose where to share: your feed, a group or people.")
 	}
 	return feeds, nil
 }
 
-// insertPostTo stores a share in some feeds with their access folded onto it; it returns
-// its id and anchor id, id 0 when the share existed.
-func insertPostTo(ctx context.Context, q *dbq.Queries, p tributary.Prepared, feeds []int64) (id, anchorID int64, err error) {
+// insertPostTo stores a share in some feeds, and in its author's own feed when own, with
+// their access folded onto it; it returns its id and anchor id, id 0 when the share existed.
+func insertPostTo(ctx context.Context, q *dbq.Queries, p tributary.Prepared, own bool, feeds []int64) (id, anchorID int64, err error) {
 	links, err := json.Marshal(nonNil(p.Links))
 	if err != nil {
 		return 0, 0, fmt.Errorf("db: links: %w", err)
+	}
+	var ownFeedOf int64
+	want := len(feeds) // feeds found
+	if own {
+		ownFeedOf = p.AuthorID
+		want++
 	}
 	r, err := q.InsertPost(ctx, dbq.InsertPostParams{
 		AuthorID: p.AuthorID, Url: p.NewPost.URL, Title: p.Title, Body: p.Body,
 		CanonicalUrl: p.CanonicalURL, AnchorUrl: p.AnchorURL, Kind: string(p.Kind), AnchorKind: string(p.AnchorKind), Host: p.Host,
 		LinkHosts: p.LinkHosts, LinkedUrls: links, ImageCount: int32(p.ImageCount),
 		UrlCount: int32(p.URLCount), SciScore: int16(p.SciScore), Tags: nonNilStrings(p.Tags), Mentions: nonNilStrings(p.Mentions), CreatedAt: p.CreatedAt,
-		FeedIds: feeds,
+		FeedIds: feeds, OwnFeedOf: ownFeedOf,
 	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("db: insert post: %w", err)
+	}
+	if int(r.Feeds) != want {
+		return 0, 0, fmt.Errorf("db: insert post: %d of its %d feeds found", r.Feeds, want)
 	}
 	return r.ID, r.AnchorID, nil // id 0: the same share exists, nothing was written but the item
 }

@@ -3,16 +3,19 @@ SELECT id FROM feeds WHERE owner_id = @owner_id AND kind = 'posts' AND name = ''
 
 -- name: InsertPost :one
 -- A share, in one statement: its item (made if new), the post with its access folded from its
--- feeds (as RecomputePostAccess folds it), and its place in each of its feeds. The feeds are
--- locked for share: a change of their access (SetVisibility, a group's) waits for the share
--- to commit, and its refold then finds the post; or it committed first, and the share reads
--- it. id is 0 when the same share exists (nothing is written but the item).
+-- feeds (as RecomputePostAccess folds it), and its place in each of its feeds: feed_ids, and
+-- the posts feed of own_feed_of (0: none). The feeds are locked for share: a change of their
+-- access (SetVisibility, a group's) waits for the share to commit, and its refold then finds
+-- the post; or it committed first, and the share reads it. id is 0 when the same share exists
+-- (nothing is written but the item); feeds counts the feeds found.
 WITH a AS (
     INSERT INTO anchors (url, kind) VALUES (@anchor_url, @anchor_kind)
     ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
     RETURNING id),
 fs AS (
-    SELECT f.id, f.owner_id, f.access FROM feeds f WHERE f.id = ANY(@feed_ids::bigint[]) FOR SHARE),
+    SELECT f.id, f.owner_id, f.access FROM feeds f
+     WHERE f.id = ANY(@feed_ids::bigint[]) OR (f.owner_id = @own_feed_of::bigint AND f.kind = 'posts' AND f.name = '')
+       FOR SHARE),
 acc AS (
     SELECT coalesce(bool_or(fs.access = 'public'), false) AS pub,
            coalesce(array_agg(DISTINCT fs.owner_id) FILTER (WHERE fs.access = 'protected'), '{}')::bigint[] AS prot,
@@ -30,9 +33,10 @@ p AS (
     RETURNING id),
 f AS (
     INSERT INTO feed_posts (feed_id, post_id, time_ord)
-    SELECT unnest(@feed_ids::bigint[]), p.id, @created_at FROM p
+    SELECT fs.id, p.id, @created_at FROM fs, p
     ON CONFLICT DO NOTHING)
-SELECT (SELECT a.id FROM a)::bigint AS anchor_id, coalesce((SELECT p.id FROM p), 0)::bigint AS id;
+SELECT (SELECT a.id FROM a)::bigint AS anchor_id, coalesce((SELECT p.id FROM p), 0)::bigint AS id,
+       (SELECT count(*) FROM fs)::integer AS feeds;
 
 -- name: ReadablePostsOfAnchor :many
 -- Every share of an item that a viewer may read, oldest first, with what their cards show of

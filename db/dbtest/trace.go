@@ -2,6 +2,7 @@ package dbtest
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -15,20 +16,27 @@ import (
 // in batches (the queries on their generic plan, db/plans.go, and pipelines) included, and
 // which of them went in one round trip.
 type QueryLog struct {
-	mu    sync.Mutex
-	names []string
-	trips [][]string
+	// Unnamed logs the statements sqlc did not write too, by their first word ("BEGIN",
+	// "COMMIT", "SELECT").
+	Unnamed bool
+	mu      sync.Mutex
+	names   []string
+	trips   [][]string
 }
 
 // add logs a query, in its batch's round trip (trip, an index in trips) or in one of its own
 // (-1).
 func (l *QueryLog) add(sql string, trip int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	name := db.QueryName(sql)
+	if name == "" && l.Unnamed {
+		name, _, _ = strings.Cut(strings.TrimSpace(sql), " ")
+		name = strings.ToUpper(name)
+	}
 	if name == "" {
 		return
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.names = append(l.names, name)
 	if trip < 0 || trip >= len(l.trips) {
 		l.trips = append(l.trips, []string{name})

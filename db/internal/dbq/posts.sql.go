@@ -16,7 +16,9 @@ WITH a AS (
     ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
     RETURNING id),
 fs AS (
-    SELECT f.id, f.owner_id, f.access FROM feeds f WHERE f.id = ANY($3::bigint[]) FOR SHARE),
+    SELECT f.id, f.owner_id, f.access FROM feeds f
+     WHERE f.id = ANY($3::bigint[]) OR (f.owner_id = $4::bigint AND f.kind = 'posts' AND f.name = '')
+       FOR SHARE),
 acc AS (
     SELECT coalesce(bool_or(fs.access = 'public'), false) AS pub,
            coalesce(array_agg(DISTINCT fs.owner_id) FILTER (WHERE fs.access = 'protected'), '{}')::bigint[] AS prot,
@@ -26,23 +28,25 @@ p AS (
     INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
                        link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at, bumped_at,
                        is_public, protected_owner_ids, private_feed_ids)
-    SELECT $4, a.id, $5, $6, $7, $8, $1, $9, $2, $10,
-           $11, $12, $13, $14, $15, $16, $17, $18, $18,
+    SELECT $5, a.id, $6, $7, $8, $9, $1, $10, $2, $11,
+           $12, $13, $14, $15, $16, $17, $18, $19, $19,
            acc.pub, acc.prot, acc.priv
       FROM a, acc
     ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
     RETURNING id),
 f AS (
     INSERT INTO feed_posts (feed_id, post_id, time_ord)
-    SELECT unnest($3::bigint[]), p.id, $18 FROM p
+    SELECT fs.id, p.id, $19 FROM fs, p
     ON CONFLICT DO NOTHING)
-SELECT (SELECT a.id FROM a)::bigint AS anchor_id, coalesce((SELECT p.id FROM p), 0)::bigint AS id
+SELECT (SELECT a.id FROM a)::bigint AS anchor_id, coalesce((SELECT p.id FROM p), 0)::bigint AS id,
+       (SELECT count(*) FROM fs)::integer AS feeds
 `
 
 type InsertPostParams struct {
 	AnchorUrl    string
 	AnchorKind   string
 	FeedIds      []int64
+	OwnFeedOf    int64
 	AuthorID     int64
 	Url          string
 	Title        string
@@ -63,18 +67,21 @@ type InsertPostParams struct {
 type InsertPostRow struct {
 	AnchorID int64
 	ID       int64
+	Feeds    int32
 }
 
 // A share, in one statement: its item (made if new), the post with its access folded from its
-// feeds (as RecomputePostAccess folds it), and its place in each of its feeds. The feeds are
-// locked for share: a change of their access (SetVisibility, a group's) waits for the share
-// to commit, and its refold then finds the post; or it committed first, and the share reads
-// it. id is 0 when the same share exists (nothing is written but the item).
+// feeds (as RecomputePostAccess folds it), and its place in each of its feeds: feed_ids, and
+// the posts feed of own_feed_of (0: none). The feeds are locked for share: a change of their
+// access (SetVisibility, a group's) waits for the share to commit, and its refold then finds
+// the post; or it committed first, and the share reads it. id is 0 when the same share exists
+// (nothing is written but the item); feeds counts the feeds found.
 func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (InsertPostRow, error) {
 	row := q.db.QueryRow(ctx, insertPost,
 		arg.AnchorUrl,
 		arg.AnchorKind,
 		arg.FeedIds,
+		arg.OwnFeedOf,
 		arg.AuthorID,
 		arg.Url,
 		arg.Title,
@@ -92,7 +99,7 @@ func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (InsertP
 		arg.CreatedAt,
 	)
 	var i InsertPostRow
-	err := row.Scan(&i.AnchorID, &i.ID)
+	err := row.Scan(&i.AnchorID, &i.ID, &i.Feeds)
 	return i, err
 }
 
