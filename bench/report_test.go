@@ -359,3 +359,32 @@ func TestGrowthTable(t *testing.T) {
 		t.Errorf("growth.svg has no line across the scales:\n%s", svg)
 	}
 }
+
+// Memory per open stream is judged on what the streams hold live (heap and stacks); runs from
+// before that was measured are judged on the resident memory they measured.
+func TestStreamMemoryTarget(t *testing.T) {
+	tests := []struct {
+		held, resident float64
+		met            bool
+	}{
+		{held: 14, resident: 21, met: true},
+		{held: 23, resident: 2, met: false},
+		{held: 0, resident: 18, met: true},
+		{held: 0, resident: 21, met: false},
+	}
+	for _, tc := range tests {
+		r := Report{Live: &LiveReport{Streams: 1000, Instances: 2, HeldKiBPerStream: tc.held, KiBPerStream: tc.resident}}
+		found := false
+		for _, tg := range evaluate(r) {
+			if strings.HasPrefix(tg.What, "memory per open stream") {
+				found = true
+				if tg.Met != tc.met {
+					t.Errorf("held %v KiB, resident %v KiB: met = %v, want %v (%s)", tc.held, tc.resident, tg.Met, tc.met, tg.Measured)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("no memory target in a report with live notices")
+		}
+	}
+}

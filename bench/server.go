@@ -18,8 +18,9 @@ import (
 
 // server is the real tributary binary serving the bench database on a loopback port.
 type server struct {
-	URL string
-	cmd *exec.Cmd
+	URL      string
+	Profiles string // its pprof listener's URL (/debug/pprof/)
+	cmd      *exec.Cmd
 
 	mu      sync.Mutex
 	logTail []string // the last lines of its log, for error messages
@@ -39,14 +40,16 @@ type refreshLine struct {
 }
 
 var (
-	servingRe = regexp.MustCompile(`msg=serving url=(\S+)`)
-	refreshRe = regexp.MustCompile(`msg="job (ran|failed)" job=snapshot-refresh dur=(\S+)(?: result="([^"]*)")?(?: err="?(.*?)"?$)?`)
+	servingRe  = regexp.MustCompile(`msg=serving url=(\S+)`)
+	profilesRe = regexp.MustCompile(`msg=profiles url=(\S+)`)
+	refreshRe  = regexp.MustCompile(`msg="job (ran|failed)" job=snapshot-refresh dur=(\S+)(?: result="([^"]*)")?(?: err="?(.*?)"?$)?`)
 )
 
 // startServer runs `tributary serve` on the database and waits until it listens.
 func startServer(ctx context.Context, bin, dsn string) (*server, error) {
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--database-url", dsn, "--poll-seconds", "-1", "--rate-limit-scale", "10000",
-		"--log-level", "info", "--snapshot-rebuild") // the startup refresh is the full rebuild the report measures
+		"--log-level", "info", "--snapshot-rebuild", // the startup refresh is the full rebuild the report measures
+		"--pprof-addr", "127.0.0.1:0") // to collect its garbage before its memory is measured (liveMemory)
 	cmd.Env = append(os.Environ(), "GOTRACEBACK=all")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -70,6 +73,11 @@ func startServer(ctx context.Context, bin, dsn string) (*server, error) {
 				s.logTail = s.logTail[len(s.logTail)-40:]
 			}
 			s.mu.Unlock()
+			if m := profilesRe.FindStringSubmatch(line); m != nil {
+				s.mu.Lock()
+				s.Profiles = m[1]
+				s.mu.Unlock()
+			}
 			if m := servingRe.FindStringSubmatch(line); m != nil {
 				select {
 				case urlc <- m[1]:

@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -80,6 +81,23 @@ func rss(s *server) int64 {
 
 // goroutines reads go_goroutines from the server's /metrics.
 func goroutines(s *server) int { return int(metric(s, "go_goroutines")) }
+
+// heldMemory is the memory the server holds for live data: its heap's live objects as a
+// collection finds them (go_gc_heap_live_bytes, read after a GET of its heap profile with gc=1
+// has forced one) and its goroutines' stacks. Unlike the resident size, it does not move with
+// when the garbage was last collected. 0 when it cannot be read.
+func heldMemory(s *server) int64 {
+	if s.Profiles == "" {
+		return 0
+	}
+	resp, err := http.Get(s.Profiles + "heap?gc=1")
+	if err != nil {
+		return 0
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return int64(metric(s, "go_gc_heap_live_bytes") + metric(s, "go_memstats_stack_inuse_bytes"))
+}
 
 // metric reads one unlabelled metric from the server's /metrics (0 when it cannot).
 func metric(s *server, name string) float64 {

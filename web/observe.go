@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -85,6 +86,11 @@ type Metrics struct {
 // CacheStats reports a cache's hits and misses so far.
 type CacheStats func() (hits, misses uint64)
 
+// liveHeap adds to Go's usual metrics the heap its last collection found live
+// (go_gc_heap_live_bytes): what the process holds, where the heap's other measures move with
+// when the garbage was last collected.
+var liveHeap = collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/gc/heap/live:bytes$`)}
+
 func newMetrics(pool *pgxpool.Pool, anon, rivers CacheStats, up func() bool, live *liveHub) *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry(),
 		requests: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tributary_http_request_duration_seconds",
@@ -96,7 +102,7 @@ func newMetrics(pool *pgxpool.Pool, anon, rivers CacheStats, up func() bool, liv
 		rows: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tributary_snapshot_rows", Help: "Rows of the last snapshot refresh."}),
 	}
 	m.reg.MustRegister(m.requests, m.refresh, m.rows,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(liveHeap)), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		poolCollector{pool},
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tributary_anon_cache_hits_total", Help: "Anonymous pages served from the cache."},
 			func() float64 { h, _ := anon(); return float64(h) }),

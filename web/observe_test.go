@@ -50,7 +50,7 @@ func TestMetricsAndRequestIDs(t *testing.T) {
 		`tributary_db_pool_connections{state="idle"}`, `tributary_db_pool_acquires_total`,
 		`tributary_anon_cache_hits_total 1`, `tributary_anon_cache_misses_total 1`,
 		`tributary_river_hits_total 0`, `tributary_river_misses_total 0`,
-		`tributary_snapshot_refresh_duration_seconds_count`, `go_goroutines`, `process_resident_memory_bytes`,
+		`tributary_snapshot_refresh_duration_seconds_count`, `go_goroutines`, `go_gc_heap_live_bytes`, `go_memstats_stack_inuse_bytes`, `process_resident_memory_bytes`,
 	} {
 		if !strings.Contains(r.body, want) {
 			t.Errorf("/metrics lacks %s", want)
