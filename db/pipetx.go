@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -19,7 +20,8 @@ import (
 // the item's posts; write the item's snapshot row) took 8 round trips and takes 3. A held
 // write's error is the error of the statement or the commit it went with.
 //
-// Every statement runs as a prepared statement (the batch's mode), on its generic plan and
+// Every statement runs as a prepared statement (batches run in the pool's default mode, which
+// caches statements; so the queries are dbq.New(p)'s, never planned's), on its generic plan and
 // without JIT compilation (genericSettings, for the whole transaction): it is for the small
 // statements of genericPlans. PostgreSQL's own choice (plan_cache_mode auto) kept planning
 // a statement for its arguments while that plan's estimate was cheaper, however little: the
@@ -29,6 +31,7 @@ type pipedTx struct {
 	conn  *pgxpool.Conn
 	begun bool     // BEGIN has been sent
 	held  []queued // sent before the next statement
+	err   error    // a batch failed: the transaction is over, every later statement fails with it
 }
 
 type queued struct {
@@ -71,12 +74,20 @@ func (p *pipedTx) commit(ctx context.Context) error {
 	if !p.begun && len(p.held) == 0 {
 		return nil // nothing was read or written
 	}
-	b := p.batch("COMMIT", nil)
-	return p.conn.SendBatch(ctx, b).Close()
+	tag, err := p.Exec(ctx, "COMMIT")
+	if err == nil && tag.String() == "ROLLBACK" {
+		// A statement failed and fn went on: PostgreSQL answers COMMIT so, without an error.
+		err = pgx.ErrTxCommitRollback
+	}
+	return err
 }
 
+// rollback ends a transaction left open, even when ctx is done (rather than have the pool
+// close the connection for it).
 func (p *pipedTx) rollback(ctx context.Context) {
 	if p.conn.Conn().PgConn().TxStatus() != 'I' {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
 		_, _ = p.conn.Exec(ctx, "ROLLBACK")
 	}
 }
@@ -109,8 +120,13 @@ func (p *pipedTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.Com
 
 // Query sends sql with what goes before it (BEGIN, the held writes).
 func (p *pipedTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
 	b := p.batch(sql, args)
-	return lastRows(p.conn.SendBatch(ctx, b), b.Len())
+	rows, err := lastRows(p.conn.SendBatch(ctx, b), b.Len())
+	p.err = err
+	return rows, err
 }
 
 func (p *pipedTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
@@ -119,12 +135,14 @@ func (p *pipedTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
 func (p *pipedTx) CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error) {
-	if !p.begun || len(p.held) > 0 {
+	if !p.begun || len(p.held) > 0 || p.err != nil {
 		if _, err := p.Exec(ctx, "SELECT 1"); err != nil {
 			return 0, err
 		}
 	}
-	return p.conn.CopyFrom(ctx, table, columns, src)
+	n, err := p.conn.CopyFrom(ctx, table, columns, src)
+	p.err = err
+	return n, err
 }
 
 // holder queues a pipedTx's writes (pipedTx.hold).

@@ -93,6 +93,14 @@ func TestPipedTransactionsHoldWrites(t *testing.T) {
 		{name: "a read fails", stmts: []db.PipedStmt{insert, {SQL: "SELECT count(*) FROM nowhere"}},
 			wantErr: `relation "nowhere" does not exist`},
 		{name: "nothing", stmts: nil},
+		// A transaction that went on past a failed statement does not commit.
+		{name: "a failed read not returned", stmts: []db.PipedStmt{insert, {SQL: "SELECT 1/0", Swallow: true}},
+			wantReads: []int64{0}, wantErr: "division by zero"},
+		// The read's first row came: the error of its second is the statement's alone.
+		{name: "a failed read not returned, its first row read", stmts: []db.PipedStmt{insert, {SQL: "SELECT 1/(n-1) FROM generate_series(2, 1, -1) AS n", Swallow: true}},
+			wantReads: []int64{1}, wantErr: "commit unexpectedly resulted in rollback"},
+		{name: "a failed held write not returned", stmts: []db.PipedStmt{insert, {SQL: "SELECT 1/0", Held: true}, {SQL: "SELECT 1", Swallow: true}, insert},
+			wantReads: []int64{0}, wantErr: "division by zero"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,8 +25,8 @@ func (s *Store) RefreshAnchors(ctx context.Context, anchorIDs []int64, now time.
 }
 
 // redoAnchors redoes the snapshot rows of some anchors in the transaction tx (q runs on it):
-// in two round trips, the lock with the read of the anchors' posts, the writes with the
-// statement after them or the commit.
+// the lock goes with the read of the anchors' posts, and up to insertedRows rows are written
+// with the statement after them or the commit (more by COPY, in round trips of its own).
 func (s *Store) redoAnchors(ctx context.Context, tx *pipedTx, q *dbq.Queries, anchorIDs []int64, now time.Time) error {
 	// Two writers redoing one anchor (a share and a refresh's catch-up) must not let the one
 	// that read fewer posts write last. The read is a statement of its own after the lock:
