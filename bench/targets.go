@@ -149,7 +149,7 @@ func evaluate(r Report) []Target {
 			// bench's most followed author has fewer, all with their pages open.
 			Target{What: fmt.Sprintf("a share by the most followed author answered in ≤ 10 ms p50 (client-side; %d of its followers' streams open)", l.Streams),
 				Measured: fmtMs(l.ShareP50ms) + shareAlone(l), Met: l.ShareP50ms > 0 && l.ShareP50ms <= 10},
-			Target{What: "memory per open stream ≤ 20 KiB (live heap and stacks)", Measured: streamMemory(l), Met: streamKiB(l) <= 20},
+			Target{What: "memory per open stream ≤ 20 KiB", Measured: streamMemory(l), Met: streamKiB(l) <= 20},
 			Target{What: "no stream, goroutine or connection left after the streams close",
 				Measured: fmt.Sprintf("goroutines %d before, %d open, %d after; %d streams counted open", l.GoroutinesBefore, l.GoroutinesOpen, l.GoroutinesAfter, l.OpenAfter),
 				Met:      l.OpenAfter == 0 && l.GoroutinesAfter <= l.GoroutinesBefore+10})
