@@ -23,10 +23,13 @@ func JobEvents(s *Store) (<-chan *river.Event, func()) {
 	return c.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed)
 }
 
+// settingsSeen reads the two settings generic plans run with.
+const settingsSeen = "SELECT current_setting('jit'), current_setting('plan_cache_mode')"
+
 // GenericSettingsSeen reads jit and plan_cache_mode as a statement run on its generic plan
 // outside a transaction sees them (the context mark SearchRecent's query runs with).
 func GenericSettingsSeen(ctx context.Context, pool *pgxpool.Pool) (jit, planMode string, err error) {
-	err = planned{db: pool}.QueryRow(withGenericPlans(ctx), "SELECT current_setting('jit'), current_setting('plan_cache_mode')").Scan(&jit, &planMode)
+	err = planned{db: pool}.QueryRow(withGenericPlans(ctx), settingsSeen).Scan(&jit, &planMode)
 	return jit, planMode, err
 }
 
@@ -34,7 +37,7 @@ func GenericSettingsSeen(ctx context.Context, pool *pgxpool.Pool) (jit, planMode
 // sees them.
 func PipedTxSettings(ctx context.Context, s *Store) (jit, planMode string, err error) {
 	err = s.inPipedTx(ctx, func(tx *pipedTx, _ *dbq.Queries) error {
-		return tx.QueryRow(ctx, "SELECT current_setting('jit'), current_setting('plan_cache_mode')").Scan(&jit, &planMode)
+		return tx.QueryRow(ctx, settingsSeen).Scan(&jit, &planMode)
 	})
 	return jit, planMode, err
 }

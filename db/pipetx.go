@@ -39,9 +39,6 @@ type queued struct {
 	args []any
 }
 
-// pipedBegin opens the transaction, ahead of its first statement.
-var pipedBegin = []queued{{sql: "BEGIN"}, {sql: genericSettings}}
-
 // inPipedTx runs fn in a pipedTx, committed (with the writes still held) only when fn succeeds.
 func (s *Store) inPipedTx(ctx context.Context, fn func(p *pipedTx, q *dbq.Queries) error) error {
 	conn, err := s.Pool.Acquire(ctx)
@@ -68,7 +65,9 @@ func (s *Store) inPipedTx(ctx context.Context, fn func(p *pipedTx, q *dbq.Querie
 func (p *pipedTx) hold() *dbq.Queries { return dbq.New(holder{p}) }
 
 // holdExec queues a write of SQL that sqlc did not write.
-func (p *pipedTx) holdExec(sql string, args []any) { p.held = append(p.held, queued{sql: sql, args: args}) }
+func (p *pipedTx) holdExec(sql string, args []any) {
+	p.held = append(p.held, queued{sql: sql, args: args})
+}
 
 func (p *pipedTx) commit(ctx context.Context) error {
 	if !p.begun && len(p.held) == 0 {
@@ -96,9 +95,8 @@ func (p *pipedTx) rollback(ctx context.Context) {
 func (p *pipedTx) batch(sql string, args []any) *pgx.Batch {
 	b := &pgx.Batch{}
 	if !p.begun {
-		for _, s := range pipedBegin {
-			b.Queue(s.sql)
-		}
+		b.Queue("BEGIN")
+		b.Queue(genericSettings)
 		p.begun = true
 	}
 	for _, h := range p.held {

@@ -191,8 +191,8 @@ type Destination struct {
 
 // Share stores a prepared share in its destinations and brings its item's snapshot row up to
 // date, in one transaction: the share shows in ranked feeds at once, not at the next snapshot
-// refresh, and never in the posts without its snapshot row.
-// Its transaction takes three round trips with the own feed alone (pipedTx).
+// refresh, and never in the posts without its snapshot row. To one's own feed alone, the
+// transaction is three round trips (pipedTx).
 func (s *Store) Share(ctx context.Context, p tributary.Prepared, d Destination) (int64, error) {
 	var id int64
 	err := s.inPipedTx(ctx, func(tx *pipedTx, q *dbq.Queries) error {
