@@ -14,17 +14,20 @@ type Diversity struct {
 // their 1st, the 3rd ~30 slots later.
 var DefaultDiversity = Diversity{Decay: 2.0, Exp: 1.3, Adjacent: 18.0, Queue: 400}
 
-// Diversify reorders items (sorted by Score, best first) so one author does not bunch up:
-// at each step it emits the item with the highest effective score
+// Diversify reorders items (sorted by Score, best first) in place so one author does not
+// bunch up: at each step it emits the item with the highest effective score
 //
 //	effective = score − Decay × prior_appearances^Exp − Adjacent (if same author as the previous item)
 //
 // Nothing is dropped, only moved; ties keep the input order, so the result is deterministic.
+// It returns items.
 func (d Diversity) Diversify(items []Item) []Item {
 	n := min(len(items), d.Queue)
 	// The choice reads an item's score and author alone: the queue holds those (authors
 	// numbered in order of first appearance), not the items, and the penalty of an author's
-	// k-th appearance is computed once (penalty[k]), not per item and step.
+	// k-th appearance is computed once (penalty[k]), not per item and step. The order chosen
+	// is then applied to the items where they are: a page's candidates are a few hundred
+	// items of half a kilobyte, and a copy of them was a quarter of a page's allocation.
 	type queued struct {
 		score  float64
 		author int
@@ -45,7 +48,7 @@ func (d Diversity) Diversify(items []Item) []Item {
 		penalty[k] = d.Decay * math.Pow(float64(k), d.Exp)
 	}
 	seen := make([]int, len(authors))
-	out := make([]Item, 0, len(items))
+	from := make([]int, 0, n) // from[k]: where the k-th item chosen is in items
 	prev := -1
 	for len(queue) > 0 {
 		best, bestScore := 0, math.Inf(-1)
@@ -60,9 +63,28 @@ func (d Diversity) Diversify(items []Item) []Item {
 		}
 		q := queue[best]
 		queue = append(queue[:best], queue[best+1:]...)
-		out = append(out, items[q.at])
+		from = append(from, q.at)
 		seen[q.author]++
 		prev = q.author
 	}
-	return append(out, items[n:]...)
+	permute(items[:n], from)
+	return items
+}
+
+// permute reorders items so that items[k] becomes what items[from[k]] was, one cycle of the
+// permutation at a time (from is used up: its entries are marked done).
+func permute(items []Item, from []int) {
+	for start := range from {
+		if from[start] < 0 || from[start] == start {
+			continue
+		}
+		kept := items[start]
+		k := start
+		for from[k] != start {
+			items[k] = items[from[k]]
+			k, from[k] = from[k], -1
+		}
+		items[k] = kept
+		from[k] = -1
+	}
 }

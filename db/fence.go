@@ -66,10 +66,40 @@ func (s *Store) FencepostsFrom(ctx context.Context, viewer int64, template strin
 
 // CommitFencepost stores a fencepost and moves the fence forward to it.
 func (s *Store) CommitFencepost(ctx context.Context, viewer int64, template string, fp FencepostRow, now time.Time) error {
-	if err := s.q.CommitFencepost(ctx, dbq.CommitFencepostParams{ViewerID: viewer, Template: template, At: fp.At,
-		PrevAt: timeOrNil(fp.PrevAt), Head: nonNilIDs(fp.Head), CreatedAt: now}); err != nil {
+	if err := s.q.CommitFencepost(ctx, commitFencepostParams(viewer, template, fp, now)); err != nil {
 		return fmt.Errorf("db: commit fencepost: %w", err)
 	}
+	return nil
+}
+
+func commitFencepostParams(viewer int64, template string, fp FencepostRow, now time.Time) dbq.CommitFencepostParams {
+	return dbq.CommitFencepostParams{ViewerID: viewer, Template: template, At: fp.At,
+		PrevAt: timeOrNil(fp.PrevAt), Head: nonNilIDs(fp.Head), CreatedAt: now}
+}
+
+// CommitFencepostReading commits a fencepost of v's fence as CommitFencepost does and, in
+// the same round trip, reads v's likes that likes asks for (LikedOf): a first page commits
+// the fencepost of the items whose cards it then makes. The read goes first, so that its
+// failure cannot undo the commit (the batch is one transaction): the fencepost is then
+// committed alone, and likes stay unread (Liked nil).
+func (s *Store) CommitFencepostReading(ctx context.Context, v tributary.Viewer, template string, fp FencepostRow, now time.Time, likes *LikesRead) error {
+	if likes == nil || len(likes.Anchors) == 0 || v.ID == 0 {
+		return s.CommitFencepost(ctx, v.ID, template, fp, now)
+	}
+	var liked []dbq.LikedOfRow
+	errs := s.pipeline(ctx, func(q *dbq.Queries) (err error) {
+		liked, err = q.LikedOf(ctx, likedOfParams(v, likes.Anchors))
+		return err
+	}, func(q *dbq.Queries) error {
+		return q.CommitFencepost(ctx, commitFencepostParams(v.ID, template, fp, now))
+	})
+	if errs[0] != nil {
+		return s.CommitFencepost(ctx, v.ID, template, fp, now)
+	}
+	if errs[1] != nil {
+		return fmt.Errorf("db: commit fencepost: %w", errs[1])
+	}
+	likes.Liked = likedOf(likes.Anchors, liked)
 	return nil
 }
 

@@ -346,12 +346,12 @@ func (src *source) keptTalk(ids []int64) (talk, made map[int64]tributary.Talk, r
 }
 
 // likesAhead is a viewer's likes of some items (db.Store.LikedOf), read in the background or
-// with the page's arrivals (withArrivals).
+// asked of another read (asked): the page's arrivals, or the commit of its fencepost.
 type likesAhead struct {
-	done         chan struct{}
-	liked        map[int64]int64
-	err          error
-	withArrivals *db.LikesRead
+	done  chan struct{}
+	liked map[int64]int64
+	err   error
+	asked *db.LikesRead
 }
 
 // likesAheadFor bounds the read of likes ahead: it outlives its request's context (were it
@@ -360,14 +360,15 @@ const likesAheadFor = 5 * time.Second
 
 // likesAhead starts reading the viewer's likes of ids when the cards of a page from them
 // may be made of kept talk (a viewer in no ban, on an instance that hears of every change);
-// nil otherwise. A page that reads what arrived since its fencepost first asks for them with
-// its arrivals (in their round trip when it can, db.ArrivedQuery.Likes) instead.
-func (s *Service) likesAhead(ctx context.Context, access tributary.Viewer, ids []int64, arrivalsFirst bool) *likesAhead {
+// nil otherwise. With ask, they are asked of the page's next read instead: its arrivals (in
+// their round trip when it can, db.ArrivedQuery.Likes), or the commit of the fencepost they
+// head (fenceStore.Commit).
+func (s *Service) likesAhead(ctx context.Context, access tributary.Viewer, ids []int64, ask bool) *likesAhead {
 	if len(ids) == 0 || !s.keptTalk(access) {
 		return nil
 	}
-	if arrivalsFirst {
-		return &likesAhead{withArrivals: &db.LikesRead{Anchors: ids}}
+	if ask {
+		return &likesAhead{asked: &db.LikesRead{Anchors: ids}}
 	}
 	a := &likesAhead{done: make(chan struct{})}
 	go func() {
@@ -379,14 +380,22 @@ func (s *Service) likesAhead(ctx context.Context, access tributary.Viewer, ids [
 	return a
 }
 
+// pending are the likes asked of a read that has not read them yet (nil: none).
+func (a *likesAhead) pending() *db.LikesRead {
+	if a == nil || a.asked == nil || a.asked.Liked != nil {
+		return nil
+	}
+	return a.asked
+}
+
 // wait returns the likes read (nil when none were, or the read failed: the cards are then
-// read as the viewer's). Those asked with the arrivals are there when the arrivals read them.
+// read as the viewer's). Those asked of another read are there when it read them.
 func (a *likesAhead) wait() map[int64]int64 {
 	if a == nil {
 		return nil
 	}
-	if a.withArrivals != nil {
-		return a.withArrivals.Liked
+	if a.asked != nil {
+		return a.asked.Liked
 	}
 	<-a.done
 	if a.err != nil {

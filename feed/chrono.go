@@ -150,7 +150,7 @@ func (s *Service) chronoRequest(ctx context.Context, viewer *tributary.User, acc
 	if s.cacheable() {
 		r.src.searches = s.searches
 	}
-	r.fence = Fence{Store: newFenceStore(s.store, r.now, nil), Source: r.src, HeadSize: s.cfg.HeadSize}
+	r.fence = Fence{Store: newFenceStore(s.store, r.now, nil, nil), Source: r.src, HeadSize: s.cfg.HeadSize}
 	return r, nil
 }
 

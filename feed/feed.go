@@ -195,7 +195,7 @@ func (s *Service) request(ctx context.Context, viewer *tributary.User, q tributa
 	}
 	src := s.newSource(viewer, v, q, now)
 	r := &request{codec: codec, src: src, now: now, key: key, fenced: pre != nil && pre.ok,
-		fence: Fence{Store: newFenceStore(s.store, now, pre), Source: src, HeadSize: s.cfg.HeadSize}}
+		fence: Fence{Store: newFenceStore(s.store, now, pre, src), Source: src, HeadSize: s.cfg.HeadSize}}
 	if r.fenced {
 		r.head = pre.fp.Head
 	}

@@ -302,3 +302,53 @@ func TestAReturnReadsItsArrivalsAndLikesTogether(t *testing.T) {
 		}
 	}
 }
+
+// A cold first page commits its fencepost and reads the reader's likes of its items in one
+// round trip (the likes first: a failed read cannot undo the commit). The reader's like
+// shows, and the likes are not read again on their own.
+func TestAColdFirstPageReadsItsLikesWithItsCommit(t *testing.T) {
+	w, log := tracedWorld(t)
+	w.user("viewer", false, 0)
+	w.user("ada", false, 0)
+	w.follow("viewer", "ada")
+	for i := range 12 {
+		w.share("ada", fmt.Sprintf("https://ada.example.com/cold-%d", i), time.Duration(i+1)*time.Hour, false)
+	}
+	w.refresh()
+	s := w.service(nil)
+	s.Attach(runBus(t, w.ctx, w.store))
+	q := tributary.FeedQuery{Limit: 10}
+	liked := w.timeline(s, "viewer", q).Items[3]
+	if err := w.store.Like(w.ctx, w.accessOf("viewer"), liked.RepPostID, w.now); err != nil {
+		t.Fatal(err)
+	}
+	w.now = w.now.Add(time.Minute)
+
+	log.TakeTrips()
+	cold := w.timeline(s, "viewer", q)
+	trips := log.TakeTrips()
+	likes, commits := 0, 0
+	for _, trip := range trips {
+		i, j := slices.Index(trip, "LikedOf"), slices.Index(trip, "CommitFencepost")
+		if i >= 0 {
+			likes++
+		}
+		if j >= 0 {
+			commits++
+			if i < 0 || i > j {
+				t.Errorf("the fencepost was committed in %v: want the reader's likes read first in its round trip", trip)
+			}
+		}
+	}
+	if likes != 1 || commits != 1 {
+		t.Errorf("a cold first page ran %v: want one commit of its fencepost, with the reader's likes", trips)
+	}
+	if len(cold.Items) == 0 {
+		t.Fatal("no items")
+	}
+	for _, it := range cold.Items {
+		if it.Talk.Liked != (it.ID == liked.ID) {
+			t.Errorf("item %d shows liked %v", it.ID, it.Talk.Liked)
+		}
+	}
+}

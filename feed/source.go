@@ -18,6 +18,8 @@ type fenceStore struct {
 	now   time.Time
 	known map[time.Time]Fencepost
 	pre   *preread
+	// src is the request's source, whose likes asked of the next commit go with it.
+	src *source
 }
 
 // preread is what the viewer-state read found of a fence: its latest fencepost (at zero) or
@@ -29,8 +31,8 @@ type preread struct {
 	ok  bool
 }
 
-func newFenceStore(store *db.Store, now time.Time, pre *preread) *fenceStore {
-	return &fenceStore{store: store, now: now, known: map[time.Time]Fencepost{}, pre: pre}
+func newFenceStore(store *db.Store, now time.Time, pre *preread, src *source) *fenceStore {
+	return &fenceStore{store: store, now: now, known: map[time.Time]Fencepost{}, pre: pre, src: src}
 }
 
 // preread returns, once, what the viewer-state read found of fencepost at (zero: latest) of k.
@@ -85,7 +87,14 @@ func (f *fenceStore) Get(ctx context.Context, k FenceKey, at time.Time) (Fencepo
 const chainItems = 60
 
 func (f *fenceStore) Commit(ctx context.Context, k FenceKey, fp Fencepost) error {
-	if err := f.store.CommitFencepost(ctx, k.Viewer, k.Template, db.FencepostRow{At: fp.At, PrevAt: fp.PrevAt, Head: fp.Head}, f.now); err != nil {
+	row := db.FencepostRow{At: fp.At, PrevAt: fp.PrevAt, Head: fp.Head}
+	var err error
+	if f.src != nil && f.src.v.headLikes.pending() != nil && f.src.v.access.ID == k.Viewer {
+		err = f.store.CommitFencepostReading(ctx, f.src.v.access, k.Template, row, f.now, f.src.v.headLikes.pending())
+	} else {
+		err = f.store.CommitFencepost(ctx, k.Viewer, k.Template, row, f.now)
+	}
+	if err != nil {
 		return err
 	}
 	f.known[fp.At] = fp
@@ -131,7 +140,7 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 	} else {
 		aq := src.arrivedQuery(after, upTo, Pos{}, nil, src.s.cfg.LiveCap)
 		if src.v.headLikes != nil {
-			aq.Likes = src.v.headLikes.withArrivals
+			aq.Likes = src.v.headLikes.asked
 		}
 		arrived, err := src.s.store.Arrived(ctx, aq)
 		if err != nil || len(arrived) == 0 {
@@ -170,12 +179,14 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 			src.items[it.ID] = it
 		}
 	}
+	n := len(items)
+	doneRanking(items)
 	if after.IsZero() && src.v.headLikes == nil {
 		// A first fencepost's page shows its head: the reader's likes of its items are read
-		// while the fencepost is written.
-		src.v.headLikes = src.s.likesAhead(ctx, src.v.access, ids, false)
+		// in the round trip that commits the fencepost (fenceStore.Commit).
+		src.v.headLikes = src.s.likesAhead(ctx, src.v.access, ids, true)
 	}
-	return ids, all && len(items) <= limit, nil
+	return ids, all && n <= limit, nil
 }
 
 // hidden lists the items ranking leaves out: those the viewer hid, and seen ones.
