@@ -31,58 +31,73 @@ func newRawGetter(base, path string, headers ...string) (*rawGetter, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := "GET " + path + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: tributary-bench\r\nAccept: */*\r\n"
+	return &rawGetter{addr: u.Host, req: rawRequest(u.Host, path, headers...)}, nil
+}
+
+// rawRequest is a GET of path from host, with extra header lines ("Name: value").
+func rawRequest(host, path string, headers ...string) []byte {
+	req := "GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: tributary-bench\r\nAccept: */*\r\n"
 	for _, h := range headers {
 		req += h + "\r\n"
 	}
-	req += "\r\n"
-	return &rawGetter{addr: u.Host, req: []byte(req)}, nil
+	return []byte(req + "\r\n")
 }
 
-// get sends the request and returns the body (valid until the next call) and the latency.
+// get sends the getter's request and returns the body (valid until the next call) and the
+// latency. A status other than 200 is an error.
 func (g *rawGetter) get(ctx context.Context) ([]byte, latency, error) {
+	body, code, d, err := g.send(ctx, g.req)
+	if err == nil && code != "200" {
+		err = fmt.Errorf("GET: status %s", code)
+	}
+	return body, d, err
+}
+
+// send sends req on the getter's connection and returns the answer's body (valid until the
+// next call), its status code and the latency.
+func (g *rawGetter) send(ctx context.Context, req []byte) ([]byte, string, latency, error) {
 	start := time.Now()
 	reused := g.conn != nil
-	body, server, err := g.roundTrip(ctx)
+	body, code, server, err := g.roundTrip(ctx, req)
 	if err != nil && g.conn != nil { // a broken connection is not reused
 		g.conn.Close()
 		g.conn = nil
 	}
 	if err != nil && reused && body == nil && ctx.Err() == nil {
 		// The server may close an idle keep-alive connection: one retry on a new one.
-		body, server, err = g.roundTrip(ctx)
+		body, code, server, err = g.roundTrip(ctx, req)
 	}
-	return body, latency{client: time.Since(start), server: server}, err
+	return body, code, latency{client: time.Since(start), server: server}, err
 }
 
-func (g *rawGetter) roundTrip(ctx context.Context) ([]byte, time.Duration, error) {
+func (g *rawGetter) roundTrip(ctx context.Context, req []byte) ([]byte, string, time.Duration, error) {
 	if g.conn == nil {
 		var d net.Dialer
 		c, err := d.DialContext(ctx, "tcp", g.addr)
 		if err != nil {
-			return nil, 0, err
+			return nil, "", 0, err
 		}
 		g.conn, g.r = c, bufio.NewReaderSize(c, 64<<10)
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		g.conn.SetDeadline(dl)
 	}
-	if _, err := g.conn.Write(g.req); err != nil {
-		return nil, 0, err
+	if _, err := g.conn.Write(req); err != nil {
+		return nil, "", 0, err
 	}
 	status, err := g.r.ReadSlice('\n')
 	if err != nil {
-		return nil, 0, err
+		return nil, "", 0, err
 	}
 	if len(status) < 12 || !bytes.HasPrefix(status, []byte("HTTP/1.1 ")) {
-		return nil, 0, fmt.Errorf("raw GET: bad status line %q", status)
+		return nil, "", 0, fmt.Errorf("raw GET: bad status line %q", status)
 	}
 	code := string(status[9:12])
 	length, chunked, closing, server := -1, false, false, time.Duration(0)
 	for {
 		line, err := g.r.ReadSlice('\n')
 		if err != nil {
-			return nil, 0, err
+			return nil, "", 0, err
 		}
 		line = bytes.TrimRight(line, "\r\n")
 		if len(line) == 0 {
@@ -96,7 +111,7 @@ func (g *rawGetter) roundTrip(ctx context.Context) ([]byte, time.Duration, error
 		switch {
 		case bytes.EqualFold(k, []byte("Content-Length")):
 			if length, err = strconv.Atoi(string(v)); err != nil {
-				return nil, 0, fmt.Errorf("raw GET: Content-Length %q", v)
+				return nil, "", 0, fmt.Errorf("raw GET: Content-Length %q", v)
 			}
 		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
 			chunked = bytes.EqualFold(v, []byte("chunked"))
@@ -112,17 +127,17 @@ func (g *rawGetter) roundTrip(ctx context.Context) ([]byte, time.Duration, error
 		for {
 			line, err := g.r.ReadSlice('\n')
 			if err != nil {
-				return nil, 0, err
+				return nil, "", 0, err
 			}
 			size, err := strconv.ParseInt(string(bytes.TrimSpace(bytes.SplitN(line, []byte(";"), 2)[0])), 16, 64)
 			if err != nil {
-				return nil, 0, fmt.Errorf("raw GET: chunk size %q", line)
+				return nil, "", 0, fmt.Errorf("raw GET: chunk size %q", line)
 			}
 			if size == 0 {
 				for { // trailers, then the blank line
 					l, err := g.r.ReadSlice('\n')
 					if err != nil {
-						return nil, 0, err
+						return nil, "", 0, err
 					}
 					if len(bytes.TrimRight(l, "\r\n")) == 0 {
 						break
@@ -131,27 +146,24 @@ func (g *rawGetter) roundTrip(ctx context.Context) ([]byte, time.Duration, error
 				break
 			}
 			if _, err := io.CopyN(&g.body, g.r, size); err != nil {
-				return nil, 0, err
+				return nil, "", 0, err
 			}
 			if _, err := g.r.Discard(2); err != nil { // CRLF after the chunk
-				return nil, 0, err
+				return nil, "", 0, err
 			}
 		}
 	case length >= 0:
 		if _, err := io.CopyN(&g.body, g.r, int64(length)); err != nil {
-			return nil, 0, err
+			return nil, "", 0, err
 		}
 	default:
-		return nil, 0, fmt.Errorf("raw GET: answer without a length")
+		return nil, "", 0, fmt.Errorf("raw GET: answer without a length")
 	}
 	if closing {
 		g.conn.Close()
 		g.conn = nil
 	}
-	if code != "200" {
-		return g.body.Bytes(), server, fmt.Errorf("GET: status %s", code)
-	}
-	return g.body.Bytes(), server, nil
+	return g.body.Bytes(), code, server, nil
 }
 
 // close closes the connection.

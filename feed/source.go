@@ -182,11 +182,22 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 	n := len(items)
 	doneRanking(items)
 	if after.IsZero() && src.v.headLikes == nil {
-		// A first fencepost's page shows its head: the reader's likes of its items are read
-		// in the round trip that commits the fencepost (fenceStore.Commit).
-		src.v.headLikes = src.s.likesAhead(ctx, src.v.access, ids, true)
+		// A first fencepost's page shows its head: the reader's likes of the items the page
+		// will show are read in the round trip that commits the fencepost (fenceStore.Commit).
+		src.v.headLikes = src.s.likesAhead(ctx, src.v.access, src.pageOf(ids), true)
 	}
 	return ids, all && n <= limit, nil
+}
+
+// pageOf is the first of a new head's items that a page of the request shows: its limit, and
+// a quarter more for those it passes over (gone, or no longer readable). A page that goes
+// further reads the likes of its other cards with their talk (cardsOf); the next pages
+// read the head's (request.likesAhead).
+func (src *source) pageOf(head []int64) []int64 {
+	if n := src.q.Limit; n > 0 {
+		return head[:min(len(head), n+n/4)]
+	}
+	return head
 }
 
 // hidden lists the items ranking leaves out: those the viewer hid, and seen ones.
