@@ -341,11 +341,21 @@ func appendJSONFloat(b []byte, f float64) ([]byte, error) {
 	return b, nil
 }
 
+// The Unix times a day after the first instant of year 0 and a day before the last of year
+// 9999 (UTC).
+const (
+	minJSONUnix = -62167219200 + 86400
+	maxJSONUnix = 253402300799 - 86400
+)
+
 // appendJSONTime writes t as time.Time's MarshalJSON does (RFC 3339 with the nanoseconds
 // it has), refusing the years RFC 3339 cannot spell.
 func appendJSONTime(b []byte, t time.Time) ([]byte, error) {
-	if y := t.Year(); y < 0 || y > 9999 {
-		return nil, fmt.Errorf("json: time %v: year outside of range [0,9999]", t)
+	// A day inside the range is inside it in every zone: the year need not be computed.
+	if u := t.Unix(); u < minJSONUnix || u > maxJSONUnix {
+		if y := t.Year(); y < 0 || y > 9999 {
+			return nil, fmt.Errorf("json: time %v: year outside of range [0,9999]", t)
+		}
 	}
 	b = append(b, '"')
 	b = t.AppendFormat(b, time.RFC3339Nano)

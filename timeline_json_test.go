@@ -22,6 +22,22 @@ func TestTimelineAppendJSON(t *testing.T) {
 		{Items: []Item{{ScoreParts: ScoreParts{Recency: math.Inf(-1)}}}},
 		{Items: []Item{{Date: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}},
 		{Items: []Item{{Sharers: []Sharer{{At: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)}}}}},
+		// An instant of year 10000 in a zone east of UTC is of year 9999 in UTC.
+		{Items: []Item{{Date: time.Date(10000, 1, 1, 5, 0, 0, 0, time.FixedZone("", 14*3600))}}},
+		{Items: []Item{{Date: time.Date(-1, 12, 31, 20, 0, 0, 0, time.FixedZone("", -12*3600))}}},
+	}
+	// ... and the last and first instants of the range, in and out of UTC, are written.
+	for _, d := range []time.Time{time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(9999, 12, 31, 23, 0, 0, 0, time.FixedZone("", -12*3600)),
+		time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(0, 1, 1, 1, 0, 0, 0, time.FixedZone("", 14*3600))} {
+		tl := Timeline{Items: []Item{{Date: d}}}
+		want, err := json.Marshal(tl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := tl.AppendJSON(nil); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("AppendJSON of %v: %s, %v; want %s", d, got, err, want)
+		}
 	}
 	for _, tl := range bad {
 		if _, err := json.Marshal(tl); err == nil {

@@ -1,10 +1,14 @@
 package db
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"tributary"
 	"tributary/db/internal/dbq"
@@ -64,13 +68,30 @@ type ViewerQuery struct {
 	AccessKnown bool
 }
 
-// LoadViewer reads a viewer's state in one round trip.
+// LoadViewer reads a viewer's state in one round trip, their access with it unless the
+// caller has it (AccessKnown).
 func (s *Store) LoadViewer(ctx context.Context, vq ViewerQuery) (ViewerState, error) {
-	r, err := s.q.ViewerState(ctx, viewerParams(vq))
-	if err != nil {
+	if vq.AccessKnown {
+		r, err := s.q.ViewerState(ctx, viewerParams(vq))
+		if err != nil {
+			return ViewerState{}, fmt.Errorf("db: viewer state: %w", err)
+		}
+		return viewerStateOf(vq, r)
+	}
+	var r dbq.ViewerStateRow
+	var a dbq.ViewerAccess
+	errs := s.pipeline(ctx,
+		func(q *dbq.Queries) (err error) { r, err = q.ViewerState(ctx, viewerParams(vq)); return err },
+		func(q *dbq.Queries) (err error) { a, err = q.ViewerAccessOf(ctx, vq.ViewerID); return err })
+	if errors.Is(errs[1], pgx.ErrNoRows) { // no such user: no access of theirs
+		a, errs[1] = dbq.ViewerAccess{ViewerID: vq.ViewerID}, nil
+	}
+	if err := cmp.Or(errs...); err != nil {
 		return ViewerState{}, fmt.Errorf("db: viewer state: %w", err)
 	}
-	return viewerStateOf(vq, r)
+	st, err := viewerStateOf(vq, r)
+	st.Access = viewerAccessOf(a)
+	return st, err
 }
 
 // viewerParams are the ViewerState query's arguments for vq.
@@ -81,7 +102,7 @@ func viewerParams(vq ViewerQuery) dbq.ViewerStateParams {
 	}
 	return dbq.ViewerStateParams{ViewerID: vq.ViewerID, SeenFrom: vq.SeenFrom, SeenTo: vq.SeenTo,
 		MinDwellMs: vq.MinDwellMs, FreshSince: vq.FreshSince, ChangesFrom: from, ChangesTo: to, KnownFollowsVersion: vq.FollowsVersion,
-		FenceTemplate: vq.FenceTemplate, FenceAt: timeOrNil(vq.FenceAt), ListID: vq.ListID, WithAccess: !vq.AccessKnown}
+		FenceTemplate: vq.FenceTemplate, FenceAt: timeOrNil(vq.FenceAt), ListID: vq.ListID}
 }
 
 // viewerStateOf is the state the ViewerState query read for vq.
@@ -90,8 +111,7 @@ func viewerStateOf(vq ViewerQuery, r dbq.ViewerStateRow) (ViewerState, error) {
 	if !r.ListFound {
 		return ViewerState{}, tributary.Errorf(tributary.ENotFound, "No such list.")
 	}
-	st := ViewerState{Access: viewerAccessOf(dbq.ViewerAccess{ViewerID: viewerID, Blocked: r.Blocked,
-		PrivateFeeds: r.PrivateFeeds, Hidden: r.Hidden, Muted: r.Muted, MutedCollapse: r.MutedCollapse}),
+	st := ViewerState{Access: viewerAccessOf(dbq.ViewerAccess{ViewerID: viewerID}), // the caller's to fill
 		Seen: r.Seen, HomeActivity: r.HomeActivity, Fresh: make(map[int64]time.Time, len(r.FreshIds)),
 		FollowsVersion: r.FollowsVersion, FollowedKnown: r.FollowedKnown}
 	st.SetOnly = vq.ListID != 0 || r.HasExclusive

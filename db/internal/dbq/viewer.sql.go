@@ -16,7 +16,7 @@ WITH v AS (SELECT $1::bigint AS id, $2::timestamptz AS seen_from, $3::timestampt
                   $6::bigint AS changes_from, $7::bigint AS changes_to,
                   $8::bigint AS known_version,
                   $9::text AS fence_template, $10::timestamptz AS fence_at,
-                  $11::bigint AS list_id, $12::boolean AS with_access),
+                  $11::bigint AS list_id),
      u AS (SELECT users.follows_version, users.home_activity FROM users, v WHERE users.id = v.id),
      fp AS (SELECT fp.at, fp.prev_at, fp.head FROM fenceposts fp, v
              WHERE fp.viewer_id = v.id AND fp.template = v.fence_template
@@ -35,12 +35,6 @@ SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version
                        ORDER BY f.followed_id) END::bigint[] AS followed,
        (v.list_id = 0 OR EXISTS (SELECT 1 FROM lists l WHERE l.id = v.list_id AND l.owner_id = v.id))::boolean AS list_found,
        EXISTS (SELECT 1 FROM lists l WHERE l.owner_id = v.id AND l.exclusive)::boolean AS has_exclusive,
-       CASE WHEN v.with_access THEN ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = v.id
-             UNION SELECT b.user_id FROM bans b WHERE b.banned_id = v.id ORDER BY 1) END::bigint[] AS blocked,
-       CASE WHEN v.with_access THEN ARRAY(SELECT r.feed_id FROM feed_readers r WHERE r.user_id = v.id ORDER BY 1) END::bigint[] AS private_feeds,
-       CASE WHEN v.with_access THEN ARRAY(SELECT h.anchor_id FROM hidden_items h WHERE h.user_id = v.id ORDER BY 1) END::bigint[] AS hidden,
-       CASE WHEN v.with_access THEN ARRAY(SELECT m.word FROM mutes m WHERE m.user_id = v.id ORDER BY m.word) END::text[] AS muted,
-       CASE WHEN v.with_access THEN ARRAY(SELECT m.collapse FROM mutes m WHERE m.user_id = v.id ORDER BY m.word) END::boolean[] AS muted_collapse,
        ARRAY(SELECT e.anchor_id FROM events e
               WHERE e.viewer_id = v.id AND e.type = 7 AND e.created_at >= v.seen_from AND e.created_at < v.seen_to
               GROUP BY e.anchor_id HAVING sum(e.dwell_ms) >= v.min_dwell)::bigint[] AS seen,
@@ -75,7 +69,6 @@ type ViewerStateParams struct {
 	FenceTemplate       string
 	FenceAt             *time.Time
 	ListID              int64
-	WithAccess          bool
 }
 
 type ViewerStateRow struct {
@@ -85,11 +78,6 @@ type ViewerStateRow struct {
 	Followed        []int64
 	ListFound       bool
 	HasExclusive    bool
-	Blocked         []int64
-	PrivateFeeds    []int64
-	Hidden          []int64
-	Muted           []string
-	MutedCollapse   []bool
 	Seen            []int64
 	FreshIds        []int64
 	FreshAt         []time.Time
@@ -105,8 +93,8 @@ type ViewerStateRow struct {
 
 // Everything ranking needs to know of a logged-in viewer, in one round trip: the followed set
 // (the followees, in the primary key's order: no sort; NULL when it is still the version the
-// caller knows), the access context (hidden items and muted words included), the seen items,
-// the fresh own shares, when the snapshot was last rebuilt, and the rows redone by
+// caller knows), the seen items, the fresh own shares, when the snapshot was last rebuilt,
+// and the rows redone by
 // transactions from changes_from on (what the feed service's copy of the snapshot has to
 // catch up on), with the oldest transaction still running (where to look from next time).
 // Also the fencepost the page starts from, which a separate query fetched one round trip
@@ -114,8 +102,10 @@ type ViewerStateRow struct {
 // fence_at is NULL (fence_found false: there is none). With a list_id, the followed set is
 // that list's members (list_found false: the viewer has no such list); without, the followees
 // less the members of the viewer's exclusive lists.
-// Without with_access, the access context is left out (NULL): the caller has it (a session's
-// read brings it, SessionWithAccess).
+// The access context is not here: a session's read brings it (SessionWithAccess), and a
+// caller without it reads it in the same round trip (ViewerAccessOf). Left out, its five
+// subqueries were a fifth of this statement's cost, most of which is starting and ending a
+// plan of some fifty scans, whether or not they run.
 // The plan is prepared once (db/plans.go): a range between two parameters keeps the
 // index on snapshot_dirty in a generic plan, where an open-ended one was read whole.
 func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (ViewerStateRow, error) {
@@ -131,7 +121,6 @@ func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (Viewe
 		arg.FenceTemplate,
 		arg.FenceAt,
 		arg.ListID,
-		arg.WithAccess,
 	)
 	var i ViewerStateRow
 	err := row.Scan(
@@ -141,11 +130,6 @@ func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (Viewe
 		&i.Followed,
 		&i.ListFound,
 		&i.HasExclusive,
-		&i.Blocked,
-		&i.PrivateFeeds,
-		&i.Hidden,
-		&i.Muted,
-		&i.MutedCollapse,
 		&i.Seen,
 		&i.FreshIds,
 		&i.FreshAt,
