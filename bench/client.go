@@ -40,16 +40,15 @@ func newTransport(conns int) *http.Transport {
 }
 
 // client is one simulated user agent: a cookie jar on the shared transport. Its GETs go
-// over keep-alive connections of its own (rawGetter), one per GET in flight, with the jar's
-// cookies: net/http's client spent about 0.2 ms of the driver's CPU on a logged-in page
-// (its connection's goroutines, the jar, reading the body into a growing buffer), on the
-// cores the server under test runs on, where the peer's driver reads its rows with pgx.
+// over raw keep-alive connections (rawGetter) shared by every client of the server, each
+// GET with the jar's cookies: net/http's client spent about 0.2 ms of the driver's CPU on a
+// logged-in page (its connection's goroutines, the jar, reading the body into a growing
+// buffer), on the cores the server under test runs on, where the peer's driver reads its
+// rows with pgx.
 type client struct {
 	base string
 	url  *url.URL
 	http *http.Client
-	mu   sync.Mutex
-	idle []*rawGetter
 }
 
 func newClient(base string, tr *http.Transport) *client {
@@ -117,22 +116,43 @@ func (c *client) get(ctx context.Context, path string) ([]byte, latency, error) 
 	return body, d, nil
 }
 
-// getter is an idle connection of the client's, or a new one.
+// rawConns are the idle raw connections to each server (by host), shared by every client:
+// a GET carries its client's cookies, so any connection serves it. At most rawIdleMax are
+// kept per server, as net/http's transport keeps its idle ones.
+var rawConns sync.Map // host -> *rawIdle
+
+type rawIdle struct {
+	mu   sync.Mutex
+	idle []*rawGetter
+}
+
+const rawIdleMax = 64
+
+// getter is an idle connection to the client's server, or a new one.
 func (c *client) getter() *rawGetter {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if n := len(c.idle); n > 0 {
-		g := c.idle[n-1]
-		c.idle = c.idle[:n-1]
+	p, _ := rawConns.LoadOrStore(c.url.Host, &rawIdle{})
+	pool := p.(*rawIdle)
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	if n := len(pool.idle); n > 0 {
+		g := pool.idle[n-1]
+		pool.idle = pool.idle[:n-1]
 		return g
 	}
 	return &rawGetter{addr: c.url.Host}
 }
 
+// putGetter gives a connection back, or closes it when enough are idle.
 func (c *client) putGetter(g *rawGetter) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.idle = append(c.idle, g)
+	p, _ := rawConns.LoadOrStore(c.url.Host, &rawIdle{})
+	pool := p.(*rawIdle)
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	if len(pool.idle) >= rawIdleMax {
+		g.close()
+		return
+	}
+	pool.idle = append(pool.idle, g)
 }
 
 // postJSON posts a JSON body the way the dwell tracker does, and expects want.

@@ -16,20 +16,28 @@ import (
 // followed set's, and the best of them for a viewer.
 
 // compareRank is the snapshot's score order: score, then newest, then anchor id.
-func compareRank(a, b db.RankRow) int {
-	return cmp.Or(cmp.Compare(b.Score, a.Score), b.Date().Compare(a.Date()), cmp.Compare(a.AnchorID, b.AnchorID))
+func compareRank(a, b db.RankRow) int { return compareRows(&a, &b) }
+
+// compareRows is compareRank of the rows where they are. The date and the id are compared
+// only when the scores tie: merging the redone rows into the copy's compared a row of each
+// for every row read.
+func compareRows(a, b *db.RankRow) int {
+	if c := cmp.Compare(b.Score, a.Score); c != 0 {
+		return c
+	}
+	return cmp.Or(b.Date().Compare(a.Date()), cmp.Compare(a.AnchorID, b.AnchorID))
 }
 
 // each calls fn with the current rows in score order until fn returns false.
 func (st *rankState) each(fn func(r *db.RankRow) bool) {
 	i, j := 0, 0
 	for i < len(st.base) || j < len(st.delta) {
-		if i < len(st.base) && st.redone(st.base[i].AnchorID) {
+		if i < len(st.base) && st.redone(i) {
 			i++
 			continue
 		}
 		var r *db.RankRow
-		if j >= len(st.delta) || (i < len(st.base) && compareRank(st.base[i], st.delta[j]) <= 0) {
+		if j >= len(st.delta) || (i < len(st.base) && compareRows(&st.base[i], &st.delta[j]) <= 0) {
 			r, i = &st.base[i], i+1
 		} else {
 			r, j = &st.delta[j], j+1
@@ -40,10 +48,10 @@ func (st *rankState) each(fn func(r *db.RankRow) bool) {
 	}
 }
 
-// redone reports whether an anchor's row of the base was redone (or removed) since the copy.
-func (st *rankState) redone(id int64) bool {
-	_, ok := st.over[id]
-	return ok
+// redone reports whether the base's row at pos was redone (or removed) since the copy.
+func (st *rankState) redone(pos int) bool {
+	w := pos / 64
+	return w < len(st.redoneAt) && st.redoneAt[w]&(1<<(pos%64)) != 0
 }
 
 // sharedRows returns the lists of rows a followed set shared (sharedBy), when they are few
@@ -84,14 +92,14 @@ func (st *rankState) eachShared(lists [][]int32, followed tributary.IDSet, most 
 			if n == 0 {
 				return nil, 0
 			}
-			if r := &st.base[pos]; !st.redone(r.AnchorID) {
+			if r := &st.base[pos]; !st.redone(int(pos)) {
 				return r, n
 			}
 		}
 	}
 	r, n := next()
 	for j := 0; r != nil || j < len(st.delta); {
-		if j < len(st.delta) && (r == nil || compareRank(st.delta[j], *r) < 0) {
+		if j < len(st.delta) && (r == nil || compareRows(&st.delta[j], r) < 0) {
 			d := &st.delta[j]
 			j++
 			if c := followed.CountUpTo(d.SharerIDs, most); c > 0 && !fn(d, c) {
