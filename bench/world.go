@@ -114,10 +114,12 @@ func owned(vs []*viewer, i, workers int) []*viewer {
 	return out
 }
 
-// resetFence drops a viewer's fence state: their next first page is a cold one.
+// resetFence drops a viewer's fence state: their next first page is a cold one. It is the
+// app's own statement (a follow runs it), whose plan PostgreSQL keeps: planned on every
+// call, this untimed preparation took 0.1 ms of PostgreSQL's CPU per cold page, beside the
+// page's 0.6 ms, on the cores the timed pages run on.
 func (w *world) resetFence(ctx context.Context, id int64) error {
-	_, err := w.pool.Exec(ctx, `WITH gone AS (DELETE FROM fences WHERE viewer_id = $1)
-		DELETE FROM fenceposts WHERE viewer_id = $1`, id)
+	err := w.store.ResetFences(ctx, id)
 	if err != nil {
 		return fmt.Errorf("reset fence: %w", err)
 	}

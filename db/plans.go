@@ -26,7 +26,7 @@ type planned struct{ db dbq.DBTX }
 // arguments; inside a pipedTx it always does.
 var genericPlans = map[string]bool{
 	// pages
-	"ViewerState": true, "LatestFencepost": true, "FencepostsFrom": true, "CommitFencepost": true,
+	"ViewerState": true, "LatestFencepost": true, "FencepostsFrom": true, "CommitFencepost": true, "ResetFences": true,
 	"SnapshotRowsByAnchors": true, "UserByID": true, "SnapshotMeta": true, "RecentArrivals": true,
 	// shares and the snapshot rows they redo
 	"PostsFeedOf": true, "InsertPost": true,
