@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,5 +163,87 @@ func TestConversationReadsAgree(t *testing.T) {
 	}
 	if thread, err := s.PostThread(ctx, outsider, private); err != nil || len(thread) != 0 {
 		t.Fatalf("thread of an unreadable post: %d comments, %v", len(thread), err)
+	}
+}
+
+// LikedOf reads a like of a public share from the like alone (likes.public) and reads the
+// post of the others: it must give each item the share AnchorTalk gives as liked, after
+// liked shares went private (to a feed some likers read), protected or were deleted.
+func TestLikedOfAgreesWithAnchorTalk(t *testing.T) {
+	s, _ := seeded(t, seedSmall(5))
+	ctx := context.Background()
+	var feed int64
+	if err := s.Pool.QueryRow(ctx, "SELECT min(id) FROM feeds").Scan(&feed); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		// a third of the liked shares go private to one feed, some protected, some deleted
+		`UPDATE posts SET is_public = false, private_feed_ids = ARRAY[$1::bigint]
+		  WHERE id IN (SELECT DISTINCT post_id FROM likes) AND id % 3 = 0`,
+		`UPDATE posts SET is_public = false, protected_owner_ids = ARRAY[author_id]
+		  WHERE id IN (SELECT DISTINCT post_id FROM likes) AND id % 5 = 1`,
+		`UPDATE posts SET deleted_at = now() WHERE id IN (SELECT DISTINCT post_id FROM likes) AND id % 7 = 2`,
+		// half the likers read that feed
+		`INSERT INTO feed_readers (feed_id, user_id) SELECT DISTINCT $1::bigint, user_id FROM likes WHERE user_id % 2 = 0
+		  ON CONFLICT DO NOTHING`,
+	} {
+		args := []any{}
+		if strings.Contains(q, "$1") {
+			args = append(args, feed)
+		}
+		if _, err := s.Pool.Exec(ctx, q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kinds := map[string]int{}
+	rows, err := s.Pool.Query(ctx, `SELECT l.user_id, array_agg(DISTINCT l.anchor_id ORDER BY l.anchor_id)
+		  FROM likes l GROUP BY l.user_id ORDER BY l.user_id LIMIT 80`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type liker struct {
+		id      int64
+		anchors []int64
+	}
+	var likers []liker
+	for rows.Next() {
+		var l liker
+		if err := rows.Scan(&l.id, &l.anchors); err != nil {
+			t.Fatal(err)
+		}
+		likers = append(likers, l)
+	}
+	if rows.Err() != nil || len(likers) == 0 {
+		t.Fatalf("no likers: %v", rows.Err())
+	}
+	for _, l := range likers {
+		v, err := s.ViewerAccess(ctx, l.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.Blocked = nil                     // AnchorTalk's liked share is for a viewer in no ban
+		anchors := append(l.anchors, 0, -1) // and items nobody liked
+		got, err := s.LikedOf(ctx, v, anchors)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := s.AnchorTalk(ctx, v, anchors)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range anchors {
+			if got[a] != want[a].LikedPost {
+				t.Fatalf("viewer %d, item %d: LikedOf gives share %d, AnchorTalk %d", l.id, a, got[a], want[a].LikedPost)
+			}
+			switch {
+			case got[a] != 0:
+				kinds["liked"]++
+			case a > 0:
+				kinds["liked, no longer readable"]++
+			}
+		}
+	}
+	if kinds["liked"] == 0 || kinds["liked, no longer readable"] == 0 {
+		t.Fatalf("the test did not exercise both kinds of likes: %v", kinds)
 	}
 }

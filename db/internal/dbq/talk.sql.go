@@ -135,9 +135,10 @@ func (q *Queries) CountAnchorTalk(ctx context.Context) error {
 
 const likedOf = `-- name: LikedOf :many
 SELECT l.anchor_id, min(l.post_id)::bigint AS post_id
-  FROM likes l JOIN posts p ON p.id = l.post_id
- WHERE l.user_id = $1::bigint AND l.anchor_id = ANY($2::bigint[]) AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, '{}'::bigint[], $3::bigint[])
+  FROM likes l
+ WHERE l.user_id = $1::bigint AND l.anchor_id = ANY($2::bigint[])
+   AND (l.public OR EXISTS (SELECT 1 FROM posts p WHERE p.id = l.post_id AND p.deleted_at IS NULL
+          AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, '{}'::bigint[], $3::bigint[])))
  GROUP BY l.anchor_id
 `
 
@@ -154,6 +155,8 @@ type LikedOfRow struct {
 
 // A viewer's likes of some items: for each item they liked a share of that they may still
 // read, that share (the least id), as AnchorTalk gives liked_post to a viewer in no ban.
+// A like of a public share that is not deleted says so itself (likes.public, kept by the
+// trigger on posts in the writer's transaction): only the others read their post.
 func (q *Queries) LikedOf(ctx context.Context, arg LikedOfParams) ([]LikedOfRow, error) {
 	rows, err := q.db.Query(ctx, likedOf, arg.ViewerID, arg.AnchorIds, arg.PrivateFeeds)
 	if err != nil {
