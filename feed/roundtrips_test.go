@@ -307,15 +307,7 @@ func TestAReturnReadsItsArrivalsAndLikesTogether(t *testing.T) {
 // round trip (the likes first: a failed read cannot undo the commit). The reader's like
 // shows, and the likes are not read again on their own.
 func TestAColdFirstPageReadsItsLikesWithItsCommit(t *testing.T) {
-	w, log := tracedWorld(t)
-	w.user("viewer", false, 0)
-	w.user("ada", false, 0)
-	w.follow("viewer", "ada")
-	for i := range 12 {
-		w.share("ada", fmt.Sprintf("https://ada.example.com/cold-%d", i), time.Duration(i+1)*time.Hour, false)
-	}
-	w.refresh()
-	s := w.service(nil)
+	w, log, s := followingAda(t, 12, "cold")
 	s.Attach(runBus(t, w.ctx, w.store))
 	q := tributary.FeedQuery{Limit: 10}
 	liked := w.timeline(s, "viewer", q).Items[3]
