@@ -64,7 +64,7 @@ check-generated: generate
 # cluster of its own (<cluster dir>-bench; reused afterwards), drives the real server over
 # loopback and writes BENCHMARKS.md, BENCHMARKS.json, bench/latency.svg and bench/explain/;
 # then the plan test checks the snapshot queries' indexes on that database.
-# BENCH_FLAGS=--quick: a small dataset in under a minute, written to bench/out/quick.
+# BENCH_FLAGS=--quick: a small dataset in about three minutes, written to bench/out/quick.
 # SCALE=40k or SCALE=4m: a tenth or ten times the dataset (its own database), written to
 # bench/out/<scale>.
 bench: deps-postgres build
