@@ -88,13 +88,11 @@ const chainItems = 60
 
 func (f *fenceStore) Commit(ctx context.Context, k FenceKey, fp Fencepost) error {
 	row := db.FencepostRow{At: fp.At, PrevAt: fp.PrevAt, Head: fp.Head}
-	var err error
-	if f.src != nil && f.src.v.headLikes.pending() != nil && f.src.v.access.ID == k.Viewer {
-		err = f.store.CommitFencepostReading(ctx, f.src.v.access, k.Template, row, f.now, f.src.v.headLikes.pending())
-	} else {
-		err = f.store.CommitFencepost(ctx, k.Viewer, k.Template, row, f.now)
+	v, likes := tributary.Viewer{ID: k.Viewer}, (*db.LikesRead)(nil)
+	if f.src != nil && f.src.v.access.ID == k.Viewer {
+		v, likes = f.src.v.access, f.src.v.headLikes.pending()
 	}
-	if err != nil {
+	if err := f.store.CommitFencepostReading(ctx, v, k.Template, row, f.now, likes); err != nil {
 		return err
 	}
 	f.known[fp.At] = fp
