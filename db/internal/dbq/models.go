@@ -182,6 +182,15 @@ type HomeRiverItem struct {
 	PostID   int64
 }
 
+type Image struct {
+	Hash        []byte
+	ContentType string
+	Width       int32
+	Height      int32
+	Bytes       []byte
+	CreatedAt   time.Time
+}
+
 type ImportRow struct {
 	Line         int32
 	Handle       string
