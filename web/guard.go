@@ -11,10 +11,11 @@ import (
 const maxBody = 256 << 10
 
 // contentSecurityPolicy allows our own scripts only (no inline script, no eval), our own
-// styles plus inline style attributes (avatar hues), preview images from anywhere over
-// HTTPS, and no framing.
+// styles plus inline style attributes (avatar hues), images from our own origin only (a
+// reader's browser never tells a linked site what it reads: cards' images are served from
+// /img/), and no framing.
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
-	"img-src 'self' https: data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; " +
+	"img-src 'self'; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; " +
 	"form-action 'self'; frame-ancestors 'none'"
 
 // guard sets the security headers of every answer and caps request bodies.

@@ -18,6 +18,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET "+static.Prefix, static.Handler())
 	mux.Handle("GET /favicon.ico", static.Favicon())
 	mux.HandleFunc("GET /preview/{key}", s.preview)
+	mux.HandleFunc("GET /img/{name}", s.image)
 
 	mux.HandleFunc("GET /{$}", s.home)                 // homePages
 	mux.HandleFunc("GET /api/timeline", s.apiTimeline) // homePages
