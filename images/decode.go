@@ -43,7 +43,9 @@ type RefusedError struct {
 	Detail string // what was found: a type, dimensions, the decoder's complaint
 }
 
-func (e *RefusedError) Error() string { return "images: refused (" + string(e.Reason) + "): " + e.Detail }
+func (e *RefusedError) Error() string {
+	return "images: refused (" + string(e.Reason) + "): " + e.Detail
+}
 
 // Unwrap gives the application error the web layer maps to a status.
 func (e *RefusedError) Unwrap() error {

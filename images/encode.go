@@ -24,7 +24,8 @@ const (
 	JPEGQuality = 82
 )
 
-// Card returns a link card's thumbnail of the image in b, fit within CardWidth × CardHeight.
+// Card returns a link card's thumbnail of the image in b, fit within CardWidth × CardHeight
+// and turned as its Exif orientation asks.
 // An image it refuses gives a *RefusedError.
 func Card(b []byte) (tributary.Image, error) {
 	defer hold()()
@@ -32,12 +33,18 @@ func Card(b []byte) (tributary.Image, error) {
 	if err != nil {
 		return tributary.Image{}, err
 	}
-	r := img.Bounds()
-	return encode(scale(img, r, fit(r.Size(), CardWidth, CardHeight)))
+	r, o := img.Bounds(), exifOrientation(b)
+	if !turns(o) {
+		return encode(orient(scale(img, r, fit(r.Size(), CardWidth, CardHeight)), o))
+	}
+	// Fit the picture as it is shown, sides swapped, then turn it.
+	size := fit(image.Pt(r.Dy(), r.Dx()), CardWidth, CardHeight)
+	return encode(orient(scale(img, r, image.Pt(size.Y, size.X)), o))
 }
 
 // Avatar returns an avatar's two squares, AvatarSmall and AvatarLarge pixels on a side, of
-// the middle of the image in b. An image it refuses gives a *RefusedError.
+// the middle of the image in b, turned as its Exif orientation asks. An image it refuses
+// gives a *RefusedError.
 func Avatar(b []byte) (small, large tributary.Image, err error) {
 	defer hold()()
 	img, err := decode(b)
@@ -45,7 +52,7 @@ func Avatar(b []byte) (small, large tributary.Image, err error) {
 		return tributary.Image{}, tributary.Image{}, err
 	}
 	sq := centerSquare(img.Bounds())
-	big := scale(img, sq, fit(sq.Size(), AvatarLarge, AvatarLarge))
+	big := orient(scale(img, sq, fit(sq.Size(), AvatarLarge, AvatarLarge)), exifOrientation(b))
 	if large, err = encode(big); err != nil {
 		return tributary.Image{}, tributary.Image{}, err
 	}
