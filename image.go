@@ -33,11 +33,11 @@ func (i Image) Path() string { return "/img/" + i.Hash + "." + i.Ext() }
 // ParseImageName splits the last segment of an image's path, "{hash}.{ext}" or "{hash}",
 // into its hash and extension (""); anything else is EInvalid.
 func ParseImageName(name string) (hash, ext string, err error) {
-	hash, ext, _ = strings.Cut(name, ".")
+	hash, ext, dot := strings.Cut(name, ".")
 	if !ValidImageHash(hash) {
 		return "", "", Errorf(EInvalid, "Not an image name: the hash must be 64 lowercase hexadecimal digits.")
 	}
-	if ext != "" && ext != "jpg" && ext != "png" {
+	if dot && ext != "jpg" && ext != "png" {
 		return "", "", Errorf(EInvalid, "Not an image name: the extension must be jpg or png.")
 	}
 	return hash, ext, nil
