@@ -25,8 +25,7 @@ const (
 )
 
 // Card returns a link card's thumbnail of the image in b, fit within CardWidth × CardHeight
-// and turned as its Exif orientation asks.
-// An image it refuses gives a *RefusedError.
+// and turned as its Exif orientation asks. An image it refuses gives a *RefusedError.
 func Card(b []byte) (tributary.Image, error) {
 	defer hold()()
 	img, err := decode(b)
