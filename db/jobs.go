@@ -49,15 +49,17 @@ func (w *rebuildRiverWorker) Work(ctx context.Context, job *river.Job[RebuildRiv
 
 // JobConfig is how an instance works the jobs.
 type JobConfig struct {
-	Workers int           // at once, per instance
-	Poll    time.Duration // how often an instance looks for jobs
+	Workers int // at once, per instance
+	// CardWorkers fetch link cards at once, per instance: mostly waiting on other sites.
+	CardWorkers int
+	Poll        time.Duration // how often an instance looks for jobs
 	// Timeout is how long a job may run; a job running for Rescue (a killed worker's) is
 	// given to another worker.
 	Timeout, Rescue time.Duration
 }
 
 // DefaultJobConfig suits the site: reconstructions take seconds.
-var DefaultJobConfig = JobConfig{Workers: 2, Poll: time.Second, Timeout: time.Minute, Rescue: 2 * time.Minute}
+var DefaultJobConfig = JobConfig{Workers: 2, CardWorkers: 32, Poll: time.Second, Timeout: time.Minute, Rescue: 2 * time.Minute}
 
 // jobs is the store's River client, made on first use.
 type jobs struct {
@@ -71,12 +73,17 @@ func (s *Store) jobClient(log *slog.Logger) (*river.Client[pgx.Tx], error) {
 	s.jobs.once.Do(func() {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &rebuildRiverWorker{s: s})
+		queues := map[string]river.QueueConfig{riversQueue: {MaxWorkers: max(cfg.Workers, 1)}}
+		if s.Fetcher != nil {
+			river.AddWorker(workers, &fetchCardWorker{s: s})
+			queues[cardsQueue] = river.QueueConfig{MaxWorkers: max(cfg.CardWorkers, 1)}
+		}
 		if log == nil {
 			log = slog.New(slog.DiscardHandler)
 		}
 		s.jobs.client, s.jobs.err = river.NewClient(riverpgxv5.New(s.Pool), &river.Config{
 			Logger:  log,
-			Queues:  map[string]river.QueueConfig{riversQueue: {MaxWorkers: max(cfg.Workers, 1)}},
+			Queues:  queues,
 			Workers: workers,
 			// Jobs are found by polling: no listening connection of River's own, and no
 			// NOTIFY in the transactions that enqueue them (a NOTIFY there serializes

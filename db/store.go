@@ -33,7 +33,11 @@ type Store struct {
 	// Rivers serve active readers' home feeds (see rivers.go).
 	Rivers RiverConfig
 	// Jobs is how this instance works durable jobs (see jobs.go).
-	Jobs        JobConfig
+	Jobs JobConfig
+	// Fetcher fetches link cards (nil: fetching is off); CardSaved is called after a card
+	// is saved, to wake the other instances' open pages.
+	Fetcher     CardFetcher
+	CardSaved   func()
 	jobs        jobs
 	riverCounts riverCounts
 	q           *dbq.Queries

@@ -78,6 +78,7 @@ func (w *seedWorld) copyFollows(ctx context.Context, tx pgx.Tx) error {
 type seedAnchor struct {
 	url  string
 	kind tributary.Kind
+	res  int32 // the resource of its first share
 }
 
 const seedPostChunk = 4096
@@ -128,7 +129,7 @@ func (w *seedWorld) planAnchors(ctx context.Context) error {
 			}
 			id, ok := ids[r.p.AnchorURL]
 			if !ok {
-				w.anchors = append(w.anchors, seedAnchor{r.p.AnchorURL, r.p.AnchorKind})
+				w.anchors = append(w.anchors, seedAnchor{r.p.AnchorURL, r.p.AnchorKind, w.shares[done].res})
 				id = int32(len(w.anchors))
 				ids[r.p.AnchorURL] = id
 			}
@@ -276,6 +277,7 @@ func keepTriggers(ctx context.Context, tx pgx.Tx) (map[string]bool, []seedTrigge
 		  AND tgenabled = 'O' -- fires in the origin role only
 		  AND tgname NOT LIKE 'filter\_feeds\_%' -- derived tables the seeder fills itself (fillFilterFeeds)
 		  AND tgname NOT LIKE 'live\_changes\_%' -- what open pages hear of: nothing is open
+		  AND tgname NOT LIKE 'link\_cards\_%' -- the seeder writes the cards itself (copyLinkCards)
 		  AND tgrelid = ANY ($1::text[]::regclass[])
 		ORDER BY 1, 2`, seedTables)
 	if err != nil {

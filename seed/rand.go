@@ -25,6 +25,7 @@ const (
 	seedStageTalk
 	seedStageLikes
 	seedStageComments
+	seedStageCards
 )
 
 func seedRNG(seed int64, stage seedStage, i int) *rand.Rand {

@@ -255,7 +255,7 @@ func load(ctx context.Context, pool *pgxpool.Pool, w *seedWorld) (Result, error)
 	case <-ctx.Done():
 		return fail(ctx.Err())
 	}
-	steps := []func(context.Context, pgx.Tx) error{w.copyPosts, w.countAnchorTalk}
+	steps := []func(context.Context, pgx.Tx) error{w.copyPosts, w.copyLinkCards, w.countAnchorTalk}
 	checks := []string{"feeds", "follows", "posts"}
 	if side == nil {
 		steps = append(steps, w.copyFeedPosts, w.copyEvents, w.copyComments, w.copyLikes)

@@ -128,6 +128,11 @@ type Fencepost struct {
 	CreatedAt time.Time
 }
 
+type FetchHost struct {
+	Host   string
+	NextAt time.Time
+}
+
 type FilterBump struct {
 	PostID int64
 	At     time.Time
@@ -218,6 +223,28 @@ type Like struct {
 	AnchorID  int64
 	Public    bool
 	CreatedAt time.Time
+}
+
+type LinkCard struct {
+	AnchorID    int64
+	Url         string
+	State       string
+	Kind        string
+	Title       string
+	Description string
+	Site        string
+	Canonical   string
+	Image       string
+	ImageAlt    string
+	Authors     []string
+	Abstract    string
+	Published   pgtype.Date
+	Lang        string
+	Due         bool
+	Failures    int32
+	Reason      string
+	FetchedAt   *time.Time
+	NextAt      time.Time
 }
 
 type List struct {

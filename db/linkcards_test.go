@@ -1,0 +1,192 @@
+package db_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"tributary"
+	"tributary/db"
+	"tributary/db/dbtest"
+)
+
+// fetchFunc is a CardFetcher from a function: the real fetcher lives in linkcard and is
+// tested there against its fixtures; these tests are about what the store does with a card.
+type fetchFunc func(ctx context.Context, url string) (tributary.LinkCard, error)
+
+func (f fetchFunc) FetchCard(ctx context.Context, url string) (tributary.LinkCard, error) { return f(ctx, url) }
+
+// shareOf stores a share by a new user and returns the post and its item.
+func shareOf(t *testing.T, s *db.Store, handle, url, title string, at time.Time) (post, anchor int64) {
+	t.Helper()
+	ctx := context.Background()
+	u, err := s.CreateUser(ctx, db.NewUser{Handle: handle, DisplayName: handle, CreatedAt: at.Add(-time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := tributary.Prepare(tributary.NewPost{AuthorID: u.ID, URL: url, Title: title, CreatedAt: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if post, err = s.CreatePost(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Pool.QueryRow(ctx, "SELECT anchor_id FROM posts WHERE id = $1", post).Scan(&anchor); err != nil {
+		t.Fatal(err)
+	}
+	return post, anchor
+}
+
+// An item's first share makes its card due; the dispatcher hands it to one job however often
+// it runs (across instances: one store stands for each), and a saved card is not due again.
+func TestLinkCardsAreFetchedOncePerItem(t *testing.T) {
+	ctx := context.Background()
+	s := dbtest.Store(t)
+	fetched := 0
+	s.Fetcher = fetchFunc(func(ctx context.Context, url string) (tributary.LinkCard, error) {
+		fetched++
+		return tributary.LinkCard{Kind: "paper", Title: "Attention Is All You Need", Authors: []string{"A. Vaswani"}}, nil
+	})
+	now := time.Now().UTC()
+	_, anchor := shareOf(t, s, "ada", "https://arxiv.org/abs/1706.03762", "", now)
+	shareOf(t, s, "bob", "https://arxiv.org/abs/1706.03762v2", "Bob's title", now.Add(time.Second))
+	handed, err := s.DispatchCards(ctx, 100, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if handed != 1 {
+		t.Fatalf("first dispatch handed %d cards, want 1 (one item, two shares)", handed)
+	}
+	if again, err := s.DispatchCards(ctx, 100, time.Minute); err != nil || again != 0 {
+		t.Fatalf("second dispatch handed %d (%v), want 0: the card is leased", again, err)
+	}
+	var jobs int
+	if err := s.Pool.QueryRow(ctx, "SELECT count(*) FROM river_job WHERE kind = 'fetch_card'").Scan(&jobs); err != nil {
+		t.Fatal(err)
+	}
+	if jobs != 1 {
+		t.Fatalf("got %d fetch jobs, want 1", jobs)
+	}
+	if err := s.FetchCard(ctx, anchor, "https://arxiv.org/abs/1706.03762"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FetchCard(ctx, anchor, "https://arxiv.org/abs/1706.03762"); err != nil {
+		t.Fatal(err)
+	}
+	if fetched != 1 {
+		t.Errorf("fetched %d times, want 1: a saved card is not due", fetched)
+	}
+	var titles []string
+	rows, err := s.Pool.Query(ctx, "SELECT title FROM posts WHERE anchor_id = $1 ORDER BY id", anchor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		titles = append(titles, s)
+	}
+	if len(titles) != 2 || titles[0] != "Attention Is All You Need" || titles[1] != "Bob's title" {
+		t.Errorf("titles %q: the untitled share takes the card's, the titled one keeps its own", titles)
+	}
+	cards, err := s.CardsOf(ctx, []int64{anchor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cards[anchor]; c.Title != "Attention Is All You Need" || c.AuthorLine() != "A. Vaswani" {
+		t.Errorf("card %+v", c)
+	}
+}
+
+// A card's image becomes its shares' preview, and the item's snapshot row counts it at once.
+func TestLinkCardImageRedoesTheSnapshotRow(t *testing.T) {
+	ctx := context.Background()
+	s := dbtest.Store(t)
+	_, anchor := shareOf(t, s, "ada", "https://example.org/post", "A post", time.Now().UTC())
+	img := "/img/0123456789abcdef.jpg"
+	if err := s.SaveCard(ctx, anchor, tributary.LinkCard{Title: "A post", Image: img}); err != nil {
+		t.Fatal(err)
+	}
+	var images int
+	var links string
+	if err := s.Pool.QueryRow(ctx, "SELECT image_count, linked_urls::text FROM posts WHERE anchor_id = $1", anchor).Scan(&images, &links); err != nil {
+		t.Fatal(err)
+	}
+	if images != 1 {
+		t.Errorf("image_count %d (links %s), want 1", images, links)
+	}
+	var snapImages int
+	if err := s.Pool.QueryRow(ctx, "SELECT image_count FROM feed_snapshot WHERE anchor_id = $1", anchor).Scan(&snapImages); err != nil {
+		t.Fatal(err)
+	}
+	if snapImages != 1 {
+		t.Errorf("snapshot row's image_count %d, want 1", snapImages)
+	}
+	var changes int
+	if err := s.Pool.QueryRow(ctx, "SELECT count(*) FROM site_changes WHERE kind = 'talk'").Scan(&changes); err != nil {
+		t.Fatal(err)
+	}
+	if changes == 0 {
+		t.Error("no talk change recorded: open pages would not hear of the card")
+	}
+}
+
+// A failed fetch is remembered with back-off; a permanent one is not tried again.
+func TestLinkCardFailuresBackOff(t *testing.T) {
+	ctx := context.Background()
+	s := dbtest.Store(t)
+	_, a := shareOf(t, s, "ada", "https://example.org/dead", "", time.Now().UTC())
+	_, b := shareOf(t, s, "bob", "https://example.org/refused", "", time.Now().UTC())
+	s.Fetcher = fetchFunc(func(ctx context.Context, url string) (tributary.LinkCard, error) {
+		if url == "https://example.org/refused" {
+			return tributary.LinkCard{}, &db.CardError{Reason: "refused address", Permanent: true}
+		}
+		return tributary.LinkCard{}, errors.New("connection reset")
+	})
+	for _, id := range []int64{a, b} {
+		if err := s.FetchCard(ctx, id, map[int64]string{a: "https://example.org/dead", b: "https://example.org/refused"}[id]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type st struct {
+		due     bool
+		state   string
+		reason  string
+		waitMin float64
+	}
+	read := func(id int64) st {
+		var r st
+		if err := s.Pool.QueryRow(ctx, `SELECT due, state, reason, extract(epoch FROM next_at - now()) / 60 FROM link_cards WHERE anchor_id = $1`, id).
+			Scan(&r.due, &r.state, &r.reason, &r.waitMin); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := read(a); !r.due || r.state != "failed" || r.reason != "error" || r.waitMin < 50 {
+		t.Errorf("a transient failure: %+v, want due again in about an hour", r)
+	}
+	if r := read(b); r.due || r.reason != "refused address" {
+		t.Errorf("a permanent failure: %+v, want not due, its reason kept", r)
+	}
+	if handed, err := s.DispatchCards(ctx, 100, time.Minute); err != nil || handed != 0 {
+		t.Errorf("dispatch after failures handed %d (%v), want 0", handed, err)
+	}
+}
+
+// Requests to one host are spaced by the shared slot; a turn too far away is not taken.
+func TestHostSlotsAreShared(t *testing.T) {
+	ctx := context.Background()
+	s := dbtest.Store(t)
+	if err := s.HostSlot(ctx, "arxiv.org", 3*time.Second, 0); err != nil {
+		t.Fatalf("first request: %v", err)
+	}
+	err := s.HostSlot(ctx, "arxiv.org", 3*time.Second, 0)
+	var busy *db.HostBusy
+	if !errors.As(err, &busy) || time.Until(busy.Until) < 2*time.Second {
+		t.Fatalf("second request at once: %v, want HostBusy about 3 s away", err)
+	}
+	if err := s.HostSlot(ctx, "github.com", 3*time.Second, 0); err != nil {
+		t.Errorf("another host waits for nobody: %v", err)
+	}
+}

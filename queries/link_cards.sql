@@ -1,0 +1,77 @@
+-- name: DueLinkCards :many
+-- Rows due for a fetch, taken by one dispatcher at a time (the others skip them), and leased:
+-- a row handed to a job is not handed again before lease_secs, unless its job reschedules it.
+WITH due AS (
+    SELECT c.anchor_id FROM link_cards c
+     WHERE c.due AND c.next_at <= now()
+     ORDER BY c.next_at
+     LIMIT @max_rows::integer
+       FOR UPDATE SKIP LOCKED)
+UPDATE link_cards c SET next_at = now() + make_interval(0, 0, 0, 0, 0, 0, @lease_secs::float8)
+  FROM due WHERE c.anchor_id = due.anchor_id
+RETURNING c.anchor_id, c.url;
+
+-- name: LinkCardState :one
+SELECT due, fetched_at, failures FROM link_cards WHERE anchor_id = @anchor_id;
+
+-- name: SaveLinkCard :exec
+-- A fetched card; it is not due again until the item is shared after 14 days.
+UPDATE link_cards SET state = 'ok', due = false, failures = 0, reason = '', fetched_at = now(),
+       kind = @kind, title = @title, description = @description, site = @site, canonical = @canonical,
+       image = @image, image_alt = @image_alt, authors = @authors, abstract = @abstract,
+       published = sqlc.narg(published)::date, lang = @lang
+ WHERE anchor_id = @anchor_id;
+
+-- name: FailLinkCard :exec
+-- A failed fetch: tried again after a back-off that doubles with each failure (1 h to 7 days),
+-- or never for a permanent failure (a refused address, not a page).
+UPDATE link_cards SET state = CASE WHEN state = 'ok' THEN 'ok' ELSE 'failed' END,
+       failures = failures + 1, reason = @reason, due = NOT @permanent::boolean,
+       next_at = now() + least(interval '7 days', interval '1 hour' * power(2, least(failures, 10)))
+ WHERE anchor_id = @anchor_id;
+
+-- name: AdoptCardTitle :exec
+-- Shares of the item whose sharer gave no title (theirs is its URL) take the card's: what
+-- the sharer typed wins over what was fetched.
+UPDATE posts SET title = @title
+ WHERE anchor_id = @anchor_id AND deleted_at IS NULL AND title IN ('', url, canonical_url) AND title <> @title;
+
+-- name: AdoptCardImage :exec
+-- Shares of the item take the card's image as the preview of the item's URL where they have
+-- none (the score's preview term and the representative's choice read image_count).
+-- linked_urls is json (kept as written), edited as jsonb.
+UPDATE posts p SET linked_urls = l.links::json, image_count = l.images
+  FROM (SELECT q.id, x.links,
+               (SELECT count(*) FROM jsonb_array_elements(x.links) e WHERE coalesce(e->>'image', '') <> '')::integer AS images
+          FROM posts q,
+               LATERAL (SELECT CASE
+                   WHEN EXISTS (SELECT 1 FROM jsonb_array_elements(q.linked_urls::jsonb) e WHERE e->>'url' = q.anchor_url)
+                   THEN (SELECT jsonb_agg(CASE WHEN e->>'url' = q.anchor_url AND coalesce(e->>'image', '') = ''
+                                               THEN e || jsonb_build_object('image', @image::text) ELSE e END ORDER BY o)
+                           FROM jsonb_array_elements(q.linked_urls::jsonb) WITH ORDINALITY AS y(e, o))
+                   ELSE q.linked_urls::jsonb || jsonb_build_array(jsonb_build_object('url', q.anchor_url, 'image', @image::text))
+                   END AS links) x
+         WHERE q.anchor_id = @anchor_id AND q.deleted_at IS NULL) l
+ WHERE p.id = l.id AND (p.linked_urls::jsonb <> l.links OR p.image_count <> l.images);
+
+-- name: AnchorPostIDs :many
+SELECT id FROM posts WHERE anchor_id = @anchor_id AND deleted_at IS NULL ORDER BY id LIMIT 1000;
+
+-- name: ReserveHostSlot :one
+-- The earliest start a request to host may have, by the database's clock (every instance
+-- shares it); the row is locked until the caller's transaction ends.
+INSERT INTO fetch_hosts AS h (host) VALUES (@host)
+ON CONFLICT (host) DO UPDATE SET host = EXCLUDED.host
+RETURNING greatest(h.next_at, now())::timestamptz AS slot, now()::timestamptz AS now;
+
+-- name: TakeHostSlot :exec
+UPDATE fetch_hosts SET next_at = sqlc.arg(slot)::timestamptz + make_interval(0, 0, 0, 0, 0, 0, @interval_secs::float8) WHERE host = @host;
+
+-- name: LinkCardsOf :many
+-- The cards of some items, for pages that show them.
+SELECT anchor_id, kind, title, description, site, canonical, image, image_alt, authors, abstract, published, lang
+  FROM link_cards WHERE anchor_id = ANY(@anchor_ids::bigint[]) AND state = 'ok';
+
+-- name: RecordTalkChange :exec
+-- Open pages showing these posts bring their cards up to date (as after a like).
+INSERT INTO site_changes (kind, ids) VALUES ('talk', @ids::bigint[]);
