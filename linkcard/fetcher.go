@@ -159,6 +159,9 @@ func (f *Fetcher) get(ctx context.Context, rawURL, accept string, limit int64, a
 		return nil, fail(ReasonTooLarge, rawURL, fmt.Errorf("declared %d bytes, cap %d", resp.ContentLength, limit))
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err == nil && tctx.Err() != nil {
+		err = tctx.Err() // a body cut by the deadline can read as a clean EOF
+	}
 	if err != nil {
 		return nil, classify(ctx, rawURL, err)
 	}
