@@ -21,12 +21,25 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Card, error) {
 	if err := f.checkURL(u); err != nil {
 		return Card{}, err
 	}
+	read := readerFor(u)
+	c, err := read(ctx, f, u)
+	if err != nil {
+		return Card{}, err
+	}
+	c.CanonicalURL = Canonical(c.CanonicalURL)
+	return c, nil
+}
+
+// readerFor returns the registry's reader for u, or the plain page reader.
+func readerFor(u *url.URL) func(context.Context, *Fetcher, *url.URL) (Card, error) {
 	for _, r := range readers {
 		if r.match(u) {
-			return r.read(ctx, f, u)
+			return r.read
 		}
 	}
-	return f.readPage(ctx, u.String())
+	return func(ctx context.Context, f *Fetcher, u *url.URL) (Card, error) {
+		return f.readPage(ctx, u.String())
+	}
 }
 
 // readPage fetches an HTML page and weighs what it says, fetching its

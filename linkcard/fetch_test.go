@@ -54,7 +54,7 @@ func TestFetchCards(t *testing.T) {
 			Title:        "Sparse Mixtures of Tiny Experts for Streaming Retrieval",
 			Description:  "We study retrieval over streams with many tiny experts.",
 			SiteName:     "arXiv.org",
-			CanonicalURL: "https://arxiv.org/abs/2401.00001v2",
+			CanonicalURL: "https://arxiv.org/abs/2401.00001",
 			ImageURL:     "https://arxiv.org/static/browse/0.3.4/images/arxiv-logo-fb.png",
 			ImageAlt:     "arXiv logo",
 			Published:    day(2024, 1, 2),
