@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"time"
 
 	"code.dny.dev/ssrf"
 )
@@ -33,7 +34,9 @@ type Error struct {
 	Reason Reason
 	URL    string
 	Status int
-	Err    error // the underlying error, if any
+	// RetryAfter is the wait a 429 or 503 answer asked for, if any.
+	RetryAfter time.Duration
+	Err        error // the underlying error, if any
 }
 
 func (e *Error) Error() string {

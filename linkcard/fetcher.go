@@ -13,6 +13,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
+
+	"code.dny.dev/ssrf"
 )
 
 // Fetcher fetches what links say about themselves, within the address policy
@@ -62,12 +65,20 @@ func New(cfg Config) (*Fetcher, error) {
 	return f, nil
 }
 
-// dial connects to addr (the URL's host:port). A ConnectTo rule redirects it
-// and skips the address policy: the operator named that address. Any other
-// connection has its port checked here and every address it tries checked
-// by the dialer's Control hook, after DNS.
+// dial connects to addr (the URL's host:port), whose port must be the
+// policy's. A ConnectTo rule redirects it and skips the address policy: the
+// operator named that address. Any other connection has every address it
+// tries checked by the dialer's Control hook, after DNS.
 func (f *Fetcher) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := &net.Dialer{Timeout: f.cfg.ConnectTimeout}
+	_, port, err := net.SplitHostPort(addr)
+	n, perr := strconv.ParseUint(port, 10, 16)
+	if err != nil || perr != nil {
+		return nil, fmt.Errorf("%w: %s", ssrf.ErrInvalidHostPort, addr)
+	}
+	if err := f.policy.allowPort(uint16(n)); err != nil {
+		return nil, err
+	}
 	if to, ok := mapAddr(f.cfg.ConnectTo, addr); ok {
 		return d.DialContext(ctx, network, to)
 	}
@@ -92,10 +103,10 @@ func (f *Fetcher) checkURL(u *url.URL) error {
 	if err != nil {
 		return fail(ReasonBadURL, u.String(), err)
 	}
-	if _, mapped := mapAddr(f.cfg.ConnectTo, net.JoinHostPort(u.Hostname(), port)); !mapped {
-		if err := f.policy.allowPort(uint16(n)); err != nil {
-			return fail(ReasonRefused, u.String(), err)
-		}
+	// Mapped or not, the URL's port is the policy's: a rule with an empty
+	// port must not open loopback's other services.
+	if err := f.policy.allowPort(uint16(n)); err != nil {
+		return fail(ReasonRefused, u.String(), err)
 	}
 	return nil
 }
@@ -149,7 +160,8 @@ func (f *Fetcher) get(ctx context.Context, rawURL, accept string, limit int64, a
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, &Error{Reason: ReasonStatus, URL: rawURL, Status: resp.StatusCode}
+		return nil, &Error{Reason: ReasonStatus, URL: rawURL, Status: resp.StatusCode,
+			RetryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now())}
 	}
 	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
 		// The transport decodes the gzip it asked for; anything else is unasked for.
@@ -183,4 +195,18 @@ func (f *Fetcher) FetchImage(ctx context.Context, rawURL string, maxBytes int64)
 		return nil, err
 	}
 	return r.body, nil
+}
+
+// retryAfter reads a Retry-After header, in seconds or as an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }

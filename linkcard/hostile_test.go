@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -215,6 +216,31 @@ func TestFetchImage(t *testing.T) {
 		_, err := f.FetchImage(context.Background(), tc.url, tc.max)
 		if got := ReasonOf(err); got != tc.want {
 			t.Errorf("FetchImage(%s, %d) reason %q (%v), want %q", tc.url, tc.max, got, err, tc.want)
+		}
+	}
+}
+
+func TestFetchStatusKeepsRetryAfter(t *testing.T) {
+	fx := newFixture(t)
+	fx.handle("hostile.example", "/busy", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "120")
+		http.Error(w, "slow down", http.StatusTooManyRequests)
+	})
+	_, err := fx.fetcher(t, Config{}).Fetch(context.Background(), "https://hostile.example/busy")
+	var e *Error
+	if !errors.As(err, &e) || e.Reason != ReasonStatus || e.Status != 429 || e.RetryAfter != 2*time.Minute {
+		t.Fatalf("Fetch = %v, want bad status 429 asking for 2m", err)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		v    string
+		want time.Duration
+	}{
+		{"", 0}, {"30", 30 * time.Second}, {"-5", 0}, {"soon", 0},
+		{"Thu, 01 Jan 2026 00:01:00 GMT", time.Minute}, {"Wed, 31 Dec 2025 23:00:00 GMT", 0},
+	} {
+		if got := retryAfter(tc.v, now); got != tc.want {
+			t.Errorf("retryAfter(%q) = %v, want %v", tc.v, got, tc.want)
 		}
 	}
 }

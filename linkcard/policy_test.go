@@ -135,3 +135,18 @@ func TestConnectToAloneReachesLoopback(t *testing.T) {
 		t.Errorf("fixture address with its port allowed: reason %q (%v), want a refused address", got, err)
 	}
 }
+
+// A rule with an empty port maps any port of its host, yet the URL's port
+// stays the policy's: the rule does not open loopback's other services.
+func TestConnectToKeepsThePortPolicy(t *testing.T) {
+	f, err := New(Config{ConnectTo: []ConnectTo{{Host: "blog.example", Addr: "127.0.0.1"}}, Politeness: noWait{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"http://blog.example:5432/", "http://blog.example:22/"} {
+		_, err := f.Fetch(context.Background(), u)
+		if got := ReasonOf(err); got != ReasonRefused || !errors.Is(err, ssrf.ErrProhibitedPort) {
+			t.Errorf("Fetch(%s): reason %q (%v), want a refused port", u, got, err)
+		}
+	}
+}

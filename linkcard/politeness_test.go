@@ -77,3 +77,17 @@ func (r *recordingPoliteness) Wait(ctx context.Context, host string) error {
 	r.hosts = append(r.hosts, host)
 	return ctx.Err()
 }
+
+// A github.com page that is no repository asks the API nothing and is no repo card.
+func TestGitHubNonRepoPage(t *testing.T) {
+	fx := sitesFixture(t)
+	fx.serve(t, "github.com", "/topics/retrieval", "blog_og.html", htmlType)
+	rec := &recordingPoliteness{}
+	c, err := fx.fetcher(t, Config{Politeness: rec}).Fetch(context.Background(), "https://github.com/topics/retrieval")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Kind == KindRepo || len(rec.hosts) != 1 {
+		t.Errorf("kind %q after asking %q, want no repo and only github.com", c.Kind, rec.hosts)
+	}
+}

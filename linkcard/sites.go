@@ -94,6 +94,15 @@ type githubRepo struct {
 	HTMLURL     string `json:"html_url"`
 }
 
+// githubReserved are top-level paths of github.com that are no user or organisation.
+var githubReserved = map[string]bool{
+	"about": true, "apps": true, "collections": true, "enterprise": true, "events": true,
+	"explore": true, "features": true, "issues": true, "login": true, "marketplace": true,
+	"new": true, "notifications": true, "orgs": true, "pricing": true, "pulls": true,
+	"search": true, "security": true, "settings": true, "site": true, "sponsors": true,
+	"topics": true, "trending": true,
+}
+
 // readGitHub reads a repository's page (title, image) and then the REST API
 // for its description and main language; the API is a bonus, as it is
 // rate-limited.
@@ -104,7 +113,7 @@ func readGitHub(ctx context.Context, f *Fetcher, u *url.URL) (Card, error) {
 	}
 	c.SiteName = firstOf(c.SiteName, "GitHub")
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
-	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
+	if len(parts) != 2 || parts[0] == "" || parts[1] == "" || githubReserved[parts[0]] {
 		return c, nil
 	}
 	c.Kind = KindRepo
