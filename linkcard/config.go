@@ -1,16 +1,14 @@
 package linkcard
 
-import (
-	"net/http"
-	"time"
-)
+import "time"
 
 // Config holds the fetcher's settings; the serve command maps its flags and
 // environment onto it. The zero value of each field means its default.
 type Config struct {
-	// UserAgent names Tributary and a contact URL, so a site knows who fetches.
+	// UserAgent replaces the default, which names Tributary and Contact.
 	UserAgent string
-	// Contact is the URL put in the default User-Agent.
+	// Contact is a URL where a site's operator learns who fetches and how to
+	// reach them (the instance's about page); it goes in the User-Agent.
 	Contact string
 	// Ports the fetcher may connect to; default 80 and 443.
 	Ports []uint16
@@ -31,19 +29,15 @@ type Config struct {
 
 	// Politeness spaces requests per host; default an in-memory one.
 	Politeness Politeness
-	// Transport, if set, wraps the fetcher's transport (metrics, tests).
-	Transport func(http.RoundTripper) http.RoundTripper
 }
 
-// DefaultContact is the contact URL of the default User-Agent.
-const DefaultContact = "https://github.com/tributary/tributary"
-
 func (c Config) withDefaults() Config {
-	if c.Contact == "" {
-		c.Contact = DefaultContact
-	}
-	if c.UserAgent == "" {
+	switch {
+	case c.UserAgent != "":
+	case c.Contact != "":
 		c.UserAgent = "Tributary/1.0 (link cards; +" + c.Contact + ")"
+	default:
+		c.UserAgent = "Tributary/1.0 (link cards)"
 	}
 	if len(c.Ports) == 0 {
 		c.Ports = []uint16{80, 443}

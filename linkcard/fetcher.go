@@ -46,7 +46,7 @@ func New(cfg Config) (*Fetcher, error) {
 		}
 		tlsConf.RootCAs = pool
 	}
-	var rt http.RoundTripper = &http.Transport{
+	rt := &http.Transport{
 		Proxy:                  nil, // a proxy would be dialed instead of the checked address
 		DialContext:            f.dial,
 		TLSClientConfig:        tlsConf,
@@ -57,9 +57,6 @@ func New(cfg Config) (*Fetcher, error) {
 		MaxIdleConnsPerHost:    2,
 		IdleConnTimeout:        30e9,
 		ForceAttemptHTTP2:      true,
-	}
-	if cfg.Transport != nil {
-		rt = cfg.Transport(rt)
 	}
 	f.client = &http.Client{Transport: rt, CheckRedirect: f.checkRedirect}
 	return f, nil
