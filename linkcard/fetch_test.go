@@ -142,7 +142,7 @@ func TestFetchCards(t *testing.T) {
 		}},
 		{"http://jp.example/", Card{Title: "知識の流れ", CanonicalURL: "http://jp.example/", Kind: KindPage}},
 		{"https://huggingface.co/ada/tiny-expert-7b", Card{
-			Title:        "ada/tiny-expert-7b · Hugging Face",
+			Title:        "ada/tiny-expert-7b",
 			Description:  "A tiny expert for streaming retrieval.",
 			SiteName:     "Hugging Face",
 			CanonicalURL: "https://huggingface.co/ada/tiny-expert-7b",
@@ -150,7 +150,7 @@ func TestFetchCards(t *testing.T) {
 			Kind:         KindModel,
 		}},
 		{"https://huggingface.co/datasets/ada/streams", Card{
-			Title:        "ada/tiny-expert-7b · Hugging Face",
+			Title:        "ada/tiny-expert-7b",
 			Description:  "A tiny expert for streaming retrieval.",
 			SiteName:     "Hugging Face",
 			CanonicalURL: "https://huggingface.co/ada/tiny-expert-7b",

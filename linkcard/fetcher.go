@@ -55,7 +55,7 @@ func New(cfg Config) (*Fetcher, error) {
 		MaxResponseHeaderBytes: 64 << 10,
 		MaxIdleConns:           100,
 		MaxIdleConnsPerHost:    2,
-		IdleConnTimeout:        30e9,
+		IdleConnTimeout:        30 * time.Second,
 		ForceAttemptHTTP2:      true,
 	}
 	f.client = &http.Client{Transport: rt, CheckRedirect: f.checkRedirect}

@@ -74,6 +74,7 @@ func readHuggingFace(ctx context.Context, f *Fetcher, u *url.URL) (Card, error) 
 		return c, err
 	}
 	c.SiteName = firstOf(c.SiteName, "Hugging Face")
+	c.Title = strings.TrimSuffix(c.Title, " · Hugging Face")
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
 	switch {
 	case len(parts) >= 3 && parts[0] == "datasets":
