@@ -1,6 +1,11 @@
 package web_test
 
 import (
+	"bufio"
+	"errors"
+	"html"
+	"io"
+	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -120,6 +125,41 @@ func TestRequestIDsAreTokens(t *testing.T) {
 		got := a.client().do("GET", "/healthz", nil, http.Header{"X-Request-Id": {id}}).header.Get("X-Request-Id")
 		if (got == id) != kept || len(got) < 8 || len(got) > 64 {
 			t.Errorf("X-Request-Id %q answered as %q; kept %v, want %v", id, got, got == id, kept)
+		}
+	}
+}
+
+// A live stream, once detached from net/http, reads its connection only to notice the page
+// go: a page sends nothing after its request, so anything it sends ends the stream.
+func TestDetachedStreamEndsWhenThePageSendsMore(t *testing.T) {
+	a := newApp(t)
+	slot := filterSlotRe.FindString(a.client().get("/").body)
+	connect := html.UnescapeString(attr(slot, "sse-connect"))
+	if connect == "" {
+		t.Fatalf("the front page has no live stream: %q", slot)
+	}
+	conn, err := net.Dial("tcp", a.srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(20 * time.Second)) // a failure, not a measure: the stream would go on
+	io.WriteString(conn, "GET "+connect+" HTTP/1.1\r\nHost: tributary\r\n\r\n")
+	br := bufio.NewReader(conn)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the stream ended before its first event: %v", err)
+		}
+		if strings.HasPrefix(line, "retry:") {
+			break
+		}
+	}
+	io.WriteString(conn, strings.Repeat("x", 4096))
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			t.Fatal("the stream goes on after its page sent more bytes")
 		}
 	}
 }
