@@ -103,7 +103,7 @@ func (p peer) key() string {
 // peerOf is the request's client as the outermost middleware found it (observe), or as
 // found now for a request that did not pass it.
 func (s *Server) peerOf(r *http.Request) peer {
-	if ri := infoOf(r.Context()); ri != nil && ri.peerSet {
+	if ri := infoOf(r.Context()); ri != nil {
 		return ri.peer
 	}
 	return peerOf(r, s.trusted)

@@ -21,8 +21,7 @@ import (
 type requestInfo struct {
 	id      string
 	route   string
-	peer    peer // the client (peerOf), found once for limits and logs
-	peerSet bool
+	peer    peer // the client (peerOf), found once for limits, logs, links and cookies
 	changed bool // content open pages may hear of changed: the site is woken after the answer
 }
 
@@ -202,7 +201,7 @@ func routed(mux *http.ServeMux) http.Handler {
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ri := &requestInfo{id: newRequestID(r), route: "unrouted", // refused before the routes (CSRF, body cap)
-			peer: peerOf(r, s.trusted), peerSet: true}
+			peer: peerOf(r, s.trusted)}
 		w.Header().Set("X-Request-Id", ri.id)
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK, start: time.Now(), timing: s.serverTiming}
 		r = r.WithContext(context.WithValue(r.Context(), infoKey, ri))
@@ -213,6 +212,6 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		dur := time.Since(rec.start)
 		method := methodLabel(r.Method)
 		s.metrics.requests.WithLabelValues(ri.route, method, strconv.Itoa(rec.status)).Observe(dur.Seconds())
-		s.log.DebugContext(r.Context(), "request", "method", method, "path", r.URL.Path, "client", ri.peer.key(), "status", rec.status, "dur", dur)
+		s.log.DebugContext(r.Context(), "request", "method", method, "path", r.URL.Path, "client", ri.peer.addr, "status", rec.status, "dur", dur)
 	})
 }

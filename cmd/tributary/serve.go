@@ -40,7 +40,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	metricsAddr := fs.String("metrics-addr", e.getenv("TRIBUTARY_METRICS_ADDR"), "serve Prometheus metrics at /metrics on this address, apart from the site (off when empty; env TRIBUTARY_METRICS_ADDR)")
 	trusted := fs.String("trusted-proxies", e.getenv("TRIBUTARY_TRUSTED_PROXIES"), "comma-separated CIDR ranges of the proxies in front of the site, whose X-Forwarded-For and X-Forwarded-Proto are believed (env TRIBUTARY_TRUSTED_PROXIES)")
 	serverTiming := fs.Bool("server-timing", e.getenv("TRIBUTARY_SERVER_TIMING") == "1", "say how long each answer took to make in a Server-Timing header (for benchmarks; env TRIBUTARY_SERVER_TIMING=1)")
-	rateScale := fs.Float64("rate-limit-scale", 1, "multiply every rate limit (log-in, sign-up, shares, comments) by this; for load tests")
+	rateScale := fs.Float64("rate-limit-scale", 1, "multiply every rate limit (log-in, sign-up, shares, comments, dwell events) by this; for load tests")
 	bumpAge := fs.Duration("bump-age", envDuration(e, "TRIBUTARY_BUMP_AGE", tributary.DefaultBumpRule.MaxAge), "a comment bumps a post younger than this (env TRIBUTARY_BUMP_AGE)")
 	bumpWindow := fs.Duration("bump-window", envDuration(e, "TRIBUTARY_BUMP_WINDOW", tributary.DefaultBumpRule.Window), "... or a post that got more than bump-comments comments in this window (env TRIBUTARY_BUMP_WINDOW)")
 	bumpComments := fs.Int("bump-comments", envInt(e, "TRIBUTARY_BUMP_COMMENTS", tributary.DefaultBumpRule.Comments), "see bump-window (env TRIBUTARY_BUMP_COMMENTS)")
