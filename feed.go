@@ -177,6 +177,27 @@ func parseDateParam(v url.Values, name string) (time.Time, error) {
 	return time.Time{}, FieldErrorf(name, "Parameter '%s' must be a date like 2026-01-02 or 2026-01-02T15:04:05Z, got %q.", name, s)
 }
 
+// Values is the query as URL parameters, the known ones only and only when not their
+// default: what links to the feed are built from (ParseFeedQuery reads them back), never
+// whatever else the request's URL carried.
+func (q FeedQuery) Values() url.Values {
+	v := url.Values{}
+	set := func(k, val string, on bool) {
+		if on {
+			v.Set(k, val)
+		}
+	}
+	set("limit", strconv.Itoa(q.Limit), q.Limit != DefaultLimit && q.Limit != 0)
+	set("cursor", q.Cursor, q.Cursor != "")
+	set("source", string(q.Source), q.Source != "")
+	set("tag", q.Tag, q.Tag != "")
+	set("since", q.Since.Format(time.RFC3339Nano), !q.Since.IsZero())
+	set("until", q.Until.Format(time.RFC3339Nano), !q.Until.IsZero())
+	set("include_seen", "1", q.IncludeSeen)
+	set("list", strconv.FormatInt(q.List, 10), q.List != 0)
+	return v
+}
+
 // Template names the feed a fence belongs to: the filters, without page size, cursor or
 // include_seen (which only changes what is shown, not what the feed holds).
 func (q FeedQuery) Template() string {

@@ -52,3 +52,27 @@ func TestFeedQuerySignatureIsCanonical(t *testing.T) {
 		t.Fatal("include_seen does not change the signature")
 	}
 }
+
+// Values reads back as the same query and carries nothing but the known parameters.
+func TestFeedQueryValuesRoundTrip(t *testing.T) {
+	for _, raw := range []string{"", "limit=7&source=arxiv&tag=ML&since=2026-01-02&until=2026-02-01T10:00:00Z&include_seen=1&list=3&cursor=abc",
+		"tag=ml&utm_source=x&junk=" + strings.Repeat("j", 1000), "limit=20"} {
+		v, _ := url.ParseQuery(raw)
+		q, err := ParseFeedQuery(v)
+		if err != nil {
+			t.Fatalf("%q: %v", raw, err)
+		}
+		back, err := ParseFeedQuery(q.Values())
+		if err != nil || back != q {
+			t.Errorf("%q: Values %q reads back as %+v (%v), want %+v", raw, q.Values().Encode(), back, err, q)
+		}
+		for k := range q.Values() {
+			if !strings.Contains("limit cursor source tag since until include_seen list", k) {
+				t.Errorf("%q: Values carries %q", raw, k)
+			}
+		}
+		if raw == "limit=20" && len(q.Values()) != 0 {
+			t.Errorf("the default limit is spelled out: %q", q.Values().Encode())
+		}
+	}
+}

@@ -20,6 +20,7 @@ import (
 type server struct {
 	URL      string
 	Profiles string // its pprof listener's URL (/debug/pprof/)
+	Metrics  string // its metrics listener's URL (/metrics)
 	cmd      *exec.Cmd
 
 	mu      sync.Mutex
@@ -42,6 +43,7 @@ type refreshLine struct {
 var (
 	servingRe  = regexp.MustCompile(`msg=serving url=(\S+)`)
 	profilesRe = regexp.MustCompile(`msg=profiles url=(\S+)`)
+	metricsRe  = regexp.MustCompile(`msg=metrics url=(\S+)`)
 	refreshRe  = regexp.MustCompile(`msg="job (ran|failed)" job=snapshot-refresh dur=(\S+)(?: result="([^"]*)")?(?: err="?(.*?)"?$)?`)
 )
 
@@ -49,7 +51,8 @@ var (
 func startServer(ctx context.Context, bin, dsn string) (*server, error) {
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--database-url", dsn, "--poll-seconds", "-1", "--rate-limit-scale", "10000",
 		"--log-level", "info", "--snapshot-rebuild", // the startup refresh is the full rebuild the report measures
-		"--pprof-addr", "127.0.0.1:0") // to collect its garbage before its memory is measured (liveMemory)
+		"--pprof-addr", "127.0.0.1:0", // to collect its garbage before its memory is measured (liveMemory)
+		"--metrics-addr", "127.0.0.1:0", "--server-timing") // its own figures: metrics and server-side latency
 	cmd.Env = append(os.Environ(), "GOTRACEBACK=all")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -76,6 +79,11 @@ func startServer(ctx context.Context, bin, dsn string) (*server, error) {
 			if m := profilesRe.FindStringSubmatch(line); m != nil {
 				s.mu.Lock()
 				s.Profiles = m[1]
+				s.mu.Unlock()
+			}
+			if m := metricsRe.FindStringSubmatch(line); m != nil {
+				s.mu.Lock()
+				s.Metrics = m[1]
 				s.mu.Unlock()
 			}
 			if m := servingRe.FindStringSubmatch(line); m != nil {

@@ -99,9 +99,15 @@ func heldMemory(s *server) int64 {
 	return int64(metric(s, "go_gc_heap_live_bytes") + metric(s, "go_memstats_stack_inuse_bytes"))
 }
 
-// metric reads one unlabelled metric from the server's /metrics (0 when it cannot).
+// metric reads one unlabelled metric from the server's metrics listener (0 when it cannot).
 func metric(s *server, name string) float64 {
-	resp, err := http.Get(s.URL + "/metrics")
+	s.mu.Lock()
+	u := s.Metrics
+	s.mu.Unlock()
+	if u == "" {
+		return 0
+	}
+	resp, err := http.Get(u)
 	if err != nil {
 		return 0
 	}

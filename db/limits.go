@@ -8,11 +8,11 @@ import (
 	"tributary/db/internal/dbq"
 )
 
-// Hit counts one hit of key in the current window (windows are fixed, of length window, on
+// Hit counts n hits of key in the current window (windows are fixed, of length window, on
 // the database's clock, so every instance counts into the same one) and returns the hits
 // so far and how long the window lasts yet.
-func (s *Store) Hit(ctx context.Context, key string, window time.Duration) (int, time.Duration, error) {
-	r, err := s.q.HitRateLimit(ctx, dbq.HitRateLimitParams{Key: key, WindowSecs: window.Seconds()})
+func (s *Store) Hit(ctx context.Context, key string, n int, window time.Duration) (int, time.Duration, error) {
+	r, err := s.q.HitRateLimit(ctx, dbq.HitRateLimitParams{Key: key, N: int32(n), WindowSecs: window.Seconds()})
 	if err != nil {
 		return 0, 0, fmt.Errorf("db: rate limit: %w", err)
 	}

@@ -70,9 +70,10 @@ func runMain(m *testing.M) int {
 
 // server is the real binary on a fresh database.
 type server struct {
-	URL  string
-	DSN  string
-	proc *os.Process
+	URL     string
+	DSN     string
+	Metrics string // its metrics listener's /metrics, when started with --metrics-addr
+	proc    *os.Process
 }
 
 // startServer runs `tributary serve` on a fresh database and an ephemeral port.
@@ -97,12 +98,17 @@ func startServerOn(t *testing.T, dsn string, extraArgs ...string) *server {
 	}
 	urlc := make(chan string, 1)
 	logs := &strings.Builder{}
+	var metrics string // logged before the site's URL
 	go func() {
 		re := regexp.MustCompile(`msg=serving url=(\S+)`)
+		metricsRe := regexp.MustCompile(`msg=metrics url=(\S+)`)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			line := sc.Text()
 			logs.WriteString(line + "\n")
+			if m := metricsRe.FindStringSubmatch(line); m != nil {
+				metrics = m[1]
+			}
 			if m := re.FindStringSubmatch(line); m != nil {
 				urlc <- m[1]
 			}
@@ -118,7 +124,7 @@ func startServerOn(t *testing.T, dsn string, extraArgs ...string) *server {
 	})
 	select {
 	case u := <-urlc:
-		return &server{URL: u, DSN: dsn, proc: cmd.Process}
+		return &server{URL: u, DSN: dsn, Metrics: metrics, proc: cmd.Process}
 	case <-time.After(60 * time.Second):
 		t.Fatalf("server did not start; log:\n%s", logs.String())
 	}

@@ -17,7 +17,7 @@ func (s *Server) signupForm(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
-	if s.limited(w, r, signupPerAddress, clientAddress(r)) {
+	if s.limited(w, r, signupPerAddress, s.clientKey(r)) {
 		return
 	}
 	f := parseForm(r)
@@ -70,7 +70,8 @@ const errBadLogin = "Handle or password is incorrect."
 
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	f := parseForm(r)
-	if s.limited(w, r, loginPerAddress, clientAddress(r)) || s.limited(w, r, loginPerHandle, handleKey(f.Get("handle"))) {
+	client := s.clientKey(r)
+	if s.limited(w, r, loginPerAddress, client) || s.limited(w, r, loginPerHandle, handleKey(f.Get("handle"))+"@"+client) {
 		return
 	}
 	u, hash, err := s.store.Credentials(r.Context(), strings.TrimSpace(f.Get("handle")))
@@ -92,7 +93,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, safeNext(f.Get("next")), http.StatusSeeOther)
+	http.Redirect(w, r, localPath(f.Get("next"), "/"), http.StatusSeeOther)
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
@@ -128,14 +129,6 @@ func (s *Server) cost() int {
 		return bcrypt.DefaultCost
 	}
 	return s.hashCost
-}
-
-// safeNext allows only local redirect targets after login.
-func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/"
-	}
-	return next
 }
 
 func parseForm(r *http.Request) views.Form {

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"tributary"
@@ -30,14 +29,6 @@ func (s *Server) viewerAccess(r *http.Request) tributary.Viewer {
 		return v
 	}
 	return tributary.Anonymous
-}
-
-// localPath keeps a return address on this site: a path, never "//host" or a scheme.
-func localPath(s, fallback string) string {
-	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/\\") || len(s) > 2000 {
-		return fallback
-	}
-	return s
 }
 
 func (s *Server) postPage(w http.ResponseWriter, r *http.Request) {

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"sync"
+	"strconv"
 	"time"
 
 	"tributary"
@@ -56,6 +56,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	// Limited before anything is read: a flood costs one counting statement a request.
+	if s.limitedBy(w, r, s.eventsPerUser, strconv.FormatInt(u.ID, 10), len(rep.Events)) {
+		return
+	}
 	ids := make([]int64, len(rep.Events))
 	for i, e := range rep.Events {
 		ids[i] = e.Item
@@ -75,10 +79,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		}
 		events[i] = db.Event{ViewerID: u.ID, Type: db.EventCardSeen, AnchorID: e.Item, DwellMs: int32(e.DwellMs), At: now}
 	}
-	if !s.limiter.allow(u.ID, len(events)) {
-		s.fail(w, r, tributary.Errorf(tributary.ETooMany, "Too many events; slow down."))
-		return
-	}
 	if err := s.store.AddEvents(r.Context(), events); err != nil {
 		s.fail(w, r, err)
 		return
@@ -86,41 +86,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// eventLimiter caps events per user per minute (a fixed window per user).
-type eventLimiter struct {
-	perMin int
-	now    func() time.Time
-	mu     sync.Mutex
-	users  map[int64]*window
-}
-
-type window struct {
-	start time.Time
-	n     int
-}
-
-func newEventLimiter(perMin int, now func() time.Time) *eventLimiter {
+// eventsLimit caps the card_seen events a user reports per minute (default 600), counted in
+// PostgreSQL like every limit, so it holds however many instances the reports reach.
+func eventsLimit(perMin int) limit {
 	if perMin <= 0 {
 		perMin = 600
 	}
-	return &eventLimiter{perMin: perMin, now: now, users: map[int64]*window{}}
-}
-
-func (l *eventLimiter) allow(user int64, n int) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	w := l.users[user]
-	if w == nil || now.Sub(w.start) >= time.Minute {
-		if len(l.users) > 100_000 { // forget idle users rather than grow without bound
-			clear(l.users)
-		}
-		w = &window{start: now}
-		l.users[user] = w
-	}
-	if w.n+n > l.perMin {
-		return false
-	}
-	w.n += n
-	return true
+	return limit{"events-user", perMin, time.Minute}
 }

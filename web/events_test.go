@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 func (c *client) postJSON(path, body string) response {
@@ -55,8 +56,13 @@ func TestEventsIngestion(t *testing.T) {
 	}
 }
 
-func TestEventsRateLimited(t *testing.T) {
-	a := newApp(t)
+// The events limit is counted in the database, so it holds across instances, and it is
+// checked before anything is read: a batch past it is refused without its items being looked up.
+func TestEventsRateLimitedAcrossInstances(t *testing.T) {
+	ts := newTestSite(t)
+	a, _ := ts.instance()
+	b, _ := ts.instance()
+	freshWindow(t, a, time.Minute, 20*time.Second)
 	c := a.client()
 	c.signup("ada")
 	c.post("/share", url.Values{"url": {"https://arxiv.org/abs/2401.00001"}})
@@ -64,17 +70,33 @@ func TestEventsRateLimited(t *testing.T) {
 		Items []struct{ ID int64 } `json:"items"`
 	}
 	json.Unmarshal([]byte(c.get("/api/timeline").body), &tl)
-	batch := `{"events":[` + strings.TrimSuffix(strings.Repeat(`{"item":`+itoa(tl.Items[0].ID)+`,"dwell_ms":500},`, 100), ",") + `]}`
-	for i := range 6 {
-		if r := c.postJSON("/events", batch); r.status != http.StatusNoContent {
+	if len(tl.Items) != 1 {
+		t.Fatalf("timeline has %d items, want 1", len(tl.Items))
+	}
+	batchOf := func(item int64) string {
+		return `{"events":[` + strings.TrimSuffix(strings.Repeat(`{"item":`+itoa(item)+`,"dwell_ms":500},`, 100), ",") + `]}`
+	}
+	batch := batchOf(tl.Items[0].ID)
+	for i := range 6 { // half through each instance: one count for the site
+		on := c
+		if i%2 == 1 {
+			on = c.on(b)
+		}
+		if r := on.postJSON("/events", batch); r.status != http.StatusNoContent {
 			t.Fatalf("batch %d: status %d, want 204", i, r.status)
 		}
 	}
-	if r := c.postJSON("/events", batch); r.status != http.StatusTooManyRequests {
-		t.Fatalf("past 600 events a minute: status %d, want 429", r.status)
+	for _, on := range []*client{c, c.on(b)} {
+		if r := on.postJSON("/events", batch); r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+			t.Fatalf("past 600 events a minute on %s: status %d, want 429 with Retry-After", on.a.srv.URL, r.status)
+		}
 	}
-	a.now = a.now.Add(61 * 1e9)
-	if r := c.postJSON("/events", batch); r.status != http.StatusNoContent {
-		t.Fatalf("a minute later: status %d, want 204", r.status)
+	if r := c.postJSON("/events", batchOf(999999)); r.status != http.StatusTooManyRequests {
+		t.Fatalf("past the limit, a batch of unknown items: status %d, want 429 before its items are read", r.status)
+	}
+	bob := b.client()
+	bob.signup("bob")
+	if r := bob.postJSON("/events", batch); r.status != http.StatusNoContent {
+		t.Fatalf("another user: status %d, want 204", r.status)
 	}
 }

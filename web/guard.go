@@ -18,6 +18,10 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 	"img-src 'self'; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; " +
 	"form-action 'self'; frame-ancestors 'none'"
 
+// hsts asks browsers to come back over HTTPS only, for a year (this host only: the
+// operator's other subdomains may not all serve HTTPS).
+const hsts = "max-age=31536000"
+
 // guard sets the security headers of every answer and caps request bodies.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -26,6 +30,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
 		h.Set("X-Frame-Options", "DENY")
+		if s.isHTTPS(r) {
+			h.Set("Strict-Transport-Security", hsts)
+		}
 		if r.ContentLength > maxBody {
 			s.fail(w, r, tributary.Errorf(tributary.ETooLarge, "The request is too large (at most %d KB).", maxBody>>10))
 			return

@@ -83,7 +83,7 @@ func startInstance(t *testing.T, store *db.Store, now func() time.Time, poll tim
 	done := make(chan struct{})
 	go func() { defer close(done); bus.Run(ctx) }()
 	s := web.NewServer(web.Config{Store: store, Feed: feeds, Bus: bus, Log: log, Now: now, HashCost: bcrypt.MinCost})
-	a := &app{t: t, store: store, srv: httptest.NewServer(s.Handler())}
+	a := &app{t: t, store: store, srv: httptest.NewServer(s.Handler()), web: s}
 	t.Cleanup(func() { s.CloseStreams(); a.srv.Close(); cancel(); <-done })
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer wcancel()

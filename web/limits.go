@@ -2,7 +2,6 @@ package web
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -18,11 +17,13 @@ type limit struct {
 	window time.Duration
 }
 
-// The limits. Log-in is limited per client address and per handle (whether or not the handle
-// exists: the answer is the same); sign-up per address; shares and comments per user.
+// The limits. Log-in is limited per client address and per handle from one address (whether
+// or not the handle exists: the answer is the same): guessing one account's password is as
+// slow as any, and nobody can lock another person out of theirs. Sign-up per address; shares
+// and comments per user. Addresses are the client's (clientKey), not a proxy's.
 var (
 	loginPerAddress  = limit{"login-addr", 30, 5 * time.Minute}
-	loginPerHandle   = limit{"login-handle", 10, 5 * time.Minute}
+	loginPerHandle   = limit{"login-handle-addr", 10, 5 * time.Minute}
 	signupPerAddress = limit{"signup-addr", 10, time.Hour}
 	sharesPerUser    = limit{"share-user", 60, 10 * time.Minute}
 	commentsPerUser  = limit{"comment-user", 120, 10 * time.Minute}
@@ -32,8 +33,13 @@ var (
 // Retry-After and returns true. A limit that cannot be counted (the database is down) lets
 // the request through to fail on its own.
 func (s *Server) limited(w http.ResponseWriter, r *http.Request, l limit, subject string) bool {
+	return s.limitedBy(w, r, l, subject, 1)
+}
+
+// limitedBy is limited for n hits at once (a batch of events counts each of its events).
+func (s *Server) limitedBy(w http.ResponseWriter, r *http.Request, l limit, subject string, n int) bool {
 	max := int(float64(l.max) * s.rateScale)
-	hits, retry, err := s.store.Hit(r.Context(), l.name+":"+subject, l.window)
+	hits, retry, err := s.store.Hit(r.Context(), l.name+":"+subject, n, l.window)
 	if err != nil || hits <= max {
 		return false
 	}
@@ -52,16 +58,6 @@ func wait(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%d minutes", m)
 	}
-}
-
-// clientAddress is the address a request came from (the connection's; behind a proxy, the
-// proxy's).
-func clientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // handleKey is a handle as a rate-limit subject: case-insensitive, bounded.

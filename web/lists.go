@@ -53,7 +53,7 @@ func (s *Server) listPage(w http.ResponseWriter, r *http.Request) {
 	v.Set("list", strconv.FormatInt(id, 10))
 	q, err := tributary.ParseFeedQuery(v)
 	if err != nil {
-		s.failFeed(w, r, err)
+		s.failFeed(w, r, q, err)
 		return
 	}
 	s.renderList(w, r, q, http.StatusOK, views.Form{})
@@ -69,13 +69,10 @@ func (s *Server) renderList(w http.ResponseWriter, r *http.Request, q tributary.
 	}
 	t, err := s.feed.Timeline(r.Context(), u, q)
 	if err != nil {
-		s.failFeed(w, r, err)
+		s.failFeed(w, r, q, err)
 		return
 	}
-	fv := s.feedView(r, q, t)
-	v := r.URL.Query()
-	v.Set("list", strconv.FormatInt(q.List, 10))
-	fv.Base = "/?" + dropParam(v, "cursor") // the pages after, its notice: the home feed's with ?list=
+	fv := s.feedView(r, q, t) // the pages after, its notice: the home feed's with ?list=
 	fv.Heading, fv.Empty = l.Name, "Nothing shared by the people in this list yet."
 	if len(members) == 0 {
 		fv.Empty = "This list has nobody in it yet: add people below, or from their pages."

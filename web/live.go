@@ -94,12 +94,8 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 		r = detachedRequest(ctx, r)
 		go func() {
 			var b [1]byte
-			for {
-				if _, err := out.Read(b[:]); err != nil {
-					cancel()
-					return
-				}
-			}
+			out.Read(b[:]) // a page sends nothing more: a byte, an error or the deadline ends it
+			cancel()
 		}()
 		go func() {
 			defer s.live.leave(conn)
@@ -152,6 +148,10 @@ type detachedConn struct{ net.Conn }
 // liveWriteTimeout bounds one write to a detached stream: a page that stopped reading ends.
 const liveWriteTimeout = 10 * time.Second
 
+// liveMaxAge bounds a detached stream's life (its read deadline): a connection that went
+// silent without closing is let go, and the browser's EventSource opens a fresh stream.
+const liveMaxAge = time.Hour
+
 func (c detachedConn) send(b []byte) error {
 	if err := c.SetWriteDeadline(time.Now().Add(liveWriteTimeout)); err != nil {
 		return err
@@ -170,6 +170,7 @@ func detach(w http.ResponseWriter) (c detachedConn, head []byte, ok bool) {
 	if err != nil {
 		return detachedConn{}, nil, false
 	}
+	nc.SetReadDeadline(time.Now().Add(liveMaxAge)) // net/http's deadlines went with the connection
 	var b bytes.Buffer
 	b.WriteString("HTTP/1.1 200 OK\r\n")
 	h.Set("Connection", "close")

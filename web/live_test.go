@@ -226,7 +226,7 @@ func TestLiveStreamsAskOnlyWhenNewToThePage(t *testing.T) {
 	share(bob, "https://example.com/asks/1") // ... and a wake-up that brings it round
 	asks := func() int {
 		t.Helper()
-		m := regexp.MustCompile(`(?m)^tributary_live_asks_total (\d+)$`).FindStringSubmatch(carol.get("/metrics").body)
+		m := regexp.MustCompile(`(?m)^tributary_live_asks_total (\d+)$`).FindStringSubmatch(carol.a.metrics())
 		if m == nil {
 			t.Fatal("no tributary_live_asks_total on /metrics")
 		}
@@ -259,7 +259,7 @@ func TestLiveStreamsLeaveWithTheirPages(t *testing.T) {
 	c := a.client()
 	c.signup("ada")
 	open := func() float64 {
-		m := regexp.MustCompile(`(?m)^tributary_live_streams_open (\S+)$`).FindStringSubmatch(c.get("/metrics").body)
+		m := regexp.MustCompile(`(?m)^tributary_live_streams_open (\S+)$`).FindStringSubmatch(a.metrics())
 		if m == nil {
 			t.Fatal("no tributary_live_streams_open in /metrics")
 		}

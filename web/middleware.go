@@ -12,20 +12,24 @@ import (
 	"tributary/db"
 )
 
-// statusRecorder remembers a response's status and, as the response starts, says how long
-// the server had worked on it in a Server-Timing header ("app;dur=" in milliseconds): the
-// bench reads it as the server-side latency. Handlers encode their answer before writing it,
-// so the first write comes when the work is done.
+// statusRecorder remembers a response's status and, when timing (Config.ServerTiming), says
+// as the response starts how long the server had worked on it in a Server-Timing header
+// ("app;dur=" in milliseconds): the bench reads it as the server-side latency. Handlers
+// encode their answer before writing it, so the first write comes when the work is done.
 type statusRecorder struct {
 	http.ResponseWriter
 	status  int
 	start   time.Time
 	started bool
+	timing  bool
 }
 
 func (r *statusRecorder) begin() {
 	if !r.started {
 		r.started = true
+		if !r.timing {
+			return
+		}
 		r.Header().Set("Server-Timing", fmt.Sprintf("app;dur=%.3f", float64(time.Since(r.start).Microseconds())/1000))
 	}
 }
@@ -72,12 +76,17 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 }
 
 // session loads the request's session and puts its user in the request context: read with
-// the session when its row names them (db.SessionStore), else by id.
+// the session when its row names them (db.SessionStore), else by id. Over HTTPS the session
+// cookie is a Secure __Host- cookie (hostCookies).
 func (s *Server) session(next http.Handler) http.Handler {
 	load := s.sessions.LoadAndSave(s.loadUser(next))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, su := db.WithSessionUser(r.Context())
 		su.Ahead = s.readAhead(r)
+		if s.isHTTPS(r) {
+			hostCookies(w, r.WithContext(ctx), load)
+			return
+		}
 		load.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

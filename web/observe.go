@@ -21,6 +21,7 @@ import (
 type requestInfo struct {
 	id      string
 	route   string
+	peer    peer // the client (peerOf), found once for limits, logs, links and cookies
 	changed bool // content open pages may hear of changed: the site is woken after the answer
 }
 
@@ -39,8 +40,10 @@ func requestID(ctx context.Context) string {
 	return ""
 }
 
+// newRequestID keeps the client's X-Request-Id when it is a short token (it goes into log
+// lines, headers and error pages), and makes one otherwise.
 func newRequestID(r *http.Request) string {
-	if id := r.Header.Get("X-Request-Id"); len(id) >= 8 && len(id) <= 64 && printable(id) {
+	if id := r.Header.Get("X-Request-Id"); len(id) >= 8 && len(id) <= 64 && isToken(id) {
 		return id
 	}
 	b := make([]byte, 8)
@@ -48,13 +51,27 @@ func newRequestID(r *http.Request) string {
 	return hex.EncodeToString(b)
 }
 
-func printable(s string) bool {
+// isToken: only letters, digits, '.', '_' and '-'.
+func isToken(s string) bool {
 	for _, c := range []byte(s) {
-		if c <= ' ' || c > '~' {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == '-':
+		default:
 			return false
 		}
 	}
 	return true
+}
+
+// methodLabel is a request's method as a metric label: one of the standard methods or
+// "other", so that made-up methods cannot add series without end.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete,
+		http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "other"
 }
 
 // requestIDHandler adds the request id to every log line written with a request's context.
@@ -75,7 +92,7 @@ func (h requestIDHandler) WithGroup(name string) slog.Handler {
 	return requestIDHandler{h.Handler.WithGroup(name)}
 }
 
-// Metrics are the server's Prometheus metrics, served at /metrics.
+// Metrics are the server's Prometheus metrics, served apart from the site (MetricsHandler).
 type Metrics struct {
 	reg      *prometheus.Registry
 	requests *prometheus.HistogramVec
@@ -132,7 +149,9 @@ func (m *Metrics) Refreshed(d time.Duration, rows int) {
 	m.rows.Set(float64(rows))
 }
 
-func (m *Metrics) handler() http.Handler {
+// Handler serves the metrics in Prometheus' format; it is meant for a listener of its own
+// (serve --metrics-addr), never the public site.
+func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }
 
@@ -165,7 +184,8 @@ func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // routed serves mux and notes the route that answered (the mux sets r.Pattern on the
-// request it routes), so the request is routed once.
+// request it routes), so the request is routed once. Routes are the mux's patterns, a fixed
+// set, whatever the path asked for.
 func routed(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mux.ServeHTTP(w, r)
@@ -180,16 +200,18 @@ func routed(mux *http.ServeMux) http.Handler {
 // at debug level.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ri := &requestInfo{id: newRequestID(r), route: "unrouted"} // refused before the routes (CSRF, body cap)
+		ri := &requestInfo{id: newRequestID(r), route: "unrouted", // refused before the routes (CSRF, body cap)
+			peer: peerOf(r, s.trusted)}
 		w.Header().Set("X-Request-Id", ri.id)
-		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK, start: time.Now()}
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK, start: time.Now(), timing: s.serverTiming}
 		r = r.WithContext(context.WithValue(r.Context(), infoKey, ri))
 		next.ServeHTTP(rec, r)
 		if ri.changed {
 			s.wakeSite()
 		}
 		dur := time.Since(rec.start)
-		s.metrics.requests.WithLabelValues(ri.route, r.Method, strconv.Itoa(rec.status)).Observe(dur.Seconds())
-		s.log.DebugContext(r.Context(), "request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "dur", dur)
+		method := methodLabel(r.Method)
+		s.metrics.requests.WithLabelValues(ri.route, method, strconv.Itoa(rec.status)).Observe(dur.Seconds())
+		s.log.DebugContext(r.Context(), "request", "method", method, "path", r.URL.Path, "client", ri.peer.addr, "status", rec.status, "dur", dur)
 	})
 }

@@ -38,12 +38,15 @@ func TestMetricsAndRequestIDs(t *testing.T) {
 	s := web.NewServer(web.Config{Store: store, Log: slog.New(slog.NewTextHandler(logs, nil)), HashCost: bcrypt.MinCost})
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
-	a := &app{t: t, srv: srv, store: store}
+	a := &app{t: t, srv: srv, store: store, web: s}
 	c := a.client()
 	c.get("/")
 	c.get("/")
 	c.get("/u/nobody")
-	r := c.get("/metrics")
+	if r := c.get("/metrics"); r.status != http.StatusNotFound || strings.Contains(r.body, "tributary_") {
+		t.Errorf("/metrics on the site: status %d, want 404 (metrics have a listener of their own)", r.status)
+	}
+	r := response{body: a.metrics()}
 	for _, want := range []string{
 		`tributary_http_request_duration_seconds_count{method="GET",route="GET /{$}",status="200"} 2`,
 		`tributary_http_request_duration_seconds_count{method="GET",route="GET /u/{handle}",status="404"} 1`,

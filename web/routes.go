@@ -14,7 +14,6 @@ var homePages = map[string]bool{"/": true, "/api/timeline": true}
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.Handle("GET /metrics", s.metrics.handler())
 	mux.Handle("GET "+static.Prefix, static.Handler())
 	mux.Handle("GET /favicon.ico", static.Favicon())
 	mux.HandleFunc("GET /preview/{key}", s.preview)

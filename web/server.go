@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -30,19 +31,21 @@ type Server struct {
 	log      *slog.Logger
 	now      func() time.Time
 	// HashCost is the bcrypt cost; tests lower it.
-	hashCost    int
-	pollSeconds int
-	dwellFlush  string
-	limiter     *eventLimiter
-	outage      outageLog
-	rateScale   float64 // multiplies every rate limit (load tests raise them)
-	decoyOnce   sync.Once
-	decoy       string
-	metrics     *Metrics
-	bump        tributary.BumpRule
-	live        *liveHub       // this instance's open live streams
-	names       *userNames     // who handles name, for the pages asked for by handle
-	mux         *http.ServeMux // the routes, for the asks of live streams (set by Handler)
+	hashCost      int
+	pollSeconds   int
+	dwellFlush    string
+	eventsPerUser limit // card_seen events per user
+	outage        outageLog
+	rateScale     float64 // multiplies every rate limit (load tests raise them)
+	decoyOnce     sync.Once
+	decoy         string
+	metrics       *Metrics
+	trusted       []netip.Prefix // proxies whose X-Forwarded-For/-Proto are believed
+	serverTiming  bool
+	bump          tributary.BumpRule
+	live          *liveHub       // this instance's open live streams
+	names         *userNames     // who handles name, for the pages asked for by handle
+	mux           *http.ServeMux // the routes, for the asks of live streams (set by Handler)
 }
 
 // Config configures a Server.
@@ -51,14 +54,18 @@ type Config struct {
 	Feed         *feed.Service // defaults to a service with the default configuration
 	Bus          *site.Bus     // the site's event path, when instances share the database
 	Log          *slog.Logger
-	Now          func() time.Time   // defaults to time.Now
-	HashCost     int                // defaults to bcrypt.DefaultCost
-	SecureCookie bool               // set the session cookie's Secure flag (behind HTTPS)
-	PollSeconds  int                // how often open feeds ask for new items (default 15; <0: never)
-	EventsPerMin int                // card_seen events accepted per user per minute (default 600)
-	DwellFlushMs int                // how often pages report dwell (0: the script's default)
-	RateScale    float64            // multiplies every rate limit (0: 1; load tests raise it)
-	Bump         tributary.BumpRule // when a comment bumps its post (zero: tributary.DefaultBumpRule)
+	Now          func() time.Time // defaults to time.Now
+	HashCost     int              // defaults to bcrypt.DefaultCost
+	SecureCookie bool             // set the session cookie's Secure flag even over plain HTTP
+	// TrustedProxies are the address ranges of the proxies in front of the site: from them,
+	// X-Forwarded-For names the client and X-Forwarded-Proto says whether it used HTTPS.
+	TrustedProxies []netip.Prefix
+	ServerTiming   bool               // say in a Server-Timing header how long each answer took to make
+	PollSeconds    int                // how often open feeds ask for new items (default 15; <0: never)
+	EventsPerMin   int                // card_seen events accepted per user per minute (default 600)
+	DwellFlushMs   int                // how often pages report dwell (0: the script's default)
+	RateScale      float64            // multiplies every rate limit (0: 1; load tests raise it)
+	Bump           tributary.BumpRule // when a comment bumps its post (zero: tributary.DefaultBumpRule)
 }
 
 // NewServer builds a Server with sessions stored in PostgreSQL.
@@ -68,7 +75,7 @@ func NewServer(cfg Config) *Server {
 	sm.Codec = db.SessionCodec{}
 	sm.Lifetime = 30 * 24 * time.Hour
 	// No idle timeout: it would rewrite the session row on every request.
-	sm.Cookie.Name = "tributary_session"
+	sm.Cookie.Name = sessionCookie
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
 	sm.Cookie.Secure = cfg.SecureCookie
@@ -83,8 +90,9 @@ func NewServer(cfg Config) *Server {
 	if cfg.DwellFlushMs > 0 {
 		s.dwellFlush = strconv.Itoa(cfg.DwellFlushMs)
 	}
-	s.limiter = newEventLimiter(cfg.EventsPerMin, s.now)
+	s.eventsPerUser = eventsLimit(cfg.EventsPerMin)
 	s.rateScale = cfg.RateScale
+	s.trusted, s.serverTiming = cfg.TrustedProxies, cfg.ServerTiming
 	s.bump = cfg.Bump
 	if s.bump == (tributary.BumpRule{}) {
 		s.bump = tributary.DefaultBumpRule
@@ -112,7 +120,20 @@ func NewServer(cfg Config) *Server {
 	return s
 }
 
-// Metrics are the server's Prometheus metrics (served at /metrics).
+// HTTPServer is the http.Server to serve the site with: a client gets 10 s to send a
+// request's head and 60 s for the whole request, and an idle kept-alive connection is closed
+// after 2 minutes, so slow or silent clients cannot hold connections without end. Open live
+// streams end at its shutdown.
+func (s *Server) HTTPServer() *http.Server { return s.httpServerFor(s.Handler()) }
+
+func (s *Server) httpServerFor(h http.Handler) *http.Server {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		IdleTimeout: 2 * time.Minute}
+	hs.RegisterOnShutdown(s.CloseStreams) // open live streams would hold the shutdown
+	return hs
+}
+
+// Metrics are the server's Prometheus metrics (Metrics.Handler serves them).
 func (s *Server) Metrics() *Metrics { return s.metrics }
 
 // page builds the layout data of the current request.
@@ -130,7 +151,7 @@ func (s *Server) page(r *http.Request, title string) views.Page {
 // absoluteURL is path on the host the request came to (for link previews).
 func absoluteURL(r *http.Request, path string) string {
 	scheme := "http"
-	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
+	if ri := infoOf(r.Context()); r.TLS != nil || ri != nil && ri.peer.https {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host + path

@@ -3,9 +3,7 @@ package web
 import (
 	"bytes"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,7 +19,7 @@ import (
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	q, err := tributary.ParseFeedQuery(r.URL.Query())
 	if err != nil {
-		s.failFeed(w, r, err)
+		s.failFeed(w, r, q, err)
 		return
 	}
 	u := currentUser(r.Context())
@@ -34,7 +32,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 			return s.renderBytes(r, s.homeView(r, q, t))
 		})
 		if err != nil {
-			s.failFeed(w, r, err)
+			s.failFeed(w, r, q, err)
 			return
 		}
 		serveAnon(w, r, "text/html; charset=utf-8", b)
@@ -42,7 +40,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	}
 	t, err := s.feed.Timeline(r.Context(), u, q)
 	if err != nil {
-		s.failFeed(w, r, err)
+		s.failFeed(w, r, q, err)
 		return
 	}
 	s.render(w, r, http.StatusOK, s.homeView(r, q, t))
@@ -103,22 +101,27 @@ func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, appendJSON fu
 var jsonBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
 
 // failFeed answers a bad cursor in a page with "your feed was refreshed" and a way back.
-func (s *Server) failFeed(w http.ResponseWriter, r *http.Request, err error) {
+func (s *Server) failFeed(w http.ResponseWriter, r *http.Request, q tributary.FeedQuery, err error) {
 	if tributary.ErrorField(err) != "cursor" {
 		s.fail(w, r, err)
 		return
 	}
 	if isHTMX(r) {
 		// htmx does not swap 4xx answers: tell it to load the explanation page instead.
-		w.Header().Set("HX-Redirect", r.URL.Path+"?"+dropParam(r.URL.Query(), "cursor"))
+		w.Header().Set("HX-Redirect", r.URL.Path+"?"+feedLink(q))
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	s.render(w, r, http.StatusBadRequest, views.RefreshedPage(s.page(r, "Feed refreshed"), "/?"+dropParam(r.URL.Query(), "cursor")))
+	s.render(w, r, http.StatusBadRequest, views.RefreshedPage(s.page(r, "Feed refreshed"), "/?"+feedLink(q)))
 }
 
+// feedView is the frame of feed q's page t. Its links are made from q, never from the
+// request's URL: an anonymous page is cached and served to everyone asking for the same q.
 func (s *Server) feedView(r *http.Request, q tributary.FeedQuery, t tributary.Timeline) views.FeedView {
-	fv := views.FeedView{Timeline: t, Base: "/?" + dropParam(r.URL.Query(), "cursor"), IncludeSeen: q.IncludeSeen,
+	if currentUser(r.Context()) == nil {
+		q.IncludeSeen = false // nothing is seen by nobody; the anonymous cache's key leaves it out
+	}
+	fv := views.FeedView{Timeline: t, Base: "/?" + feedLink(q), IncludeSeen: q.IncludeSeen,
 		PollSeconds: s.pollSeconds, FirstPage: !isHTMX(r)}
 	if currentUser(r.Context()) == nil {
 		fv.Heading = "What people are reading"
@@ -201,14 +204,10 @@ func (s *Server) apiTimeline(w http.ResponseWriter, r *http.Request) {
 
 func isHTMX(r *http.Request) bool { return r.Header.Get("HX-Request") == "true" }
 
-func dropParam(v url.Values, key string) string {
-	c := url.Values{}
-	for k, vs := range v {
-		if k != key && !strings.HasPrefix(k, "_") {
-			c[k] = vs
-		}
-	}
-	return c.Encode()
+// feedLink is feed q's query string without its cursor: the links of its pages start there.
+func feedLink(q tributary.FeedQuery) string {
+	q.Cursor = ""
+	return q.Values().Encode()
 }
 
 // bestOf is the week's most shared and discussed items, for everyone.

@@ -24,13 +24,20 @@ type app struct {
 	srv   *httptest.Server
 	store *db.Store
 	now   time.Time
+	web   *web.Server
 }
 
-func newApp(t *testing.T) *app {
+// newApp starts a server on a fresh database; tune, when given, changes its configuration.
+func newApp(t *testing.T, tune ...func(*web.Config)) *app {
 	t.Helper()
 	a := &app{t: t, store: dbtest.Store(t), now: time.Date(2026, 11, 20, 12, 0, 0, 123456789, time.UTC)} // nanoseconds: PostgreSQL keeps micro
-	s := web.NewServer(web.Config{Store: a.store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Now: func() time.Time { return a.now }, HashCost: bcrypt.MinCost})
+	cfg := web.Config{Store: a.store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Now: func() time.Time { return a.now }, HashCost: bcrypt.MinCost}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	s := web.NewServer(cfg)
+	a.web = s
 	a.srv = httptest.NewServer(s.Handler())
 	t.Cleanup(func() { s.CloseStreams(); a.srv.Close() })
 	return a
@@ -94,4 +101,12 @@ func (c *client) signup(handle string) {
 	if r.status != http.StatusSeeOther {
 		c.a.t.Fatalf("signup %s: status %d, want 303; body: %s", handle, r.status, r.body)
 	}
+}
+
+// metrics is what the server's metrics listener answers (it is not on the site).
+func (a *app) metrics() string {
+	a.t.Helper()
+	rec := httptest.NewRecorder()
+	a.web.Metrics().Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	return rec.Body.String()
 }

@@ -37,7 +37,10 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	dwellFlush := fs.Int("dwell-flush-ms", envInt(e, "TRIBUTARY_DWELL_FLUSH_MS", 0), "how often pages report card dwell, in ms (0: 5000)")
 	replicaURL := fs.String("replica-url", e.getenv("DATABASE_REPLICA_URL"), "a streaming read replica of the database for feed reads (env DATABASE_REPLICA_URL)")
 	pprofAddr := fs.String("pprof-addr", e.getenv("TRIBUTARY_PPROF_ADDR"), "serve Go's pprof profiles on this address, apart from the site (off when empty; env TRIBUTARY_PPROF_ADDR)")
-	rateScale := fs.Float64("rate-limit-scale", 1, "multiply every rate limit (log-in, sign-up, shares, comments) by this; for load tests")
+	metricsAddr := fs.String("metrics-addr", e.getenv("TRIBUTARY_METRICS_ADDR"), "serve Prometheus metrics at /metrics on this address, apart from the site (off when empty; env TRIBUTARY_METRICS_ADDR)")
+	trusted := fs.String("trusted-proxies", e.getenv("TRIBUTARY_TRUSTED_PROXIES"), "comma-separated CIDR ranges of the proxies in front of the site, whose X-Forwarded-For and X-Forwarded-Proto are believed (env TRIBUTARY_TRUSTED_PROXIES)")
+	serverTiming := fs.Bool("server-timing", e.getenv("TRIBUTARY_SERVER_TIMING") == "1", "say how long each answer took to make in a Server-Timing header (for benchmarks; env TRIBUTARY_SERVER_TIMING=1)")
+	rateScale := fs.Float64("rate-limit-scale", 1, "multiply every rate limit (log-in, sign-up, shares, comments, dwell events) by this; for load tests")
 	bumpAge := fs.Duration("bump-age", envDuration(e, "TRIBUTARY_BUMP_AGE", tributary.DefaultBumpRule.MaxAge), "a comment bumps a post younger than this (env TRIBUTARY_BUMP_AGE)")
 	bumpWindow := fs.Duration("bump-window", envDuration(e, "TRIBUTARY_BUMP_WINDOW", tributary.DefaultBumpRule.Window), "... or a post that got more than bump-comments comments in this window (env TRIBUTARY_BUMP_WINDOW)")
 	bumpComments := fs.Int("bump-comments", envInt(e, "TRIBUTARY_BUMP_COMMENTS", tributary.DefaultBumpRule.Comments), "see bump-window (env TRIBUTARY_BUMP_COMMENTS)")
@@ -50,6 +53,10 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	secure := fs.Bool("secure-cookie", e.getenv("TRIBUTARY_SECURE_COOKIE") == "1", "mark the session cookie Secure (serve behind HTTPS; env TRIBUTARY_SECURE_COOKIE=1)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	proxies, err := web.ParseTrustedProxies(*trusted)
+	if err != nil {
+		return fmt.Errorf("serve: --trusted-proxies: %w", err)
 	}
 	if *cursorKey != "" && len(*cursorKey) < 32 {
 		return fmt.Errorf("serve: --cursor-key: must be at least 32 characters, got %d", len(*cursorKey))
@@ -88,14 +95,13 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	bus := site.New(store, log)
 	feeds.Attach(bus)
 	srv := web.NewServer(web.Config{Store: store, Feed: feeds, Bus: bus, Log: log, SecureCookie: *secure,
-		PollSeconds: *poll, DwellFlushMs: *dwellFlush, RateScale: *rateScale,
+		TrustedProxies: proxies, ServerTiming: *serverTiming, PollSeconds: *poll, DwellFlushMs: *dwellFlush, RateScale: *rateScale,
 		Bump: tributary.BumpRule{MaxAge: *bumpAge, Window: *bumpWindow, Comments: *bumpComments}})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	httpSrv.RegisterOnShutdown(srv.CloseStreams) // open live streams would hold the shutdown
+	httpSrv := srv.HTTPServer()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -170,22 +176,28 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 				}})
 	}()
 
+	// Profiles and metrics on listeners of their own, never on the site's: opt-in, for operators.
 	if *pprofAddr != "" {
-		// Profiles on a listener of their own, never on the site's: opt-in, for operators.
-		pln, err := net.Listen("tcp", *pprofAddr)
-		if err != nil {
-			return fmt.Errorf("serve: --pprof-addr: %w", err)
-		}
 		pmux := http.NewServeMux()
 		pmux.HandleFunc("/debug/pprof/", pprof.Index)
 		pmux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 		pmux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 		pmux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 		pmux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-		psrv := &http.Server{Handler: pmux, ReadHeaderTimeout: 10 * time.Second}
-		go psrv.Serve(pln)
-		defer psrv.Close()
-		log.Info("profiles", "url", "http://"+displayAddr(pln.Addr().String())+"/debug/pprof/")
+		stop, err := serveOps(*pprofAddr, pmux, log, "profiles", "/debug/pprof/")
+		if err != nil {
+			return fmt.Errorf("serve: --pprof-addr: %w", err)
+		}
+		defer stop()
+	}
+	if *metricsAddr != "" {
+		mmux := http.NewServeMux()
+		mmux.Handle("GET /metrics", srv.Metrics().Handler())
+		stop, err := serveOps(*metricsAddr, mmux, log, "metrics", "/metrics")
+		if err != nil {
+			return fmt.Errorf("serve: --metrics-addr: %w", err)
+		}
+		defer stop()
 	}
 	log.Info("serving", "url", "http://"+displayAddr(ln.Addr().String()))
 	errc := make(chan error, 1)
@@ -208,6 +220,20 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("serve: shutdown: %w", err)
 	}
 	return nil
+}
+
+// serveOps serves an operator's handler on a listener of its own at addr, logs its URL
+// (msg names it) and returns the function that stops it.
+func serveOps(addr string, h http.Handler, log *slog.Logger, msg, path string) (func() error, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	// Profiles take up to 30 s to write (profile?seconds=); reading a request is quick.
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+	go hs.Serve(ln)
+	log.Info(msg, "url", "http://"+displayAddr(ln.Addr().String())+path)
+	return hs.Close, nil
 }
 
 // displayAddr turns ":8080" or "[::]:8080" into "localhost:8080" for the log line.

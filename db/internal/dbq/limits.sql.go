@@ -12,14 +12,15 @@ import (
 
 const hitRateLimit = `-- name: HitRateLimit :one
 INSERT INTO rate_limits AS l (key, window_start, hits)
-VALUES ($1, date_bin(make_interval(0, 0, 0, 0, 0, 0, $2::float8), now(), 'epoch'), 1)
-ON CONFLICT (key, window_start) DO UPDATE SET hits = l.hits + 1
+VALUES ($1, date_bin(make_interval(0, 0, 0, 0, 0, 0, $2::float8), now(), 'epoch'), $3::int)
+ON CONFLICT (key, window_start) DO UPDATE SET hits = l.hits + excluded.hits
 RETURNING l.hits, ceil(extract(epoch FROM l.window_start + make_interval(0, 0, 0, 0, 0, 0, $2::float8) - now()))::int AS retry_secs
 `
 
 type HitRateLimitParams struct {
 	Key        string
 	WindowSecs float64
+	N          int32
 }
 
 type HitRateLimitRow struct {
@@ -27,10 +28,10 @@ type HitRateLimitRow struct {
 	RetrySecs int32
 }
 
-// Counts one hit of key in the current window of window_secs seconds (the database's clock,
+// Counts n hits of key in the current window of window_secs seconds (the database's clock,
 // so every instance agrees) and says how many there were and how long the window lasts yet.
 func (q *Queries) HitRateLimit(ctx context.Context, arg HitRateLimitParams) (HitRateLimitRow, error) {
-	row := q.db.QueryRow(ctx, hitRateLimit, arg.Key, arg.WindowSecs)
+	row := q.db.QueryRow(ctx, hitRateLimit, arg.Key, arg.WindowSecs, arg.N)
 	var i HitRateLimitRow
 	err := row.Scan(&i.Hits, &i.RetrySecs)
 	return i, err
