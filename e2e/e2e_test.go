@@ -86,7 +86,8 @@ func startServer(t *testing.T, extraArgs ...string) *server {
 func startServerOn(t *testing.T, dsn string, extraArgs ...string) *server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--database-url", dsn}, extraArgs...)
+	// Link cards are fetched only from fixtures a test maps (--fetch-connect-to): never beyond loopback.
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--database-url", dsn, "--fetch", "mapped"}, extraArgs...)
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	stderr, err := cmd.StderrPipe()

@@ -93,7 +93,7 @@ func mapAddr(rules []ConnectTo, hostport string) (string, bool) {
 		return "", false
 	}
 	for _, r := range rules {
-		if (r.Host == "" || strings.EqualFold(r.Host, host)) && (r.Port == "" || r.Port == port) {
+		if r.matches(host, port) {
 			h, p := host, port
 			if r.Addr != "" {
 				h = r.Addr
@@ -105,4 +105,14 @@ func mapAddr(rules []ConnectTo, hostport string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// Matches reports whether the rule applies to host:port (a request's, as it is dialed).
+func (c ConnectTo) Matches(hostport string) bool {
+	host, port, err := net.SplitHostPort(hostport)
+	return err == nil && c.matches(host, port)
+}
+
+func (c ConnectTo) matches(host, port string) bool {
+	return (c.Host == "" || strings.EqualFold(c.Host, host)) && (c.Port == "" || c.Port == port)
 }

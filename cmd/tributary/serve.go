@@ -27,6 +27,8 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "serve", "serve [flags]")
 	var dbf dbFlags
 	dbf.register(fs, e)
+	var fetch fetchFlags
+	fetch.register(fs, e)
 	addr := fs.String("addr", e.envOr("TRIBUTARY_ADDR", ":8080"), "listen address (env TRIBUTARY_ADDR)")
 	demo := fs.Bool("demo", false, "load the demo dataset when the database has no users")
 	logLevel := fs.String("log-level", e.envOr("TRIBUTARY_LOG_LEVEL", "info"), "debug, info, warn or error (env TRIBUTARY_LOG_LEVEL)")
@@ -74,6 +76,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	defer pool.Close()
 	store := db.NewStore(pool)
 	store.Rivers.Off = !*rivers
+	if store.Fetcher, err = fetch.fetcher(store, log); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	if *replicaURL != "" {
 		rpool, err := db.OpenReplica(ctx, *replicaURL)
 		if err != nil {
@@ -93,6 +98,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	fcfg.CursorKey = []byte(*cursorKey)
 	feeds := feed.New(store, fcfg, time.Now)
 	bus := site.New(store, log)
+	store.CardSaved = bus.Changed // other instances' open pages fill the card in
 	feeds.Attach(bus)
 	srv := web.NewServer(web.Config{Store: store, Feed: feeds, Bus: bus, Log: log, SecureCookie: *secure,
 		TrustedProxies: proxies, ServerTiming: *serverTiming, PollSeconds: *poll, DwellFlushMs: *dwellFlush, RateScale: *rateScale,
@@ -173,6 +179,17 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 				Run: func(ctx context.Context) (string, error) {
 					n, err := store.DeleteExpiredSessions(ctx)
 					return fmt.Sprintf("%d expired sessions deleted", n), err
+				}},
+			jobs.Job{Name: "link-cards", Every: 250 * time.Millisecond, Jitter: 0.2,
+				Run: func(ctx context.Context) (string, error) {
+					if store.Fetcher == nil {
+						return "", nil
+					}
+					n, err := store.DispatchCards(ctx, 500, 10*time.Minute)
+					if n == 0 {
+						return "", err
+					}
+					return fmt.Sprintf("%d link cards handed to fetch jobs", n), err
 				}})
 	}()
 
