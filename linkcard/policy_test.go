@@ -123,14 +123,14 @@ func TestConnectToAloneReachesLoopback(t *testing.T) {
 		t.Fatalf("through the rule: %v", err)
 	}
 	// The fixture's own address, as a redirect target or a link, is refused.
-	_, err := f.Fetch(context.Background(), fx.http.URL+"/")
+	_, err := f.Fetch(context.Background(), fx.HTTP.URL+"/")
 	if got := ReasonOf(err); got != ReasonRefused {
-		t.Errorf("fixture address %s: reason %q (%v), want %q", fx.http.URL, got, err, ReasonRefused)
+		t.Errorf("fixture address %s: reason %q (%v), want %q", fx.HTTP.URL, got, err, ReasonRefused)
 	}
 	// Allowing the port is not enough: the address is still refused.
-	p, _ := netip.ParseAddrPort(fx.http.Listener.Addr().String())
+	p, _ := netip.ParseAddrPort(fx.HTTP.Listener.Addr().String())
 	g := fx.fetcher(t, Config{Ports: []uint16{80, 443, p.Port()}})
-	_, err = g.Fetch(context.Background(), fx.http.URL+"/")
+	_, err = g.Fetch(context.Background(), fx.HTTP.URL+"/")
 	if got := ReasonOf(err); got != ReasonRefused || !errors.Is(err, ssrf.ErrProhibitedIP) {
 		t.Errorf("fixture address with its port allowed: reason %q (%v), want a refused address", got, err)
 	}
