@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/playwright-community/playwright-go"
+
+	"tributary"
 )
 
 // What a newcomer sees and handles: the "N new" pill and the header, on a desktop and a
@@ -183,4 +186,106 @@ func TestHeaderIsCompact(t *testing.T) {
 			must(t, expect.Locator(page.GetByTestId("feed-heading").Or(page.Locator("h1"))).ToHaveText("Settings"))
 		})
 	}
+}
+
+// A card already on the page that a followee's comment brings back through the pill moves
+// up: the page never shows it twice.
+func TestPillMovesACardUpWithoutDuplicating(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, "--poll-seconds", "1")
+	f := newFixture(t, srv)
+	f.user("reader", "Rea Der", false)
+	f.user("ada", "Ada Lovelace", false)
+	f.user("bob", "Bob Stone", false)
+	f.follow("reader", "ada")
+	f.follow("reader", "bob")
+	old := filterPost(f, "ada", "https://arxiv.org/abs/2403.01234", "Ada's older paper", "", nil, 20*time.Hour)
+	f.share("ada", "https://blog.example.com/ada/new", "Ada's newer post", time.Hour)
+	f.refresh()
+
+	page := pageAs(t, srv, "reader")
+	_, err := page.Goto(srv.URL + "/")
+	must(t, err)
+	cards := page.GetByTestId("card")
+	must(t, expect.Locator(cards).ToHaveCount(2))
+	must(t, expect.Locator(cardTitled(page, "Ada's older paper")).ToHaveCount(1))
+
+	if _, _, err := f.store.AddComment(context.Background(), viewerOf(f, "bob"), old, "Still the one to read.", time.Now(),
+		tributary.DefaultBumpRule); err != nil {
+		t.Fatal(err)
+	}
+	pill := page.GetByTestId("new-pill")
+	must(t, expect.Locator(pill).ToHaveText("1 new", playwright.LocatorAssertionsToHaveTextOptions{Timeout: playwright.Float(10000)}))
+	must(t, pill.Click())
+	must(t, expect.Locator(pill).ToHaveCount(0))
+	must(t, expect.Locator(cards.First()).ToContainText("Ada's older paper"))
+	must(t, expect.Locator(cards).ToHaveCount(2))
+	if ids := itemIDs(t, page); len(ids) != 2 || ids[0] == ids[1] {
+		t.Fatalf("the page's cards are items %v; want two different ones", ids)
+	}
+}
+
+// activeTestID is the data-testid of the focused element ("BODY" when focus fell to the
+// page's body, the tag name of an element without one).
+func activeTestID(t *testing.T, page playwright.Page) string {
+	t.Helper()
+	v, err := page.Evaluate(`() => { const a = document.activeElement;
+  return !a || a === document.body ? "BODY" : (a.closest("[data-testid]") === a ? a.dataset.testid : a.tagName + " in " + (a.closest("[data-testid]") || {dataset: {}}).dataset.testid); }`)
+	must(t, err)
+	return fmt.Sprint(v)
+}
+
+// press focuses the element and presses Enter on it, as a keyboard user does.
+func press(t *testing.T, l playwright.Locator) {
+	t.Helper()
+	must(t, l.Focus())
+	must(t, l.Press("Enter"))
+}
+
+// Keyboard focus stays on the control an in-place action swapped: like and unlike, a
+// comment, hide and its undo, the "N new" pill.
+func TestFocusStaysAfterInPlaceActions(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, "--poll-seconds", "1")
+	f := newFixture(t, srv)
+	f.user("reader", "Rea Der", false)
+	f.user("ada", "Ada Lovelace", false)
+	f.follow("reader", "ada")
+	f.share("ada", "https://blog.example.com/ada/one", "Ada's first post", 3*time.Hour)
+	f.share("ada", "https://blog.example.com/ada/two", "Ada's second post", 2*time.Hour)
+	f.refresh()
+	page := pageAs(t, srv, "reader")
+	card := cardTitled(page, "Ada's first post")
+	focused := func(want string) {
+		t.Helper()
+		eventually(t, 10*time.Second, "focus on "+want, func() bool { return activeTestID(t, page) == want })
+	}
+
+	press(t, card.GetByTestId("like"))
+	must(t, expect.Locator(card.GetByTestId("unlike")).ToHaveCount(1))
+	focused("unlike")
+	press(t, card.GetByTestId("unlike"))
+	must(t, expect.Locator(card.GetByTestId("like")).ToHaveCount(1))
+	focused("like")
+
+	press(t, card.GetByTestId("comment-toggle"))
+	must(t, card.GetByTestId("comment-body").Fill("A keyboard comment"))
+	press(t, card.GetByTestId("comment-submit"))
+	must(t, expect.Locator(card.GetByTestId("added")).ToContainText("A keyboard comment"))
+	focused("comment-toggle")
+
+	press(t, card.GetByTestId("hide"))
+	must(t, expect.Locator(page.GetByTestId("hidden-stub")).ToHaveCount(1))
+	focused("undo-hide")
+	press(t, page.GetByTestId("undo-hide"))
+	must(t, expect.Locator(page.GetByTestId("unhidden-stub")).ToHaveCount(1))
+	focused("unhidden-stub")
+
+	f.share("ada", "https://blog.example.com/ada/three", "Ada's third post", 0)
+	pill := page.GetByTestId("new-pill")
+	must(t, expect.Locator(pill).ToHaveText("1 new", playwright.LocatorAssertionsToHaveTextOptions{Timeout: playwright.Float(10000)}))
+	press(t, pill)
+	must(t, expect.Locator(pill).ToHaveCount(0))
+	focused("card")
+	must(t, expect.Locator(page.Locator(":focus")).ToContainText("Ada's third post"))
 }
