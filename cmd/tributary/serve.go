@@ -20,6 +20,7 @@ import (
 	"tributary/jobs"
 	"tributary/seed"
 	"tributary/site"
+	"tributary/static"
 	"tributary/web"
 )
 
@@ -50,6 +51,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	secure := fs.Bool("secure-cookie", e.getenv("TRIBUTARY_SECURE_COOKIE") == "1", "mark the session cookie Secure (serve behind HTTPS; env TRIBUTARY_SECURE_COOKIE=1)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if err := static.Check(); err != nil {
+		return fmt.Errorf("serve: %w", err)
 	}
 	if *cursorKey != "" && len(*cursorKey) < 32 {
 		return fmt.Errorf("serve: --cursor-key: must be at least 32 characters, got %d", len(*cursorKey))
