@@ -119,6 +119,18 @@ func loginTo(back string) templ.SafeURL {
 	return templ.SafeURL("/login?next=" + url.QueryEscape(back))
 }
 
+// nameSep is what follows the i-th of n names in "Ada, Bob and Cy" (more: "and 3 more"
+// follows the last).
+func nameSep(i, n int, more bool) string {
+	switch {
+	case i == n-1:
+		return ""
+	case i == n-2 && !more:
+		return " and "
+	}
+	return ", "
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1
