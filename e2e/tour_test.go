@@ -289,3 +289,51 @@ func TestFocusStaysAfterInPlaceActions(t *testing.T) {
 	focused("card")
 	must(t, expect.Locator(page.Locator(":focus")).ToContainText("Ada's third post"))
 }
+
+// Controls that ran together or covered each other: the settings' radio options each on
+// their own line, and the Lists menu on a person's page leaving the Ban button free.
+func TestControlsStandApart(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, "--poll-seconds", "-1")
+	f := newFixture(t, srv)
+	f.user("reader", "Rea Der", false)
+	f.user("ada", "Ada Lovelace", false)
+	f.refresh()
+	for _, c := range []struct {
+		name string
+		opts playwright.BrowserNewContextOptions
+	}{{"desktop", desktopLight}, {"phone", phoneLight}} {
+		t.Run(c.name, func(t *testing.T) {
+			page := newPageWith(t, c.opts)
+			login(t, page, srv.URL, "reader")
+			_, err := page.Goto(srv.URL + "/settings")
+			must(t, err)
+			v, err := page.Evaluate(`() => [...document.querySelectorAll('input[type=radio]')].map(r => {
+  const b = r.closest('label').getBoundingClientRect(); return [b.top, b.bottom]; })`)
+			must(t, err)
+			boxes := v.([]any)
+			for i := 1; i < len(boxes); i++ {
+				prev, cur := boxes[i-1].([]any), boxes[i].([]any)
+				if toFloat(cur[0]) < toFloat(prev[1]) && toFloat(cur[0]) > toFloat(prev[0])-1 {
+					t.Errorf("settings: radio option %d starts at %.0f px, inside option %d (%.0f to %.0f px): they run together",
+						i, toFloat(cur[0]), i-1, toFloat(prev[0]), toFloat(prev[1]))
+				}
+			}
+
+			_, err = page.Goto(srv.URL + "/lists")
+			must(t, err)
+			must(t, page.Locator("#f-name").Fill("Friends on "+c.name))
+			must(t, page.GetByTestId("create-list").Click())
+			must(t, page.WaitForURL("**/lists/*"))
+			_, err = page.Goto(srv.URL + "/u/ada")
+			must(t, err)
+			must(t, page.GetByTestId("list-buttons").Locator("summary").Click())
+			must(t, expect.Locator(page.GetByTestId("list-add").First()).ToBeVisible())
+			_, free := visibleBox(t, page, `[data-testid="ban"]`)
+			if !free {
+				t.Errorf("the open Lists menu covers the Ban button")
+			}
+			tourShot(t, page, "lists-"+c.name+".png")
+		})
+	}
+}
