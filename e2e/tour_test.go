@@ -181,6 +181,11 @@ func TestHeaderIsCompact(t *testing.T) {
 				}
 			}
 			tourShot(t, page, "header-"+c.name+"-menu.png")
+			// Audit the page with its menu open too (the audit runs after each htmx swap).
+			_, err = page.Evaluate(`document.dispatchEvent(new CustomEvent("htmx:afterSettle"))`)
+			must(t, err)
+			_, err = page.Evaluate("() => window.__tributaryAxePending")
+			must(t, err)
 			must(t, settings.Click())
 			must(t, page.WaitForURL("**/settings"))
 			must(t, expect.Locator(page.GetByTestId("feed-heading").Or(page.Locator("h1"))).ToHaveText("Settings"))
