@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"time"
 
 	"tributary"
@@ -148,6 +147,6 @@ func (s *Server) requireUser(h http.HandlerFunc) http.HandlerFunc {
 			s.fail(w, r, tributary.Errorf(tributary.EUnauthorized, "Log in first."))
 			return
 		}
-		http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+		http.Redirect(w, r, "/login?next="+r.URL.EscapedPath(), http.StatusSeeOther)
 	}
 }
