@@ -38,6 +38,9 @@
     outOfBand.clear();
   });
   document.addEventListener("htmx:oobBeforeSwap", function (e) { if (e.target.id) outOfBand.add(e.target.id); });
+  // Swaps of the live stream fire no beforeSwap: what was focused before an earlier swap
+  // must not draw focus to them.
+  document.addEventListener("htmx:afterSettle", function () { focusedBeforeSwap = null; });
   document.addEventListener("htmx:afterSwap", function (e) {
     var was = focusedBeforeSwap, now = document.activeElement, el = e.target;
     if (!was || was === document.body || was.isConnected || (now && now !== document.body)) return;
