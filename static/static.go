@@ -14,6 +14,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -24,6 +25,27 @@ import (
 
 //go:embed css js img
 var files embed.FS
+
+// Vendored are the third-party files every page loads. The Makefile copies them from npm
+// packages before it builds (make build), so a binary from a plain `go build` lacks them.
+var Vendored = []string{"js/vendor/htmx.min.js", "js/vendor/sse.min.js"}
+
+// Check tells whether this binary holds every file its pages load; without them every page
+// would fail, so the server refuses to start instead.
+func Check() error { return check(byName) }
+
+func check(have map[string]*file) error {
+	var missing []string
+	for _, name := range Vendored {
+		if have[name] == nil {
+			missing = append(missing, "static/"+name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("this binary lacks %s: build it with `make build`, which copies them from npm first", strings.Join(missing, " and "))
+	}
+	return nil
+}
 
 // Prefix is where the handler is mounted.
 const Prefix = "/static/"

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"tributary"
 	"tributary/db"
 )
@@ -99,6 +101,34 @@ func countText(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// withNext is a link to the log-in or sign-up page that keeps the form's next.
+func withNext(path string, f Form) templ.SafeURL {
+	if next := f.Get("next"); next != "" {
+		return templ.SafeURL(path + "?next=" + url.QueryEscape(next))
+	}
+	return templ.SafeURL(path)
+}
+
+// loginTo is the log-in page, coming back to back afterwards.
+func loginTo(back string) templ.SafeURL {
+	if back == "" {
+		return "/login"
+	}
+	return templ.SafeURL("/login?next=" + url.QueryEscape(back))
+}
+
+// nameSep is what follows the i-th of n names in "Ada, Bob and Cy" (more: "and 3 more"
+// follows the last).
+func nameSep(i, n int, more bool) string {
+	switch {
+	case i == n-1:
+		return ""
+	case i == n-2 && !more:
+		return " and "
+	}
+	return ", "
 }
 
 func boolInt(b bool) int {

@@ -13,7 +13,8 @@ import (
 )
 
 func (s *Server) signupForm(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, http.StatusOK, views.SignupPage(s.page(r, "Sign up"), views.Form{}))
+	f := views.Form{Values: url.Values{"next": {r.URL.Query().Get("next")}}}
+	s.render(w, r, http.StatusOK, views.SignupPage(s.page(r, "Sign up"), f))
 }
 
 func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
@@ -57,7 +58,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.flash(r, "Welcome to Tributary, "+u.DisplayName+"! Share a link or follow people to fill your feed.")
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	http.Redirect(w, r, localPath(f.Get("next"), "/"), http.StatusSeeOther)
 }
 
 func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {

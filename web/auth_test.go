@@ -135,3 +135,48 @@ func TestHealthz(t *testing.T) {
 		t.Fatalf("healthz with the database gone: status %d, want 503", r.status)
 	}
 }
+
+// Log-in and sign-up take people where they were going: the page that sent them, carried by
+// the form's hidden next field, and only ever a path on this site.
+func TestLoginAndSignupGoWhereYouWereGoing(t *testing.T) {
+	a := newApp(t)
+	a.client().signup("ada")
+	anon := a.client()
+	r := anon.get("/mentions")
+	if r.status != http.StatusSeeOther || r.location != "/login?next=/mentions" {
+		t.Fatalf("anonymous mentions: status %d location %q, want 303 to the log-in page with next", r.status, r.location)
+	}
+	if r := anon.get(r.location); !strings.Contains(r.body, `name="next" value="/mentions"`) {
+		t.Fatalf("the log-in form does not carry next:\n%s", r.body)
+	}
+	if r := anon.get("/signup?next=%2Fshare"); !strings.Contains(r.body, `name="next" value="/share"`) {
+		t.Fatalf("the sign-up form does not carry next")
+	}
+	for _, tc := range []struct{ name, next, want string }{
+		{"a local page", "/mentions?include_seen=1", "/mentions?include_seen=1"},
+		{"none", "", "/"},
+		{"another site", "https://evil.example/", "/"},
+		{"another host", "//evil.example/", "/"},
+	} {
+		t.Run("login "+tc.name, func(t *testing.T) {
+			r := a.client().post("/login", url.Values{"handle": {"ada"}, "password": {"correct horse"}, "next": {tc.next}})
+			if r.status != http.StatusSeeOther || r.location != tc.want {
+				t.Fatalf("status %d location %q, want 303 to %q", r.status, r.location, tc.want)
+			}
+		})
+		t.Run("signup "+tc.name, func(t *testing.T) {
+			handle := "u" + strings.NewReplacer(" ", "", "/", "").Replace(tc.name)
+			r := a.client().post("/signup", url.Values{"handle": {handle}, "password": {"correct horse"}, "next": {tc.next}})
+			if r.status != http.StatusSeeOther || r.location != tc.want {
+				t.Fatalf("status %d location %q, want 303 to %q", r.status, r.location, tc.want)
+			}
+		})
+	}
+	// An anonymous reader's Like leads to the log-in page, and back to the page it was on.
+	bob := a.client()
+	bob.signup("bob")
+	bob.shareAs("https://blog.example.com/bob/one")
+	if r := a.client().get("/u/bob"); !strings.Contains(r.body, `href="/login?next=%2Fu%2Fbob"`) {
+		t.Fatalf("an anonymous Like does not say where to come back to")
+	}
+}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -39,6 +40,9 @@ func (o *outageLog) note(ctx context.Context, log *slog.Logger, err error) {
 	}
 }
 
+// statusClientClosed is what a request whose client went away is counted as.
+const statusClientClosed = 499
+
 var errCSRF = tributary.Errorf(tributary.EForbidden, "This request came from another site and was refused.")
 
 // statusOf maps an application error code to its HTTP status: the one place that does.
@@ -68,6 +72,13 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := tributary.ErrorCode(err)
 	status := statusOf(code)
 	msg := tributary.ErrorMessage(err)
+	if status == http.StatusInternalServerError && r.Context().Err() != nil && errors.Is(err, context.Canceled) {
+		// Not a bug: the client went away (a page load aborted); nobody reads the answer,
+		// and metrics count it as nginx's 499 "client closed request", not as a 500.
+		s.log.InfoContext(r.Context(), "request cancelled", "method", r.Method, "path", r.URL.Path)
+		w.WriteHeader(statusClientClosed)
+		return
+	}
 	if status == http.StatusInternalServerError && db.Unavailable(err) {
 		// Not a bug: the database is restarting or unreachable. Say so, and when to retry.
 		status, msg = http.StatusServiceUnavailable, unavailableMessage

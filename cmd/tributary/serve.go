@@ -20,6 +20,7 @@ import (
 	"tributary/jobs"
 	"tributary/seed"
 	"tributary/site"
+	"tributary/static"
 	"tributary/web"
 )
 
@@ -55,6 +56,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	secure := fs.Bool("secure-cookie", e.getenv("TRIBUTARY_SECURE_COOKIE") == "1", "mark the session cookie Secure (serve behind HTTPS; env TRIBUTARY_SECURE_COOKIE=1)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if err := static.Check(); err != nil {
+		return fmt.Errorf("serve: %w", err)
 	}
 	proxies, err := web.ParseTrustedProxies(*trusted)
 	if err != nil {

@@ -11,6 +11,57 @@
     }
   });
 
+  // Items put above the feed that are on the page already (a followee's comment brought
+  // one back) leave their older place: a page never shows an item twice.
+  document.addEventListener("htmx:afterSwap", function (e) {
+    if (!e.target || e.target.id !== "feed") return;
+    var seen = new Set();
+    e.target.querySelectorAll("article.card[id]").forEach(function (card) {
+      if (!seen.has(card.id)) {
+        seen.add(card.id);
+        return;
+      }
+      var muted = card.parentElement && card.parentElement.closest(".muted-card");
+      (muted && e.target.contains(muted) ? muted : card).remove();
+    });
+  });
+
+  // An in-place action (like, comment, hide, the pill) replaces the control it started
+  // from. htmx puts focus back on an element of the same id; when there is none, focus goes
+  // to the new content's [data-focus-after-swap], else its first control, else the content
+  // itself (after the pill: the first new card), never to the page's body. Elements swapped
+  // out of band (the pill's slot) are not the new content.
+  var focusedBeforeSwap = null;
+  var outOfBand = new Set(); // ids of the elements the swap under way replaces out of band
+  document.addEventListener("htmx:beforeSwap", function () {
+    focusedBeforeSwap = document.activeElement;
+    outOfBand.clear();
+  });
+  document.addEventListener("htmx:oobBeforeSwap", function (e) { if (e.target.id) outOfBand.add(e.target.id); });
+  // Swaps of the live stream fire no beforeSwap: what was focused before an earlier swap
+  // must not draw focus to them.
+  document.addEventListener("htmx:afterSettle", function () { focusedBeforeSwap = null; });
+  document.addEventListener("htmx:afterSwap", function (e) {
+    var was = focusedBeforeSwap, now = document.activeElement, el = e.target;
+    if (!was || was === document.body || was.isConnected || (now && now !== document.body)) return;
+    if (!el || !el.isConnected || !el.querySelector || outOfBand.has(el.id)) return;
+    focusedBeforeSwap = null;
+    if (was.hasAttribute("data-remove-after-request")) {
+      focusOn(el.querySelector('[data-testid="card"]') || el);
+      return;
+    }
+    var to = el.querySelector("[data-focus-after-swap]") ||
+      Array.prototype.find.call(el.querySelectorAll("button, a[href], summary, textarea, input:not([type=hidden]), select"),
+        function (c) { return c.getClientRects().length > 0; });
+    focusOn(to || el);
+  });
+  function focusOn(el) {
+    if (!el.matches("button, a[href], summary, textarea, input, select") && !el.hasAttribute("tabindex")) {
+      el.setAttribute("tabindex", "-1");
+    }
+    el.focus({ preventScroll: true });
+  }
+
   // A next page that did not come (the network failed, or the server could not answer for
   // now: 5xx, 429) is asked for again, since htmx's "revealed" fires once per sentinel. After
   // a back-off (the answer's Retry-After when it gives one, else 1, 2, 4 … up to 30 s) a
