@@ -43,6 +43,8 @@ type Item struct {
 	Muted string `json:"muted,omitempty"`
 	// Activity is why an item nobody the viewer follows shared is in their home feed.
 	Activity *Activity `json:"activity,omitempty"`
+	// Card is what the item's link says about itself, once fetched.
+	Card *LinkCard `json:"card,omitempty"`
 	// Inputs kept for re-scoring and access checks; not part of the API.
 	SharerIDs []int64 `json:"-"`
 }

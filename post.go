@@ -48,6 +48,8 @@ type Post struct {
 	Kind         Kind      `json:"kind"`
 	Host         string    `json:"host"`
 	Links        []Link    `json:"links"`
+	// Card is what the post's item's link says about itself, once fetched.
+	Card *LinkCard `json:"card,omitempty"`
 	ImageCount   int       `json:"image_count"`
 	Tags         []string  `json:"tags"`
 	CreatedAt    time.Time `json:"created_at"`

@@ -1,6 +1,7 @@
 package tributary
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -104,6 +105,9 @@ func (p *Post) appendJSON(b []byte) ([]byte, error) {
 	b = p.Author.appendJSON(b)
 	b = appendField(b, "talk")
 	b = p.Talk.appendJSON(b)
+	if b, err = appendCard(b, p.Card); err != nil {
+		return nil, err
+	}
 	if p.Muted != "" {
 		b = appendField(b, "muted")
 		b = appendJSONString(b, p.Muted)
@@ -182,6 +186,9 @@ func (it *Item) appendJSON(b []byte) ([]byte, error) {
 	b = strconv.AppendInt(b, it.RepPostID, 10)
 	b = appendField(b, "talk")
 	b = it.Talk.appendJSON(b)
+	if b, err = appendCard(b, it.Card); err != nil {
+		return nil, err
+	}
 	if it.Muted != "" {
 		b = appendField(b, "muted")
 		b = appendJSONString(b, it.Muted)
@@ -360,4 +367,17 @@ func appendJSONTime(b []byte, t time.Time) ([]byte, error) {
 	b = append(b, '"')
 	b = t.AppendFormat(b, time.RFC3339Nano)
 	return append(b, '"'), nil
+}
+
+// appendCard appends a link card's field, when there is a card.
+func appendCard(b []byte, c *LinkCard) ([]byte, error) {
+	if c == nil {
+		return b, nil
+	}
+	j, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	b = appendField(b, "card")
+	return append(b, j...), nil
 }

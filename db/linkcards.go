@@ -116,7 +116,8 @@ func clipReason(s string) string {
 
 // SaveCard stores an item's fetched card and brings its shares and snapshot row up to date
 // in one transaction: shares without a title of their own take the card's, shares without a
-// preview image take its image, and the item's open cards hear of it (a "talk" change).
+// preview image take its image, and every instance drops the card it kept and the open
+// pages showing the item's posts bring their cards up to date (as after a like).
 func (s *Store) SaveCard(ctx context.Context, anchorID int64, c tributary.LinkCard) error {
 	c = c.Clean()
 	err := s.inPipedTx(ctx, func(tx *pipedTx, q *dbq.Queries) error {
@@ -145,10 +146,8 @@ func (s *Store) SaveCard(ctx context.Context, anchorID int64, c tributary.LinkCa
 		if err != nil {
 			return fmt.Errorf("posts: %w", err)
 		}
-		if len(ids) > 0 {
-			if err := q.RecordTalkChange(ctx, ids); err != nil {
-				return fmt.Errorf("change: %w", err)
-			}
+		if err := q.RecordCardChange(ctx, dbq.RecordCardChangeParams{AnchorID: anchorID, PostIds: ids}); err != nil {
+			return fmt.Errorf("change: %w", err)
 		}
 		return s.redoAnchors(ctx, tx, q, []int64{anchorID}, time.Now())
 	})

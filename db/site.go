@@ -89,9 +89,12 @@ type SiteChange struct {
 }
 
 // Live reports whether the change is one that open pages hear of (new posts, the talk of
-// posts) and no replica needs to: it changes neither who may read what nor anything but the
-// cards' talk that instances keep (feed/cards.go).
-func (c SiteChange) Live() bool { return c.Kind == "new_posts" || c.Kind == "talk" }
+// posts, a fetched link card) and no replica needs to: it changes neither who may read what
+// nor anything but the cards' talk and link cards that instances keep (feed/cards.go,
+// feed/linkcards.go).
+func (c SiteChange) Live() bool {
+	return c.Kind == "new_posts" || c.Kind == "talk" || c.Kind == "cards"
+}
 
 // SiteLog reads the change log on one connection (the site listener's own, so that a
 // listener that cannot reach the database cannot claim to be up to date either).

@@ -168,12 +168,14 @@ func (s *Service) chronoPage(ctx context.Context, r *chronoRequest, p Page, newe
 		out.NextCursor = r.codec.encode(r.key, *p.Next, r.now)
 	}
 	out.Fencepost = FormatFencepost(cmp.Or(p.Fencepost, r.now)) // an empty feed: it shows all up to now
+	s.withPostCards(ctx, out.Posts)
 	return out, nil
 }
 
 // itemTalk fills in what the viewer sees of the conversations on each item's shares, for
-// the items whose talk was not read with them (talked).
+// the items whose talk was not read with them (talked), and the items' link cards.
 func (s *Service) itemTalk(ctx context.Context, access tributary.Viewer, items []tributary.Item, talked map[int64]bool) error {
+	s.withCards(ctx, items)
 	var ids []int64
 	for _, it := range items {
 		if !talked[it.ID] {

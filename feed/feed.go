@@ -60,6 +60,7 @@ type Service struct {
 	tails     *lru.Cache[tailKey, *tailBatch]
 	searches  *lru.Cache[string, *searchCandidates] // searches' candidates (searchcache.go)
 	cards     *cards                                // items' rows and public talk (cards.go)
+	linkCards *linkCards                            // items' fetched link cards (linkcards.go)
 	keys      *keyring
 	bus       *site.Bus     // nil: this process is the whole site
 	fanout    chan struct{} // new posts were heard of: RunRivers fans them out
@@ -84,7 +85,7 @@ func New(store *db.Store, cfg Config, now func() time.Time) *Service {
 	}
 	return &Service{store: store, cfg: cfg, now: now, anon: newAnonCache(cfg.AnonTTL, cfg.AnonCacheSize, now),
 		rank: newRankIndex(store, slog.Default()), followed: lru.NewWeighed[int64](time.Hour, 20000, followedBudget, func(v versionedSet) int { return v.set.Bytes() }, now),
-		tails: lru.New[tailKey, *tailBatch](10*time.Minute, 4096, now), lastPages: lru.New[FenceKey, lastPage](time.Hour, 20_000, now), searches: newSearchCache(now), cards: newCards(now), keys: keys,
+		tails: lru.New[tailKey, *tailBatch](10*time.Minute, 4096, now), lastPages: lru.New[FenceKey, lastPage](time.Hour, 20_000, now), searches: newSearchCache(now), cards: newCards(now), linkCards: newLinkCards(now), keys: keys,
 		fanout: make(chan struct{}, 1)}
 }
 
@@ -101,6 +102,7 @@ func (s *Service) Attach(b *site.Bus) {
 // them), the cursor keys after a rotation, everything after a reset.
 func (s *Service) siteChanged(changes []db.SiteChange, reset bool) {
 	s.cards.heard(changes, reset)
+	s.linkCards.heard(changes, reset)
 	keys, content := reset, reset
 	for _, c := range changes {
 		if c.Kind == "new_posts" || reset {

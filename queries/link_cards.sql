@@ -72,6 +72,11 @@ UPDATE fetch_hosts SET next_at = sqlc.arg(slot)::timestamptz + make_interval(0, 
 SELECT anchor_id, kind, title, description, site, canonical, image, image_alt, authors, abstract, published, lang
   FROM link_cards WHERE anchor_id = ANY(@anchor_ids::bigint[]) AND state = 'ok';
 
--- name: RecordTalkChange :exec
--- Open pages showing these posts bring their cards up to date (as after a like).
-INSERT INTO site_changes (kind, ids) VALUES ('talk', @ids::bigint[]);
+-- name: RecordCardChange :exec
+-- Every instance drops the card it kept ("cards"), and open pages showing these posts bring
+-- their cards up to date ("talk", as after a like).
+-- (An empty list would mean every post: no talk change is made for none.)
+INSERT INTO site_changes (kind, ids)
+SELECT 'cards', ARRAY[@anchor_id::bigint]
+UNION ALL
+SELECT 'talk', @post_ids::bigint[] WHERE cardinality(@post_ids::bigint[]) > 0;

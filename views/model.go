@@ -227,6 +227,15 @@ func KindLabel(k tributary.Kind) string {
 	return "Web"
 }
 
+// imageAlt is a preview image's text for those who cannot see it: the card's, when the
+// image is the card's.
+func imageAlt(c *tributary.LinkCard) string {
+	if c == nil {
+		return ""
+	}
+	return c.ImageAlt
+}
+
 // FirstImage returns the first preview image of a post, or "".
 func FirstImage(p tributary.Post) string {
 	for _, l := range p.Links {

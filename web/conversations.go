@@ -75,6 +75,9 @@ func (s *Server) conversation(r *http.Request, postID int64, t views.Talk) (view
 	if threadErr != nil {
 		return views.Conversation{}, threadErr
 	}
+	withCard := []tributary.Post{p}
+	s.feed.PostCards(ctx, withCard)
+	p = withCard[0]
 	return views.Conversation{Post: p, Likers: likers, Comments: comments, ViewerID: v.ID,
 		Talk: views.Talk{View: "page", PostID: p.ID, Talk: p.Talk, Return: "/p/" + strconv.FormatInt(p.ID, 10),
 			LoggedIn: v.ID != 0, Body: t.Body, Error: t.Error}}, nil
@@ -99,6 +102,7 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	s.feed.PostCards(r.Context(), posts)
 	// The shares people talk about come first, the most discussed first, with the viewer's own
 	// and the first share (where a new discussion starts) among them; the rest are listed.
 	first := posts[0].ID
@@ -132,7 +136,7 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 	}
 	pg := s.page(r, posts[0].Title)
 	pg.Description = "Every share of “" + views.Excerpt(posts[0].Title, 120) + "” on Tributary, with their discussions."
-	s.render(w, r, http.StatusOK, views.ItemPage(pg, views.Item{Title: posts[0].Title, URL: posts[0].AnchorURL,
+	s.render(w, r, http.StatusOK, views.ItemPage(pg, views.Item{Title: posts[0].Title, URL: posts[0].AnchorURL, Card: posts[0].Card,
 		Shares: len(posts), Discussions: convs, Quiet: quiet}))
 }
 

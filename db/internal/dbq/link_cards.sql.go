@@ -217,13 +217,23 @@ func (q *Queries) LinkCardsOf(ctx context.Context, anchorIds []int64) ([]LinkCar
 	return items, nil
 }
 
-const recordTalkChange = `-- name: RecordTalkChange :exec
-INSERT INTO site_changes (kind, ids) VALUES ('talk', $1::bigint[])
+const recordCardChange = `-- name: RecordCardChange :exec
+INSERT INTO site_changes (kind, ids)
+SELECT 'cards', ARRAY[$1::bigint]
+UNION ALL
+SELECT 'talk', $2::bigint[] WHERE cardinality($2::bigint[]) > 0
 `
 
-// Open pages showing these posts bring their cards up to date (as after a like).
-func (q *Queries) RecordTalkChange(ctx context.Context, ids []int64) error {
-	_, err := q.db.Exec(ctx, recordTalkChange, ids)
+type RecordCardChangeParams struct {
+	AnchorID int64
+	PostIds  []int64
+}
+
+// Every instance drops the card it kept ("cards"), and open pages showing these posts bring
+// their cards up to date ("talk", as after a like).
+// (An empty list would mean every post: no talk change is made for none.)
+func (q *Queries) RecordCardChange(ctx context.Context, arg RecordCardChangeParams) error {
+	_, err := q.db.Exec(ctx, recordCardChange, arg.AnchorID, arg.PostIds)
 	return err
 }
 
