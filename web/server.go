@@ -40,9 +40,8 @@ type Server struct {
 	decoy       string
 	metrics     *Metrics
 	bump        tributary.BumpRule
-	live        *liveHub       // this instance's open live streams
-	names       *userNames     // who handles name, for the pages asked for by handle
-	mux         *http.ServeMux // the routes, for the asks of live streams (set by Handler)
+	live        *liveHub   // this instance's open live streams
+	names       *userNames // who handles name, for the pages asked for by handle
 }
 
 // Config configures a Server.
@@ -59,6 +58,7 @@ type Config struct {
 	DwellFlushMs int                // how often pages report dwell (0: the script's default)
 	RateScale    float64            // multiplies every rate limit (0: 1; load tests raise it)
 	Bump         tributary.BumpRule // when a comment bumps its post (zero: tributary.DefaultBumpRule)
+	LiveCaps     LiveCaps           // open live streams per address, user and instance (0: DefaultLiveCaps')
 }
 
 // NewServer builds a Server with sessions stored in PostgreSQL.
@@ -99,7 +99,7 @@ func NewServer(cfg Config) *Server {
 		s.log = slog.Default()
 	}
 	s.log = slog.New(requestIDHandler{s.log.Handler()})
-	s.live = newLiveHub(cfg.Store, s.log)
+	s.live = newLiveHub(cfg.Store, s.log, cfg.LiveCaps.orDefault())
 	s.names = newUserNames(cfg.Store, s.bus, s.now)
 	if s.bus != nil {
 		s.bus.Subscribe(s.live.siteChanged)
