@@ -139,3 +139,114 @@ func TestLiveStreamsAreCapped(t *testing.T) {
 		})
 	}
 }
+
+// anonCached reports whether c's anonymous front page (JSON) came from the cache.
+func (c *client) anonCached() bool {
+	c.a.t.Helper()
+	r := c.get("/api/timeline")
+	if r.status != http.StatusOK {
+		c.a.t.Fatalf("GET /api/timeline: %d %s", r.status, r.body)
+	}
+	return strings.Contains(r.body, `"path":"cache"`)
+}
+
+// One account following and unfollowing (or banning and unbanning) in a loop is limited
+// across instances, and each change concerns the two users alone: the open pages of other
+// readers are not told to check their cards, and the anonymous pages stay cached on every
+// instance; the pair's own pages are.
+func TestFollowLoopIsLimitedAndWakesOnlyItsPair(t *testing.T) {
+	ts := newTestSite(t)
+	a, _ := ts.instance()
+	b, _ := ts.instance()
+	freshWindow(t, a, 10*time.Minute, 30*time.Second)
+	ada, bob, carol, dan, erin := a.client(), a.client(), a.client(), b.client(), b.client()
+	for c, h := range map[*client]string{ada: "ada", bob: "bob", carol: "carol", dan: "dan", erin: "erin"} {
+		c.signup(h)
+	}
+	share := func(link string) {
+		t.Helper()
+		ts.advance(time.Minute)
+		if r := ada.post("/share", url.Values{"url": {link}}); r.status != http.StatusSeeOther {
+			t.Fatalf("share: %d %s", r.status, r.body)
+		}
+	}
+	share("https://example.com/loop/0")
+	bystanders := []*liveStream{carol.openLive("/u/ada"), erin.openLive("/u/ada")} // on A and on B
+	pair := []*liveStream{bob.on(b).openLive("/u/ada"), dan.openLive("/u/ada")}
+	for _, s := range append(bystanders, pair...) {
+		s.wantQuiet("nothing new yet")
+	}
+	anonA, anonB := a.client(), b.client()
+	for _, c := range []*client{anonA, anonB} {
+		c.anonCached()
+		if !c.anonCached() {
+			t.Fatal("the anonymous front page is not cached")
+		}
+	}
+
+	n := 0
+	for ; n < 200; n++ {
+		act := []string{"follow", "unfollow"}[n%2]
+		r := bob.post("/u/dan/"+act, url.Values{})
+		if r.status == http.StatusTooManyRequests {
+			if r.header.Get("Retry-After") == "" || !strings.Contains(r.body, "Too many") {
+				t.Fatalf("a follow past the limit: Retry-After %q, %.200s", r.header.Get("Retry-After"), r.body)
+			}
+			break
+		}
+		if r.status != http.StatusSeeOther {
+			t.Fatalf("%s %d: %d %.200s", act, n+1, r.status, r.body)
+		}
+	}
+	if n != 120 {
+		t.Fatalf("follows and unfollows allowed in ten minutes: %d, want 120", n)
+	}
+	if r := bob.on(b).post("/u/dan/follow", url.Values{}); r.status != http.StatusTooManyRequests {
+		t.Fatalf("a follow through the other instance after the limit: %d, want 429", r.status)
+	}
+	for _, act := range []string{"ban", "unban"} {
+		if r := bob.post("/u/dan/"+act, url.Values{}); r.status != http.StatusSeeOther {
+			t.Fatalf("%s: %d %.200s", act, r.status, r.body)
+		}
+	}
+	for _, s := range pair {
+		if _, ok := s.event("recheck", 5*time.Second); !ok {
+			t.Fatal("a page of the pair was not told to check its cards")
+		}
+	}
+	for name, c := range map[string]*client{"A": anonA, "B": anonB} {
+		if !c.anonCached() {
+			t.Errorf("follows and a ban emptied the anonymous cache of instance %s", name)
+		}
+	}
+	share("https://example.com/loop/1")
+	for i, s := range bystanders {
+		s.wantPill("a share after the loop", "1")
+		if _, ok := s.event("recheck", 500*time.Millisecond); ok {
+			t.Errorf("bystander %d was told to check its cards after others' follows and bans", i)
+		}
+	}
+}
+
+// Likes and unlikes are limited per user, counted on the database.
+func TestLikeLoopIsLimited(t *testing.T) {
+	a := newApp(t)
+	freshWindow(t, a, 10*time.Minute, 30*time.Second)
+	ada, bob := a.client(), a.client()
+	ada.signup("ada")
+	bob.signup("bob")
+	post := ada.filterShare("https://example.com/liked", "", "")
+	for i := range 300 {
+		act := []string{"like", "unlike"}[i%2]
+		if r := bob.post("/p/"+itoa(post)+"/"+act, url.Values{}); r.status != http.StatusSeeOther {
+			t.Fatalf("%s %d: %d %.200s", act, i+1, r.status, r.body)
+		}
+	}
+	r := bob.post("/p/"+itoa(post)+"/like", url.Values{})
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+		t.Fatalf("the 301st like in ten minutes: %d, Retry-After %q; want 429", r.status, r.header.Get("Retry-After"))
+	}
+	if r := ada.post("/p/"+itoa(post)+"/like", url.Values{}); r.status != http.StatusSeeOther {
+		t.Fatalf("another user's like: %d", r.status)
+	}
+}

@@ -86,8 +86,8 @@ func liveRetry(err error) time.Duration {
 }
 
 // liveAccessEvery is the least time between two wake-ups for changes of access: a burst of
-// them (a ban here, an unfollow there) costs each stream concerned one new read of its
-// reader.
+// them (a ban here, an unfollow there) costs each stream concerned two new reads of its
+// reader at most (the first change's, and the rest's together).
 const liveAccessEvery = 250 * time.Millisecond
 
 // liveHub is this instance's open streams.
@@ -287,12 +287,12 @@ func (h *liveHub) close() {
 	h.running.Wait()
 }
 
-// accessChanged wakes every stream to read its reader's session and access again (after
-// liveAccessEvery at most, with every other change of access meanwhile).
+// accessChanged wakes every stream to read its reader's session and access again.
 func (h *liveHub) accessChanged() { h.accessOfChanged(nil) }
 
-// accessOfChanged wakes the streams of readers to read their session and access again (nil:
-// every stream's), with the other changes of access of the next liveAccessEvery.
+// accessOfChanged wakes the streams of readers (nil: every stream) to read their session and
+// access again: at once, unless streams were told of a change of access less than
+// liveAccessEvery ago; then at the end of that time, with every other change of it.
 func (h *liveHub) accessOfChanged(readers []int64) {
 	h.mu.Lock()
 	if readers == nil {
@@ -301,32 +301,53 @@ func (h *liveHub) accessOfChanged(readers []int64) {
 	for _, id := range readers {
 		h.accessOf[id] = true
 	}
-	armed := h.accessTimer != nil
-	if !armed {
-		h.accessTimer = time.AfterFunc(h.accessEvery, h.tellAccess)
+	if h.accessTimer != nil {
+		h.mu.Unlock()
+		return
 	}
+	h.accessTimer = time.AfterFunc(h.accessEvery, h.accessWindowEnded)
 	h.mu.Unlock()
+	h.tellAccess()
 }
 
-// tellAccess tells the streams of the changes of access heard of since the last time.
+// accessWindowEnded tells the streams of the changes of access heard of in the window that
+// ended, if any (and opens another window).
+func (h *liveHub) accessWindowEnded() {
+	h.mu.Lock()
+	if !h.accessAll && len(h.accessOf) == 0 {
+		h.accessTimer = nil
+		h.mu.Unlock()
+		return
+	}
+	h.accessTimer = time.AfterFunc(h.accessEvery, h.accessWindowEnded)
+	h.mu.Unlock()
+	h.tellAccess()
+}
+
+// tellAccess tells the streams of the changes of access not told yet.
 func (h *liveHub) tellAccess() {
 	h.mu.Lock()
 	all, of := h.accessAll, h.accessOf
-	h.accessAll, h.accessOf, h.accessTimer = false, map[int64]bool{}, nil
+	h.accessAll, h.accessOf = false, map[int64]bool{}
 	h.mu.Unlock()
 	var concerns func(*liveConn) bool
 	if !all {
+		if len(of) == 0 {
+			return
+		}
 		concerns = func(c *liveConn) bool { return of[c.user] }
 	}
 	h.notify(true, true, concerns, nil, nil)
 }
 
 // siteChanged hears of the site's changes (from every instance): the streams ask again
-// after new posts, talk, a change in access, or a reset (a change may have been missed).
-// The posts talked of are read once here, with their access, for every stream to check
-// against its reader.
+// after new posts or talk that their readers may read; after a change of access, the streams
+// of the readers it concerns (or every stream: a change for anyone, or a reset, when a
+// change may have been missed) read their readers again and check their cards. The posts
+// talked of are read once here, with their access, for every stream to check against its
+// reader.
 func (h *liveHub) siteChanged(changes []db.SiteChange, reset bool) {
-	var talked, made []int64
+	var talked, made, readers []int64
 	for _, c := range changes {
 		switch {
 		case c.Kind == "talk" && len(c.IDs) == 0, c.Kind == "new_posts" && len(c.IDs) == 0:
@@ -335,11 +356,19 @@ func (h *liveHub) siteChanged(changes []db.SiteChange, reset bool) {
 			talked = append(talked, c.IDs...)
 		case c.Kind == "new_posts":
 			made = append(made, c.IDs...)
+		case c.Kind == "cursor_keys", c.Kind == "past_posts": // nobody's access
+		case c.Readers == nil:
+			reset = true // who may read what changed, for anyone
+		default:
+			readers = append(readers, c.Readers...)
 		}
 	}
-	if reset || slices.ContainsFunc(changes, func(c db.SiteChange) bool { return !c.Live() }) {
+	if reset {
 		h.accessChanged()
 		return
+	}
+	if len(readers) > 0 {
+		h.accessOfChanged(readers)
 	}
 	if len(talked)+len(made) == 0 {
 		return

@@ -178,6 +178,14 @@ func (s *Server) accessChanged(ctx context.Context) {
 	s.live.accessChanged() // open pages' notices may count less now
 }
 
+// readersChanged is accessChanged for a change between users (a follow, a ban): what it
+// changes concerns their reading alone, nothing anonymous visitors see. Every instance
+// hears of it with the change's record (site_changes.readers), this one at once too.
+func (s *Server) readersChanged(ctx context.Context, users ...int64) {
+	s.bus.Sync(ctx)
+	s.live.accessOfChanged(users)
+}
+
 // flash shows msg on the next page rendered for this session.
 func (s *Server) flash(r *http.Request, msg string) { s.sessions.Put(r.Context(), "flash", msg) }
 
