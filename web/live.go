@@ -19,9 +19,10 @@ import (
 // GET /live?src=<its notice>, where src is what the page's "N new" slot would poll. When a
 // change that may concern the page is heard of (new posts, the talk of posts: through the
 // site's event path, from any instance), the stream asks src again as the page's reader
-// (the same handler, the reader's session and access, nothing else) and sends the notice
-// when it changed. A change that the reader may not see changes nothing they are sent. The
-// page polls src itself only while its stream is not open.
+// (the poll's own function, notices.go, with the reader's session and access; src is one of
+// the feeds' notices, nothing else) and sends the notice when it changed. A change that the
+// reader may not see changes nothing they are sent. The page polls src itself only while its
+// stream is not open; streams are capped (LiveCaps).
 
 // CloseStreams ends every open live stream and waits until they have; call it when shutting
 // down.
@@ -102,7 +103,7 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 	s.streamLive(r.Context(), r, src, conn, flushed{w, http.NewResponseController(w)}, nil)
 }
 
-// liveClient is the client address a stream counts against (liveCaps.PerAddress): the one
+// liveClient is the client address a stream counts against (LiveCaps.PerAddress): the one
 // place the live streams read it.
 func liveClient(r *http.Request) string { return clientAddress(r) }
 
@@ -312,7 +313,7 @@ const liveAskTimeout = 5 * time.Second
 // too slow): the page keeps what it shows; gone is true when the session no longer has the
 // stream's reader (logged out): the stream ends.
 func (s *Server) askLive(ctx context.Context, r *http.Request, src notice, reader *liveReader) (notice []byte, ok, gone bool) {
-	ctx, cancel := context.WithTimeout(ctx, liveAskTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.live.askTimeout)
 	defer cancel()
 	select {
 	case s.live.asking <- struct{}{}:

@@ -109,7 +109,8 @@ type liveHub struct {
 	accessOf    map[int64]bool
 	accessTimer *time.Timer
 	accessEvery time.Duration
-	asks        atomic.Int64 // the notices asked for, since the start
+	askTimeout  time.Duration // liveAskTimeout
+	asks        atomic.Int64  // the notices asked for, since the start
 	// asking holds a slot per notice being asked: fewer than the pool's connections, so that
 	// a share that wakes a thousand streams never queues its own request (the session it
 	// saves after its commit) behind their asks.
@@ -145,7 +146,7 @@ const liveTalkKept = 500
 
 func newLiveHub(store *db.Store, log *slog.Logger, caps LiveCaps) *liveHub {
 	return &liveHub{store: store, log: log, caps: caps, streams: map[*liveConn]struct{}{}, byAddr: map[string]int{},
-		byUser: map[int64]int{}, accessOf: map[int64]bool{}, accessEvery: liveAccessEvery, done: make(chan struct{}),
+		byUser: map[int64]int{}, accessOf: map[int64]bool{}, accessEvery: liveAccessEvery, askTimeout: liveAskTimeout, done: make(chan struct{}),
 		asking: make(chan struct{}, askSlots(store))}
 }
 
