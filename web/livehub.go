@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -28,61 +27,6 @@ const liveHeartbeat = 25 * time.Second
 // beat; with periods apart, they drift apart after a few beats.
 func heartbeatEvery() time.Duration {
 	return liveHeartbeat*3/5 + rand.N(liveHeartbeat*2/5)
-}
-
-// LiveCaps bound the streams an instance holds open: per client address, per signed-in user
-// and in all. A stream past a cap is answered 429 with Retry-After, and its page polls its
-// notice meanwhile. They bound what one instance spends (a stream costs two goroutines and
-// ~25 KB), so they are counted where the streams are, per instance.
-type LiveCaps struct {
-	// PerAddress: a household or office behind one address has several people with a few
-	// tabs each; one client still cannot take more than a small share of an instance.
-	PerAddress int
-	// PerUser: one stream per open page; a reader with more tabs than this is polled.
-	PerUser int
-	// PerInstance: ~20,000 streams cost ~500 MB and their wake-ups stay under a second.
-	PerInstance int
-}
-
-// DefaultLiveCaps are the caps when none are configured.
-var DefaultLiveCaps = LiveCaps{PerAddress: 64, PerUser: 16, PerInstance: 20_000}
-
-// orDefault is c with each cap not set (0) taken from DefaultLiveCaps.
-func (c LiveCaps) orDefault() LiveCaps {
-	d := DefaultLiveCaps
-	if c.PerAddress > 0 {
-		d.PerAddress = c.PerAddress
-	}
-	if c.PerUser > 0 {
-		d.PerUser = c.PerUser
-	}
-	if c.PerInstance > 0 {
-		d.PerInstance = c.PerInstance
-	}
-	return d
-}
-
-// liveCapped is a stream refused at a cap, and how soon to try again.
-type liveCapped struct {
-	error
-	retry time.Duration
-}
-
-var (
-	errLiveClosing  = liveCapped{errors.New("the server is shutting down"), time.Second}
-	errLiveAddress  = liveCapped{tributary.Errorf(tributary.ETooMany, "Too many live pages are open from your address. Close some; open pages check for new posts by themselves meanwhile."), 30 * time.Second}
-	errLiveUser     = liveCapped{tributary.Errorf(tributary.ETooMany, "Too many of your pages are open live. Close some; open pages check for new posts by themselves meanwhile."), 30 * time.Second}
-	errLiveInstance = liveCapped{tributary.Errorf(tributary.ETooMany, "The server has too many live pages open. Your page checks for new posts by itself meanwhile."), 30 * time.Second}
-)
-
-func (c liveCapped) Unwrap() error { return c.error }
-
-// liveRetry is how soon a stream refused with err may try again.
-func liveRetry(err error) time.Duration {
-	if c, ok := err.(liveCapped); ok {
-		return c.retry
-	}
-	return time.Second
 }
 
 // liveAccessEvery is the least time between two wake-ups for changes of access: a burst of
@@ -156,46 +100,6 @@ func askSlots(store *db.Store) int {
 		return 1
 	}
 	return max(1, int(store.Pool.Config().MaxConns)-1)
-}
-
-// join adds a stream of a reader (0: anonymous) from client address addr, within the caps;
-// the error says which cap it met (or that the server is shutting down).
-func (h *liveHub) join(addr string, user int64) (*liveConn, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	switch {
-	case h.closed:
-		return nil, errLiveClosing
-	case len(h.streams) >= h.caps.PerInstance:
-		return nil, errLiveInstance
-	case h.byAddr[addr] >= h.caps.PerAddress:
-		return nil, errLiveAddress
-	case user != 0 && h.byUser[user] >= h.caps.PerUser:
-		return nil, errLiveUser
-	}
-	c := &liveConn{addr: addr, user: user, wake: make(chan struct{}, 1)}
-	h.streams[c] = struct{}{}
-	h.byAddr[addr]++
-	if user != 0 {
-		h.byUser[user]++
-	}
-	h.running.Add(1)
-	return c, nil
-}
-
-func (h *liveHub) leave(c *liveConn) {
-	h.mu.Lock()
-	delete(h.streams, c)
-	if h.byAddr[c.addr]--; h.byAddr[c.addr] <= 0 {
-		delete(h.byAddr, c.addr)
-	}
-	if c.user != 0 {
-		if h.byUser[c.user]--; h.byUser[c.user] <= 0 {
-			delete(h.byUser, c.user)
-		}
-	}
-	h.mu.Unlock()
-	h.running.Done()
 }
 
 // setPage says whose page the stream is on (0: any author's posts may be new there).
