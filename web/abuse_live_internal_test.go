@@ -31,3 +31,20 @@ func TestLiveAskGivesUpWhenNoSlotFrees(t *testing.T) {
 		t.Fatalf("an ask without a slot: ok %v, gone %v; want it given up", ok, gone)
 	}
 }
+
+// A client's streams count against its address; an IPv6 client's against its /64, which it
+// may walk through.
+func TestLiveClientOfAnIPv6AddressIsItsPrefix(t *testing.T) {
+	for _, tc := range []struct{ remote, want string }{
+		{"192.0.2.7:4000", "192.0.2.7"},
+		{"[2001:db8:1:2::7]:4000", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:2:ffff::1]:4001", "2001:db8:1:2::/64"},
+		{"[::ffff:192.0.2.7]:4000", "::ffff:192.0.2.7"},
+	} {
+		r := httptest.NewRequest("GET", "/live", nil)
+		r.RemoteAddr = tc.remote
+		if got := liveClient(r); got != tc.want {
+			t.Errorf("the client of %s: %q, want %q", tc.remote, got, tc.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
 	"time"
@@ -103,9 +104,16 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 	s.streamLive(r.Context(), r, src, conn, flushed{w, http.NewResponseController(w)}, nil)
 }
 
-// liveClient is the client address a stream counts against (LiveCaps.PerAddress): the one
-// place the live streams read it.
-func liveClient(r *http.Request) string { return clientAddress(r) }
+// liveClient is the client a stream counts against (LiveCaps.PerAddress): its address (the
+// one place the live streams read it), an IPv6 one as its /64, which one client holds whole.
+func liveClient(r *http.Request) string {
+	a := clientAddress(r)
+	if ip, err := netip.ParseAddr(a); err == nil && ip.Is6() && !ip.Is4In6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return a
+}
 
 // detachedRequest is what a detached stream keeps of its request, in ctx: what its asks are
 // made of (the headers, the session's user, the request id), nothing of the connection
