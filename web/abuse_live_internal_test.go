@@ -11,6 +11,8 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"tributary"
+	"tributary/db"
 	"tributary/db/dbtest"
 )
 
@@ -47,4 +49,44 @@ func TestLiveClientOfAnIPv6AddressIsItsPrefix(t *testing.T) {
 			t.Errorf("the client of %s: %q, want %q", tc.remote, got, tc.want)
 		}
 	}
+}
+
+// A like/unlike loop on one post names its card to the streams whose readers may read it,
+// once however long the loop: it neither wakes the others nor overflows a stream into
+// checking every card it shows.
+func TestLiveTalkLoopWakesOnlyItsReaders(t *testing.T) {
+	h := newLiveHub(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), DefaultLiveCaps)
+	reader, stranger := h.mustJoin(t, 1), h.mustJoin(t, 2)
+	reader.setReader(tributary.Viewer{ID: 1, PrivateFeeds: []int64{10}})
+	stranger.setReader(tributary.Viewer{ID: 2})
+	private := db.LivePost{ID: 7, AnchorID: 70, AuthorID: 3, Access: tributary.PostAccess{PrivateFeeds: []int64{10}}}
+	for range 3 * liveTalkKept {
+		h.notify(false, false, nil, []db.LivePost{private}, nil)
+	}
+	select {
+	case <-stranger.wake:
+		t.Error("talk of a post a stream's reader may not read woke the stream")
+	default:
+	}
+	if n := stranger.taken(); len(n.talk) > 0 || n.lost || n.must {
+		t.Errorf("a stranger's stream was told %+v", n)
+	}
+	select {
+	case <-reader.wake:
+	default:
+		t.Error("talk of a post the reader may read did not wake the stream")
+	}
+	if n := reader.taken(); len(n.talk) != 1 || n.lost || n.must {
+		t.Errorf("a reader's stream was told %d posts' talk (lost %v, must %v), want the post once", len(n.talk), n.lost, n.must)
+	}
+}
+
+func (h *liveHub) mustJoin(t *testing.T, user int64) *liveConn {
+	t.Helper()
+	c, err := h.join("192.0.2.1", user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.leave(c) })
+	return c
 }
