@@ -79,13 +79,16 @@ func newSecret() []byte {
 }
 
 // SiteChange is one recorded change: the table and the subjects (empty: possibly all); for
-// changes of posts and their talk, the posts' items too (Anchors, empty when IDs is).
+// changes of posts and their talk, the posts' items too (Anchors, empty when IDs is); for a
+// change of who may read what between users (follows, bans, readers of private feeds, group
+// members), the users whose reading it concerns (Readers; nil: anyone's).
 type SiteChange struct {
 	ID      int64
 	XID     int64
 	Kind    string
 	IDs     []int64
 	Anchors []int64
+	Readers []int64
 }
 
 // Live reports whether the change is one that open pages hear of (new posts, the talk of
@@ -129,7 +132,7 @@ func (l SiteLog) Since(ctx context.Context, fromXID int64) ([]SiteChange, int64,
 	}
 	out := make([]SiteChange, len(rows))
 	for i, r := range rows {
-		out[i] = SiteChange{ID: r.ID, XID: r.Xid, Kind: r.Kind, IDs: r.Ids, Anchors: r.Anchors}
+		out[i] = SiteChange{ID: r.ID, XID: r.Xid, Kind: r.Kind, IDs: r.Ids, Anchors: r.Anchors, Readers: r.Readers}
 	}
 	return out, xmin, nil
 }

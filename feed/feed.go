@@ -99,7 +99,8 @@ func (s *Service) Attach(b *site.Bus) {
 // siteChanged drops what the changes may have made stale: the cards' talk that a change names
 // (cards.go), the anonymous pages and searches' candidates after a change in access or
 // content (new posts and talk reach them within the cache's lifetime; searches look for
-// them), the cursor keys after a rotation, everything after a reset.
+// them; a change between users, such as a follow or a ban, changes nothing anonymous), the
+// cursor keys after a rotation, everything after a reset.
 func (s *Service) siteChanged(changes []db.SiteChange, reset bool) {
 	s.cards.heard(changes, reset)
 	s.linkCards.heard(changes, reset)
@@ -114,7 +115,7 @@ func (s *Service) siteChanged(changes []db.SiteChange, reset bool) {
 		switch {
 		case c.Kind == "cursor_keys":
 			keys = true
-		case !c.Live(): // new posts and talk reach anonymous pages with the cache's lifetime
+		case !c.Live() && c.Readers == nil: // new posts and talk reach anonymous pages with the cache's lifetime
 			content = true
 		}
 	}

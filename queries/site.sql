@@ -20,7 +20,7 @@ DELETE FROM cursor_keys k
 -- commit more later. The listener runs it on its generic plan (db.PrepareListener): a range
 -- between two parameters keeps the xid index there, where an open-ended one read the table
 -- whole (110 ms at 113,000 changes).
-SELECT id, xid, kind, ids, anchors FROM site_changes WHERE xid BETWEEN @from_xid::bigint AND @to_xid::bigint ORDER BY id;
+SELECT id, xid, kind, ids, anchors, readers FROM site_changes WHERE xid BETWEEN @from_xid::bigint AND @to_xid::bigint ORDER BY id;
 
 -- name: SiteXmin :one
 -- The oldest transaction still running: every change of an older one is visible now.

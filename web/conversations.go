@@ -140,8 +140,17 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 		Shares: len(posts), Discussions: convs, Quiet: quiet}))
 }
 
-func (s *Server) like(w http.ResponseWriter, r *http.Request)   { s.onPost(w, r, likePost) }
-func (s *Server) unlike(w http.ResponseWriter, r *http.Request) { s.onPost(w, r, unlikePost) }
+func (s *Server) like(w http.ResponseWriter, r *http.Request) {
+	if !s.limited(w, r, likesPerUser, strconv.FormatInt(currentUser(r.Context()).ID, 10)) {
+		s.onPost(w, r, likePost)
+	}
+}
+
+func (s *Server) unlike(w http.ResponseWriter, r *http.Request) {
+	if !s.limited(w, r, likesPerUser, strconv.FormatInt(currentUser(r.Context()).ID, 10)) {
+		s.onPost(w, r, unlikePost)
+	}
+}
 
 // acted is what an action on a post leaves: the comment it added, and the post card's talk
 // after it, which the action's statement read in the same round trip.

@@ -20,13 +20,18 @@ type limit struct {
 // The limits. Log-in is limited per client address and per handle from one address (whether
 // or not the handle exists: the answer is the same): guessing one account's password is as
 // slow as any, and nobody can lock another person out of theirs. Sign-up per address; shares
-// and comments per user. Addresses are the client's (clientKey), not a proxy's.
+// and comments per user; so are the actions that wake open pages on every instance (follow
+// and unfollow, ban and unban, like and unlike count together), at many times what a person
+// does by hand. Addresses are the client's (clientKey), not a proxy's.
 var (
 	loginPerAddress  = limit{"login-addr", 30, 5 * time.Minute}
 	loginPerHandle   = limit{"login-handle-addr", 10, 5 * time.Minute}
 	signupPerAddress = limit{"signup-addr", 10, time.Hour}
 	sharesPerUser    = limit{"share-user", 60, 10 * time.Minute}
 	commentsPerUser  = limit{"comment-user", 120, 10 * time.Minute}
+	followsPerUser   = limit{"follow-user", 120, 10 * time.Minute}
+	bansPerUser      = limit{"ban-user", 60, 10 * time.Minute}
+	likesPerUser     = limit{"like-user", 300, 10 * time.Minute}
 )
 
 // limited counts a hit of subject against l and, past the limit, answers 429 with

@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"tributary"
@@ -22,9 +19,10 @@ import (
 // GET /live?src=<its notice>, where src is what the page's "N new" slot would poll. When a
 // change that may concern the page is heard of (new posts, the talk of posts: through the
 // site's event path, from any instance), the stream asks src again as the page's reader
-// (the same handler, the reader's session and access, nothing else) and sends the notice
-// when it changed. A change that the reader may not see changes nothing they are sent. The
-// page polls src itself only while its stream is not open.
+// (the poll's own function, notices.go, with the reader's session and access; src is one of
+// the feeds' notices, nothing else) and sends the notice when it changed. A change that the
+// reader may not see changes nothing they are sent. The page polls src itself only while its
+// stream is not open; streams are capped (LiveCaps).
 
 // CloseStreams ends every open live stream and waits until they have; call it when shutting
 // down.
@@ -49,38 +47,29 @@ func (s *Server) contentChanged(r *http.Request) {
 // of it, with what it was about, as soon as the site's wake-up reaches them.
 func (s *Server) wakeSite() {
 	if s.bus == nil { // this process is the whole site: nothing comes round the event path
-		s.live.notify(true, nil, nil)
+		s.live.notify(true, false, nil, nil, nil)
 		return
 	}
 	s.bus.Changed()
-}
-
-// liveSource checks a stream's src: a notice of this site's feeds (a path with its query,
-// never another host), either the ranked feed's (/feed/new) or a chronological feed's
-// (?new=).
-func liveSource(src string) (*url.URL, error) {
-	u, err := url.Parse(src)
-	bad := err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(u.Path, "/") ||
-		strings.HasPrefix(src, "//") || (u.Path != "/feed/new" && !u.Query().Has("new"))
-	if bad {
-		return nil, tributary.Errorf(tributary.EInvalid, "src must be the \"new\" notice of a feed of this site.")
-	}
-	return u, nil
 }
 
 // liveStream serves GET /live?src=…: the page's stream of notices. Over HTTP/1 the stream
 // leaves net/http once its head is written (detach): an open page then costs its state and
 // two small goroutines, not a request's goroutine with its middleware's stack and buffers.
 func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
-	src, err := liveSource(r.URL.Query().Get("src"))
+	src, err := s.liveNotice(r, r.URL.Query().Get("src"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	conn, ok := s.live.join()
-	if !ok {
-		w.Header().Set("Retry-After", "1")
-		http.Error(w, "The server is shutting down.", http.StatusServiceUnavailable)
+	conn, err := s.live.join(s.liveClient(r), userID(currentUser(r.Context())))
+	if err != nil {
+		w.Header().Set("Retry-After", strconv.Itoa(int(liveRetry(err).Seconds())))
+		if err == errLiveClosing {
+			http.Error(w, "The server is shutting down.", http.StatusServiceUnavailable)
+			return
+		}
+		s.fail(w, r, err)
 		return
 	}
 	h := w.Header()
@@ -109,6 +98,11 @@ func (s *Server) liveStream(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	s.streamLive(r.Context(), r, src, conn, flushed{w, http.NewResponseController(w)}, nil)
 }
+
+// liveClient is the client a stream counts against (LiveCaps.PerAddress): its address as
+// every limit keys it (an IPv6 one as its /64, which one client holds whole; behind a
+// trusted proxy, the address it names).
+func (s *Server) liveClient(r *http.Request) string { return s.clientKey(r) }
 
 // detachedRequest is what a detached stream keeps of its request, in ctx: what its asks are
 // made of (the headers, the session's user, the request id), nothing of the connection
@@ -181,27 +175,29 @@ func detach(w http.ResponseWriter) (c detachedConn, head []byte, ok bool) {
 
 // streamLive sends a stream's events, after head (the answer's head, when the stream writes
 // it), until its page goes (ctx), the reader is logged out, or the server shuts down.
-func (s *Server) streamLive(ctx context.Context, r *http.Request, src *url.URL, conn *liveConn, out liveOut, head []byte) {
+func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, conn *liveConn, out liveOut, head []byte) {
 	if out.send(append(head, "retry: 2000\n\n"...)) != nil {
 		return
 	}
 	var sent []byte
 	var seq int
 	var reader liveReader // the reader's session and access as last read
+	conn.setPage(src.author)
 	heartbeat := time.NewTicker(heartbeatEvery())
 	defer heartbeat.Stop()
 	// The first ask is at once: after a reconnect (Last-Event-ID) the notice is brought up to
 	// date and the page checks its cards, rather than what was missed being replayed.
 	ask, asked, force := true, false, false
 	reconnected := r.Header.Get("Last-Event-ID") != ""
-	author := s.pageAuthor(ctx, src)
 	for {
 		if ask {
 			ask = false
-			talk, arrived, must, lost := conn.taken()
-			if !asked || must || lost || force || len(talk) > 0 || newToPage(arrived, reader.access, author) {
+			news := conn.taken()
+			if !asked || news.must || news.lost || force || len(news.talk) > 0 || newToPage(news.arrived, reader.access, src.author) {
 				force = false
-				before := reader.epoch
+				if news.reread {
+					reader.read = false
+				}
 				notice, ok, gone := s.askLiveAside(ctx, r, src, &reader)
 				if gone {
 					out.send(eventBytes(seq+1, "gone", nil))
@@ -213,12 +209,15 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src *url.URL, 
 					events = append(events, eventBytes(seq, "pill", notice)...)
 					sent = notice
 				}
-				if lost || (asked && reader.epoch != before) || (!asked && reconnected) {
+				if ok {
+					conn.setReader(reader.access)
+				}
+				if news.lost || (asked && news.reread) || (!asked && reconnected) {
 					// Who may read what changed (or too much was said at once, or the page was
 					// away for a while): the page checks every card it shows.
 					seq++
 					events = append(events, eventBytes(seq, "recheck", nil)...)
-				} else if cards := talkedCards(talk, reader.access); len(cards) > 0 {
+				} else if cards := talkedCards(news.talk, reader.access); len(cards) > 0 {
 					seq++
 					events = append(events, eventBytes(seq, "talk", cards)...)
 				}
@@ -253,7 +252,7 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src *url.URL, 
 
 // askLiveAside asks on a goroutine of its own, so that the stream's goroutine, which waits for
 // hours, keeps the small stack of its loop rather than the deepest of its asks.
-func (s *Server) askLiveAside(ctx context.Context, r *http.Request, src *url.URL, reader *liveReader) (notice []byte, ok, gone bool) {
+func (s *Server) askLiveAside(ctx context.Context, r *http.Request, src notice, reader *liveReader) (notice []byte, ok, gone bool) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -261,20 +260,6 @@ func (s *Server) askLiveAside(ctx context.Context, r *http.Request, src *url.URL
 	}()
 	<-done
 	return notice, ok, gone
-}
-
-// pageAuthor is the user whose page src is the notice of (/u/{handle}?new=…: only their
-// posts are new there), 0 for every other page.
-func (s *Server) pageAuthor(ctx context.Context, src *url.URL) int64 {
-	handle, ok := strings.CutPrefix(src.Path, "/u/")
-	if !ok || handle == "" || strings.Contains(handle, "/") {
-		return 0
-	}
-	u, err := s.names.byHandle(ctx, handle)
-	if err != nil {
-		return 0
-	}
-	return u.ID
 }
 
 // newToPage reports whether any of the posts made may be new on the page: one the reader may
@@ -308,24 +293,30 @@ func talkedCards(talk []db.LivePost, v tributary.Viewer) []byte {
 }
 
 // liveReader is a stream's reader as its last full ask read them: their user and access,
-// good while the hub's epoch stays where it was.
+// good until the hub says the reader's access changed (or the next heartbeat).
 type liveReader struct {
 	read   bool
-	epoch  int64
 	user   *tributary.User
 	access tributary.Viewer
 	notice feed.NoticeState // the feed's state of the reader, kept as long
 }
 
-// askLive asks src as the stream's reader and returns the notice. The reader's session and
-// access are read afresh (the stream may be open for hours; a follower removed meanwhile must
-// not go on counting a private feed) whenever the hub's epoch moved since the last read, and
-// at each heartbeat; between them only new posts and talk happened, and the last read holds
-// (so does the feed's state of the reader the notice counts with: feed.NoticeState).
-// ok is false when no notice could be had (the database away): the page keeps what it shows;
-// gone is true when the session no longer has the stream's reader (logged out): the stream
-// ends.
-func (s *Server) askLive(ctx context.Context, r *http.Request, src *url.URL, reader *liveReader) (notice []byte, ok, gone bool) {
+// liveAskTimeout bounds one ask of a stream, its wait for a slot included: an ask that
+// cannot be answered by then is given up (the page keeps what it shows; the next wake-up
+// or heartbeat asks again), so no stream holds a slot or a connection for long.
+const liveAskTimeout = 5 * time.Second
+
+// askLive asks the stream's notice as its reader and returns what the page's slot shows.
+// The reader's session and access are read afresh (the stream may be open for hours; a
+// follower removed meanwhile must not go on counting a private feed) when the hub said their
+// access changed, and at each heartbeat; between them only new posts and talk happened, and
+// the last read holds (so does the feed's state of the reader the notice counts with:
+// feed.NoticeState). ok is false when no notice could be had (the database away, the ask
+// too slow): the page keeps what it shows; gone is true when the session no longer has the
+// stream's reader (logged out): the stream ends.
+func (s *Server) askLive(ctx context.Context, r *http.Request, src notice, reader *liveReader) (notice []byte, ok, gone bool) {
+	ctx, cancel := context.WithTimeout(ctx, s.live.askTimeout)
+	defer cancel()
 	select {
 	case s.live.asking <- struct{}{}:
 		defer func() { <-s.live.asking }()
@@ -333,39 +324,65 @@ func (s *Server) askLive(ctx context.Context, r *http.Request, src *url.URL, rea
 		return nil, false, false
 	}
 	s.live.asks.Add(1)
-	want := userID(currentUser(r.Context()))
-	sub := r.Clone(ctx)
-	sub.Method = http.MethodGet
-	sub.URL = src
-	sub.RequestURI = src.RequestURI()
-	sub.Header = r.Header.Clone()
-	sub.Header.Set("HX-Request", "true")
-	sub.Header.Del("Last-Event-ID")
-	rec := httptest.NewRecorder()
-	if epoch := s.live.epoch.Load(); reader.read && reader.epoch == epoch {
-		// The stream's own context has the session it opened with; the reader read since.
-		ctx := context.WithValue(context.WithValue(ctx, userKey, reader.user), accessKey, reader.access)
-		s.mux.ServeHTTP(rec, sub.WithContext(feed.WithNoticeState(ctx, &reader.notice)))
-	} else {
-		// A context without the stream's session and user in it, ended with the stream.
-		base, cancel := context.WithCancel(feed.WithNoticeState(context.Background(), &reader.notice))
-		defer cancel()
-		defer context.AfterFunc(ctx, cancel)()
+	if !reader.read {
+		u, access, err := s.liveSession(ctx, r)
+		if err != nil {
+			s.askFailed(ctx, r, err)
+			return nil, false, false
+		}
+		if userID(u) != userID(currentUser(r.Context())) {
+			return nil, false, true
+		}
+		reader.read, reader.user, reader.access = true, u, access
 		reader.notice.Forget()
-		s.session(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			u := currentUser(r.Context())
-			if userID(u) != want {
-				gone = true
-				return
-			}
-			reader.read, reader.epoch, reader.user, reader.access = true, epoch, u, s.viewerAccess(r)
-			s.mux.ServeHTTP(w, r)
-		})).ServeHTTP(rec, sub.WithContext(base))
 	}
-	if gone || rec.Code != http.StatusOK {
-		return nil, false, gone
+	pill, err := s.pill(feed.WithNoticeState(ctx, &reader.notice), reader.user, reader.access, src)
+	var b bytes.Buffer
+	if err == nil {
+		err = pill.Render(ctx, &b)
 	}
-	return rec.Body.Bytes(), true, false
+	if err != nil {
+		s.askFailed(ctx, r, err)
+		return nil, false, false
+	}
+	return b.Bytes(), true, false
+}
+
+// liveSession reads the stream's session as it is now: its user (nil: none) and their
+// access.
+func (s *Server) liveSession(ctx context.Context, r *http.Request) (*tributary.User, tributary.Viewer, error) {
+	c, err := r.Cookie(s.sessions.Cookie.Name)
+	if err != nil {
+		return nil, tributary.Anonymous, nil
+	}
+	ctx, _ = db.WithSessionUser(ctx) // the session's read brings its user along
+	if ctx, err = s.sessions.Load(ctx, c.Value); err != nil {
+		return nil, tributary.Anonymous, err
+	}
+	id := s.sessions.GetInt64(ctx, db.SessionUserKey)
+	if id == 0 {
+		return nil, tributary.Anonymous, nil
+	}
+	u, access, err := s.userWithAccess(ctx, id)
+	if tributary.ErrorCode(err) == tributary.ENotFound { // the account is gone
+		return nil, tributary.Anonymous, nil
+	}
+	if err != nil {
+		return nil, tributary.Anonymous, err
+	}
+	return &u, access, nil
+}
+
+// askFailed logs an ask that failed, as fail would a request's: an ask given up (its stream
+// gone, its deadline passed) is not logged, an outage once a second.
+func (s *Server) askFailed(ctx context.Context, r *http.Request, err error) {
+	switch {
+	case ctx.Err() != nil:
+	case db.Unavailable(err):
+		s.outage.note(ctx, s.log, err)
+	case statusOf(tributary.ErrorCode(err)) == http.StatusInternalServerError:
+		s.log.ErrorContext(ctx, "live: ask", "src", r.URL.Query().Get("src"), "err", err)
+	}
 }
 
 func userID(u *tributary.User) int64 {

@@ -149,7 +149,7 @@ func TestLiveStreamRefusesOtherSources(t *testing.T) {
 	res.Body.Close()
 	// The home feed's notice streams too, for a reader and for nobody.
 	for _, who := range []*client{c, a.client()} {
-		s := who.stream("/live?src=" + url.QueryEscape("/feed/new?fencepost=1"))
+		s := who.stream("/live?src=" + url.QueryEscape("/feed/new?fencepost=2026-11-20T12%3A00%3A00Z"))
 		s.wantQuiet("nothing new")
 	}
 }
@@ -269,7 +269,7 @@ func TestLiveStreamsLeaveWithTheirPages(t *testing.T) {
 	var closers []func()
 	for range 5 {
 		ctx, cancel := context.WithCancel(context.Background())
-		req, _ := http.NewRequestWithContext(ctx, "GET", a.srv.URL+"/live?src="+url.QueryEscape("/feed/new?fencepost=1"), nil)
+		req, _ := http.NewRequestWithContext(ctx, "GET", a.srv.URL+"/live?src="+url.QueryEscape("/feed/new?fencepost=2026-11-20T12%3A00%3A00Z"), nil)
 		res, err := c.http.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"tributary"
 	"tributary/db"
 )
 
@@ -28,21 +29,32 @@ func heartbeatEvery() time.Duration {
 	return liveHeartbeat*3/5 + rand.N(liveHeartbeat*2/5)
 }
 
+// liveAccessEvery is the least time between two wake-ups for changes of access: a burst of
+// them (a ban here, an unfollow there) costs each stream concerned two new reads of its
+// reader at most (the first change's, and the rest's together).
+const liveAccessEvery = 250 * time.Millisecond
+
 // liveHub is this instance's open streams.
 type liveHub struct {
 	store *db.Store
 	log   *slog.Logger
+	caps  LiveCaps
 
 	mu      sync.Mutex
 	streams map[*liveConn]struct{}
+	byAddr  map[string]int // open streams per client address
+	byUser  map[int64]int  // per signed-in reader
 	running sync.WaitGroup // the open streams, detached from their requests or not
 	closed  bool
 	done    chan struct{} // closed when the server shuts down: streams end
-	// epoch moves at every change that may change who may read what, or whose session is
-	// whose (and after a reset): a stream reads its reader's session and access again then,
-	// tells its page to check the cards it shows, and keeps them between new posts and talk.
-	epoch atomic.Int64
-	asks  atomic.Int64 // the notices asked for, since the start
+	// Changes of access heard of and not yet told to the streams (liveAccessEvery): every
+	// reader's (all) or some readers'.
+	accessAll   bool
+	accessOf    map[int64]bool
+	accessTimer *time.Timer
+	accessEvery time.Duration
+	askTimeout  time.Duration // liveAskTimeout
+	asks        atomic.Int64  // the notices asked for, since the start
 	// asking holds a slot per notice being asked: fewer than the pool's connections, so that
 	// a share that wakes a thousand streams never queues its own request (the session it
 	// saves after its commit) behind their asks.
@@ -51,19 +63,34 @@ type liveHub struct {
 
 // liveConn is one open stream as the hub sees it.
 type liveConn struct {
-	wake    chan struct{} // a value when the stream should look again
-	mu      sync.Mutex
-	talk    []db.LivePost // posts whose talk changed since the stream last looked
-	arrived []db.LivePost // posts made since then
+	addr string
+	user int64         // its reader (0: anonymous), for the whole stream
+	wake chan struct{} // a value when the stream should look again
+	mu   sync.Mutex
+	// The reader's access as the stream last read it (known), and the page's author (0: any):
+	// the posts told to the stream are those it may show.
+	known  bool
+	access tributary.Viewer
+	author int64
+	news   liveNews
+}
+
+// liveNews is what a stream was told since it last looked.
+type liveNews struct {
+	talk    []db.LivePost // posts whose talk changed (each once)
+	talked  map[int64]bool
+	arrived []db.LivePost // posts made
 	must    bool          // something else changed: ask whatever the posts are
 	lost    bool          // more talked of than kept: the page checks every card it shows
+	reread  bool          // the reader's access may have changed: read it again, check the cards
 }
 
 // liveTalkKept is how many posts' talk a stream keeps between two looks.
 const liveTalkKept = 500
 
-func newLiveHub(store *db.Store, log *slog.Logger) *liveHub {
-	return &liveHub{store: store, log: log, streams: map[*liveConn]struct{}{}, done: make(chan struct{}),
+func newLiveHub(store *db.Store, log *slog.Logger, caps LiveCaps) *liveHub {
+	return &liveHub{store: store, log: log, caps: caps, streams: map[*liveConn]struct{}{}, byAddr: map[string]int{},
+		byUser: map[int64]int{}, accessOf: map[int64]bool{}, accessEvery: liveAccessEvery, askTimeout: liveAskTimeout, done: make(chan struct{}),
 		asking: make(chan struct{}, askSlots(store))}
 }
 
@@ -75,55 +102,75 @@ func askSlots(store *db.Store) int {
 	return max(1, int(store.Pool.Config().MaxConns)-1)
 }
 
-// join adds a stream. ok is false after close.
-func (h *liveHub) join() (c *liveConn, ok bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return nil, false
-	}
-	c = &liveConn{wake: make(chan struct{}, 1)}
-	h.streams[c] = struct{}{}
-	h.running.Add(1)
-	return c, true
+// setPage says whose page the stream is on (0: any author's posts may be new there).
+func (c *liveConn) setPage(author int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.author = author
 }
 
-func (h *liveHub) leave(c *liveConn) {
-	h.mu.Lock()
-	delete(h.streams, c)
-	h.mu.Unlock()
-	h.running.Done()
+// setReader records the reader's access as the stream last read it.
+func (c *liveConn) setReader(v tributary.Viewer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.known, c.access = true, v
 }
 
-// notify wakes every open stream (coalesced: a stream looks once however many
-// notifications came while it waited), telling each of the posts talked of and the posts
-// made, if any; must says something else changed too.
-func (h *liveHub) notify(must bool, talked, arrived []db.LivePost) {
+// notify wakes the streams that the changes may concern (coalesced: a stream looks once
+// however many notifications came while it waited): with must (something else changed) or
+// reread (their readers' access may have changed), every stream concerned; otherwise those
+// whose reader may read a post talked of or made (by the page's author, on a user's page).
+// concerns (nil: every stream) picks the streams.
+func (h *liveHub) notify(must, reread bool, concerns func(*liveConn) bool, talked, arrived []db.LivePost) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for c := range h.streams {
-		c.mu.Lock()
-		if len(c.talk)+len(talked) > liveTalkKept || len(c.arrived)+len(arrived) > liveTalkKept {
-			c.talk, c.arrived, c.lost, c.must = nil, nil, true, true
-		} else {
-			c.talk, c.arrived = append(c.talk, talked...), append(c.arrived, arrived...)
+		if concerns != nil && !concerns(c) {
+			continue
 		}
-		c.must = c.must || must
-		c.mu.Unlock()
-		select {
-		case c.wake <- struct{}{}:
-		default:
+		if c.told(must, reread, talked, arrived) {
+			select {
+			case c.wake <- struct{}{}:
+			default:
+			}
 		}
 	}
 }
 
-// taken returns and forgets what the stream was told since the last call.
-func (c *liveConn) taken() (talk, arrived []db.LivePost, must, lost bool) {
+// told adds news to the stream's and reports whether it should look.
+func (c *liveConn) told(must, reread bool, talked, arrived []db.LivePost) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	talk, arrived, must, lost = c.talk, c.arrived, c.must, c.lost
-	c.talk, c.arrived, c.must, c.lost = nil, nil, false, false
-	return talk, arrived, must, lost
+	n := &c.news
+	readable := func(p db.LivePost) bool { return !c.known || c.access.CanRead(p.Access) }
+	woke := must || reread
+	for _, p := range talked {
+		if readable(p) && !n.talked[p.ID] {
+			if n.talked == nil {
+				n.talked = map[int64]bool{}
+			}
+			n.talked[p.ID], n.talk, woke = true, append(n.talk, p), true
+		}
+	}
+	for _, p := range arrived {
+		if readable(p) && (c.author == 0 || p.AuthorID == c.author) {
+			n.arrived, woke = append(n.arrived, p), true
+		}
+	}
+	if len(n.talk) > liveTalkKept || len(n.arrived) > liveTalkKept {
+		n.talk, n.talked, n.arrived, n.lost, must = nil, nil, nil, true, true
+	}
+	n.must, n.reread = n.must || must, n.reread || reread
+	return woke
+}
+
+// taken returns and forgets what the stream was told since the last call.
+func (c *liveConn) taken() liveNews {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.news
+	c.news = liveNews{}
+	return n
 }
 
 // open is how many streams are open.
@@ -146,17 +193,66 @@ func (h *liveHub) close() {
 }
 
 // accessChanged wakes every stream to read its reader's session and access again.
-func (h *liveHub) accessChanged() {
-	h.epoch.Add(1)
-	h.notify(true, nil, nil)
+func (h *liveHub) accessChanged() { h.accessOfChanged(nil) }
+
+// accessOfChanged wakes the streams of readers (nil: every stream) to read their session and
+// access again: at once, unless streams were told of a change of access less than
+// liveAccessEvery ago; then at the end of that time, with every other change of it.
+func (h *liveHub) accessOfChanged(readers []int64) {
+	h.mu.Lock()
+	if readers == nil {
+		h.accessAll = true
+	}
+	for _, id := range readers {
+		h.accessOf[id] = true
+	}
+	if h.accessTimer != nil {
+		h.mu.Unlock()
+		return
+	}
+	h.accessTimer = time.AfterFunc(h.accessEvery, h.accessWindowEnded)
+	h.mu.Unlock()
+	h.tellAccess()
+}
+
+// accessWindowEnded tells the streams of the changes of access heard of in the window that
+// ended, if any (and opens another window).
+func (h *liveHub) accessWindowEnded() {
+	h.mu.Lock()
+	if !h.accessAll && len(h.accessOf) == 0 {
+		h.accessTimer = nil
+		h.mu.Unlock()
+		return
+	}
+	h.accessTimer = time.AfterFunc(h.accessEvery, h.accessWindowEnded)
+	h.mu.Unlock()
+	h.tellAccess()
+}
+
+// tellAccess tells the streams of the changes of access not told yet.
+func (h *liveHub) tellAccess() {
+	h.mu.Lock()
+	all, of := h.accessAll, h.accessOf
+	h.accessAll, h.accessOf = false, map[int64]bool{}
+	h.mu.Unlock()
+	var concerns func(*liveConn) bool
+	if !all {
+		if len(of) == 0 {
+			return
+		}
+		concerns = func(c *liveConn) bool { return of[c.user] }
+	}
+	h.notify(true, true, concerns, nil, nil)
 }
 
 // siteChanged hears of the site's changes (from every instance): the streams ask again
-// after new posts, talk, a change in access, or a reset (a change may have been missed).
-// The posts talked of are read once here, with their access, for every stream to check
-// against its reader.
+// after new posts or talk that their readers may read; after a change of access, the streams
+// of the readers it concerns (or every stream: a change for anyone, or a reset, when a
+// change may have been missed) read their readers again and check their cards. The posts
+// talked of are read once here, with their access, for every stream to check against its
+// reader.
 func (h *liveHub) siteChanged(changes []db.SiteChange, reset bool) {
-	var talked, made []int64
+	var talked, made, readers []int64
 	for _, c := range changes {
 		switch {
 		case c.Kind == "talk" && len(c.IDs) == 0, c.Kind == "new_posts" && len(c.IDs) == 0:
@@ -165,11 +261,19 @@ func (h *liveHub) siteChanged(changes []db.SiteChange, reset bool) {
 			talked = append(talked, c.IDs...)
 		case c.Kind == "new_posts":
 			made = append(made, c.IDs...)
+		case c.Kind == "cursor_keys", c.Kind == "past_posts": // nobody's access
+		case c.Readers == nil:
+			reset = true // who may read what changed, for anyone
+		default:
+			readers = append(readers, c.Readers...)
 		}
 	}
-	if reset || slices.ContainsFunc(changes, func(c db.SiteChange) bool { return !c.Live() }) {
+	if reset {
 		h.accessChanged()
 		return
+	}
+	if len(readers) > 0 {
+		h.accessOfChanged(readers)
 	}
 	if len(talked)+len(made) == 0 {
 		return
@@ -199,5 +303,5 @@ func (h *liveHub) siteChanged(changes []db.SiteChange, reset bool) {
 			arrived = append(arrived, p)
 		}
 	}
-	h.notify(false, talk, arrived)
+	h.notify(false, false, nil, talk, arrived)
 }

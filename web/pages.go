@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
+
 	"tributary"
 	"tributary/db"
 	"tributary/feed"
@@ -66,17 +68,15 @@ func (s *Server) chronoList(w http.ResponseWriter, r *http.Request, c feed.Chron
 	l := views.PostList{Base: path, Empty: empty, LoggedIn: viewer != nil, PollSeconds: max(s.pollSeconds, 0)}
 	switch {
 	case q.Has("new"):
-		after, err := feed.ParseFencepost(q.Get("new"))
-		if err != nil {
-			s.fail(w, r, err)
-			return l, true
+		n, err := chronoNotice(c, path, q.Get("new"))
+		if err == nil {
+			var pill templ.Component
+			if pill, err = s.pill(r.Context(), viewer, access, n); err == nil {
+				s.render(w, r, http.StatusOK, pill)
+				return l, true
+			}
 		}
-		n, err := s.feed.ChronoNewCount(r.Context(), access, c, after, 100)
-		if err != nil {
-			s.fail(w, r, err)
-			return l, true
-		}
-		s.render(w, r, http.StatusOK, views.ChronoPill(n, path, q.Get("new")))
+		s.fail(w, r, err)
 		return l, true
 	case q.Has("since"):
 		after, err := feed.ParseFencepost(q.Get("since"))

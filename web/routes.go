@@ -85,7 +85,6 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /g/{name}/members/{handle}/admin", s.requireUser(s.onGroup(makeAdmin)))
 	mux.HandleFunc("POST /g/{name}/members/{handle}/remove", s.requireUser(s.onGroup(removeMember)))
 	mux.HandleFunc("/", s.notFound)
-	s.mux = mux
 
 	csrf := http.NewCrossOriginProtection()
 	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -43,9 +43,8 @@ type Server struct {
 	trusted       []netip.Prefix // proxies whose X-Forwarded-For/-Proto are believed
 	serverTiming  bool
 	bump          tributary.BumpRule
-	live          *liveHub       // this instance's open live streams
-	names         *userNames     // who handles name, for the pages asked for by handle
-	mux           *http.ServeMux // the routes, for the asks of live streams (set by Handler)
+	live          *liveHub   // this instance's open live streams
+	names         *userNames // who handles name, for the pages asked for by handle
 }
 
 // Config configures a Server.
@@ -66,6 +65,7 @@ type Config struct {
 	DwellFlushMs   int                // how often pages report dwell (0: the script's default)
 	RateScale      float64            // multiplies every rate limit (0: 1; load tests raise it)
 	Bump           tributary.BumpRule // when a comment bumps its post (zero: tributary.DefaultBumpRule)
+	LiveCaps       LiveCaps           // open live streams per address, user and instance (0: DefaultLiveCaps')
 }
 
 // NewServer builds a Server with sessions stored in PostgreSQL.
@@ -107,7 +107,7 @@ func NewServer(cfg Config) *Server {
 		s.log = slog.Default()
 	}
 	s.log = slog.New(requestIDHandler{s.log.Handler()})
-	s.live = newLiveHub(cfg.Store, s.log)
+	s.live = newLiveHub(cfg.Store, s.log, cfg.LiveCaps.orDefault())
 	s.names = newUserNames(cfg.Store, s.bus, s.now)
 	if s.bus != nil {
 		s.bus.Subscribe(s.live.siteChanged)
@@ -197,6 +197,14 @@ func (s *Server) accessChanged(ctx context.Context) {
 	s.feed.AccessChanged()
 	s.bus.Sync(ctx)
 	s.live.accessChanged() // open pages' notices may count less now
+}
+
+// readersChanged is accessChanged for a change between users (a follow, a ban): what it
+// changes concerns their reading alone, nothing anonymous visitors see. Every instance
+// hears of it with the change's record (site_changes.readers), this one at once too.
+func (s *Server) readersChanged(ctx context.Context, users ...int64) {
+	s.bus.Sync(ctx)
+	s.live.accessOfChanged(users)
 }
 
 // flash shows msg on the next page rendered for this session.

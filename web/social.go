@@ -10,10 +10,11 @@ import (
 )
 
 // Following, bans, settings, groups, directs: the handlers of the access model (seed 003).
-// Every change that narrows who may read what also drops the anonymous cache.
+// Every change that narrows who may read what also drops the anonymous cache; one between
+// two users (a follow, a ban) concerns those two alone.
 
 func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
-	s.onUser(w, r, func(viewer, target tributary.User) (string, error) {
+	s.onUser(w, r, followsPerUser, func(viewer, target tributary.User) (string, error) {
 		pending, err := s.store.Follow(r.Context(), viewer.ID, target.ID)
 		if pending {
 			return "Follow request sent to @" + target.Handle + ".", err
@@ -23,37 +24,41 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) unfollow(w http.ResponseWriter, r *http.Request) {
-	s.onUser(w, r, func(viewer, target tributary.User) (string, error) {
+	s.onUser(w, r, followsPerUser, func(viewer, target tributary.User) (string, error) {
 		return "", s.store.Unfollow(r.Context(), viewer.ID, target.ID)
 	})
 }
 
 func (s *Server) ban(w http.ResponseWriter, r *http.Request) {
-	s.onUser(w, r, func(viewer, target tributary.User) (string, error) {
+	s.onUser(w, r, bansPerUser, func(viewer, target tributary.User) (string, error) {
 		return "You banned @" + target.Handle + ".", s.store.Ban(r.Context(), viewer.ID, target.ID)
 	})
 }
 
 func (s *Server) unban(w http.ResponseWriter, r *http.Request) {
-	s.onUser(w, r, func(viewer, target tributary.User) (string, error) {
+	s.onUser(w, r, bansPerUser, func(viewer, target tributary.User) (string, error) {
 		return "", s.store.Unban(r.Context(), viewer.ID, target.ID)
 	})
 }
 
-// onUser runs an action of the viewer on the user named in the path, then goes back to
-// that user's page.
-func (s *Server) onUser(w http.ResponseWriter, r *http.Request, act func(viewer, target tributary.User) (string, error)) {
+// onUser runs an action of the viewer on the user named in the path (within the viewer's
+// limit l), then goes back to that user's page.
+func (s *Server) onUser(w http.ResponseWriter, r *http.Request, l limit, act func(viewer, target tributary.User) (string, error)) {
+	viewer := *currentUser(r.Context())
+	if s.limited(w, r, l, strconv.FormatInt(viewer.ID, 10)) {
+		return
+	}
 	target, err := s.store.UserByHandle(r.Context(), r.PathValue("handle"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	msg, err := act(*currentUser(r.Context()), target)
+	msg, err := act(viewer, target)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.accessChanged(r.Context())
+	s.readersChanged(r.Context(), viewer.ID, target.ID)
 	if msg != "" {
 		s.flash(r, msg)
 	}
@@ -114,7 +119,7 @@ func (s *Server) onFollower(act func(s *Server, r *http.Request, owner, follower
 			s.fail(w, r, err)
 			return
 		}
-		s.accessChanged(r.Context())
+		s.readersChanged(r.Context(), currentUser(r.Context()).ID, other.ID)
 		http.Redirect(w, r, "/settings", http.StatusSeeOther)
 	}
 }

@@ -136,17 +136,17 @@ func (s *Server) feedView(r *http.Request, q tributary.FeedQuery, t tributary.Ti
 
 // newCount answers an open page's poll: a pill when items arrived after its fencepost.
 func (s *Server) newCount(w http.ResponseWriter, r *http.Request) {
-	q, after, err := parseNewQuery(r)
+	n, err := rankedNotice(r.URL.Query())
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	n, err := s.feed.NewCount(r.Context(), currentUser(r.Context()), q, after, 100)
+	pill, err := s.pill(r.Context(), currentUser(r.Context()), s.viewerAccess(r), n)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, views.NewPill(n, s.feedView(r, q, tributary.Timeline{}), feed.FormatFencepost(after)))
+	s.render(w, r, http.StatusOK, pill)
 }
 
 // newItems commits the newest fencepost and returns its cards, to go above the open page.

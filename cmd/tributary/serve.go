@@ -53,6 +53,10 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	rivers := fs.Bool("rivers", e.getenv("TRIBUTARY_RIVERS") == "on", "serve active readers' home feeds from rivers, fanned out on write (env TRIBUTARY_RIVERS=on; default: fanout on read)")
 	riverIdle := fs.Duration("river-idle", envDuration(e, "TRIBUTARY_RIVER_IDLE", feed.DefaultRiverKeeping.Idle), "a reader's river not read for this long is swept (env TRIBUTARY_RIVER_IDLE)")
 	riverDepth := fs.Int("river-depth", envInt(e, "TRIBUTARY_RIVER_DEPTH", feed.DefaultRiverKeeping.Depth), "items a river keeps, newest first (env TRIBUTARY_RIVER_DEPTH)")
+	var live web.LiveCaps // open live streams, past which a page polls (see web.LiveCaps)
+	fs.IntVar(&live.PerAddress, "live-per-address", web.DefaultLiveCaps.PerAddress, "live streams open per client address on an instance")
+	fs.IntVar(&live.PerUser, "live-per-user", web.DefaultLiveCaps.PerUser, "live streams open per signed-in user on an instance")
+	fs.IntVar(&live.PerInstance, "live-streams", web.DefaultLiveCaps.PerInstance, "live streams open on an instance")
 	secure := fs.Bool("secure-cookie", e.getenv("TRIBUTARY_SECURE_COOKIE") == "1", "mark the session cookie Secure (serve behind HTTPS; env TRIBUTARY_SECURE_COOKIE=1)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -106,7 +110,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	feeds.Attach(bus)
 	srv := web.NewServer(web.Config{Store: store, Feed: feeds, Bus: bus, Log: log, SecureCookie: *secure,
 		TrustedProxies: proxies, ServerTiming: *serverTiming, PollSeconds: *poll, DwellFlushMs: *dwellFlush, RateScale: *rateScale,
-		Bump: tributary.BumpRule{MaxAge: *bumpAge, Window: *bumpWindow, Comments: *bumpComments}})
+		Bump: tributary.BumpRule{MaxAge: *bumpAge, Window: *bumpWindow, Comments: *bumpComments}, LiveCaps: live})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)

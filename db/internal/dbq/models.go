@@ -381,6 +381,7 @@ type SiteChange struct {
 	Ids     []int64
 	At      time.Time
 	Anchors []int64
+	Readers []int64
 }
 
 type SiteInstance struct {

@@ -96,7 +96,7 @@ func (q *Queries) PruneSite(ctx context.Context, before time.Time) (int64, error
 }
 
 const siteChangesFrom = `-- name: SiteChangesFrom :many
-SELECT id, xid, kind, ids, anchors FROM site_changes WHERE xid BETWEEN $1::bigint AND $2::bigint ORDER BY id
+SELECT id, xid, kind, ids, anchors, readers FROM site_changes WHERE xid BETWEEN $1::bigint AND $2::bigint ORDER BY id
 `
 
 type SiteChangesFromParams struct {
@@ -110,6 +110,7 @@ type SiteChangesFromRow struct {
 	Kind    string
 	Ids     []int64
 	Anchors []int64
+	Readers []int64
 }
 
 // The changes recorded by transactions from from_xid on (to_xid: the largest), in the order
@@ -132,6 +133,7 @@ func (q *Queries) SiteChangesFrom(ctx context.Context, arg SiteChangesFromParams
 			&i.Kind,
 			&i.Ids,
 			&i.Anchors,
+			&i.Readers,
 		); err != nil {
 			return nil, err
 		}
