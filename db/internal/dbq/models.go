@@ -259,6 +259,8 @@ type Post struct {
 	BumpedAt          time.Time
 	Mentions          []string
 	Search            interface{}
+	InOwnFeed         bool
+	IsDirect          bool
 }
 
 type PostBump struct {
@@ -323,6 +325,7 @@ type PostFact struct {
 	ProtectedOwnerIds []int64
 	PrivateFeedIds    []int64
 	DeletedAt         *time.Time
+	ToFollowers       pgtype.Bool
 }
 
 type RateLimit struct {

@@ -16,21 +16,22 @@ WITH a AS (
     ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
     RETURNING id),
 fs AS (
-    SELECT f.id, f.owner_id, f.access FROM feeds f
+    SELECT f.id, f.owner_id, f.access, f.kind FROM feeds f
      WHERE f.id = ANY($3::bigint[]) OR (f.owner_id = $4::bigint AND f.kind = 'posts' AND f.name = '')
        FOR SHARE),
 acc AS (
     SELECT coalesce(bool_or(fs.access = 'public'), false) AS pub,
            coalesce(array_agg(DISTINCT fs.owner_id) FILTER (WHERE fs.access = 'protected'), '{}')::bigint[] AS prot,
-           coalesce(array_agg(DISTINCT fs.id) FILTER (WHERE fs.access = 'private'), '{}')::bigint[] AS priv
+           coalesce(array_agg(DISTINCT fs.id) FILTER (WHERE fs.access = 'private'), '{}')::bigint[] AS priv,
+           coalesce(bool_or(fs.kind = 'directs'), false) AS direct
       FROM fs),
 p AS (
     INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
                        link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at, bumped_at,
-                       is_public, protected_owner_ids, private_feed_ids)
+                       is_public, protected_owner_ids, private_feed_ids, in_own_feed, is_direct)
     SELECT $5, a.id, $6, $7, $8, $9, $1, $10, $2, $11,
            $12, $13, $14, $15, $16, $17, $18, $19, $19,
-           acc.pub, acc.prot, acc.priv
+           acc.pub, acc.prot, acc.priv, $4::bigint <> 0, acc.direct
       FROM a, acc
     ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
     RETURNING id),
