@@ -140,12 +140,12 @@ func (s *Server) shareForm(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) renderShare(w http.ResponseWriter, r *http.Request, status int, f views.Form) {
-	groups, err := s.store.GroupsOf(r.Context(), currentUser(r.Context()).ID)
+	opts, err := s.store.ShareOptionsOf(r.Context(), currentUser(r.Context()).ID)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.render(w, r, status, views.SharePage(s.page(r, "Share a link"), f, groups))
+	s.render(w, r, status, views.SharePage(s.page(r, "Share a link"), f, opts))
 }
 
 func (s *Server) share(w http.ResponseWriter, r *http.Request) {
