@@ -1,6 +1,7 @@
 package tributary
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -76,6 +77,9 @@ type NewPost struct {
 	Links     []Link
 	Tags      []string
 	CreatedAt time.Time
+	// Direct: the post goes as a direct, which is a message: text alone, without a link,
+	// is enough.
+	Direct bool
 }
 
 // Prepared is a NewPost checked and enriched with what the server derives from its URLs.
@@ -90,8 +94,12 @@ type Prepared struct {
 func Prepare(p NewPost) (Prepared, error) {
 	p.Title = strings.TrimSpace(p.Title)
 	p.Body = strings.TrimSpace(p.Body)
-	if strings.TrimSpace(p.URL) == "" {
+	message := strings.TrimSpace(p.URL) == ""
+	if message && !p.Direct {
 		return Prepared{}, FieldErrorf("url", "URL is required.")
+	}
+	if message && p.Body == "" {
+		return Prepared{}, FieldErrorf("body", "A direct needs a link or a message.")
 	}
 	if utf8.RuneCountInString(p.Title) > TitleMaxLen {
 		return Prepared{}, FieldErrorf("title", "Title must be at most %d characters long.", TitleMaxLen)
@@ -122,6 +130,9 @@ func Prepare(p NewPost) (Prepared, error) {
 			images++
 		}
 	}
+	if message {
+		return prepareMessage(p, images), nil
+	}
 	d, err := Derive(p.URL, linked)
 	if err != nil {
 		return Prepared{}, FieldErrorf("url", "URL is not valid: %s.", reason(err))
@@ -131,6 +142,24 @@ func Prepare(p NewPost) (Prepared, error) {
 	}
 	p.URL = d.URL
 	return Prepared{NewPost: p, Derived: d, ImageCount: images, Mentions: Mentions(p.Body)}, nil
+}
+
+// MessagePrefix begins the item URL of a message (a direct without a link): each message is
+// an item of its own, which no shared link can name.
+const MessagePrefix = "tributary:message/"
+
+// prepareMessage prepares a direct without a link: its own item, titled by its first line.
+func prepareMessage(p NewPost, images int) Prepared {
+	p.URL = ""
+	if p.Title == "" {
+		p.Title = strings.TrimSpace(strings.SplitN(p.Body, "\n", 2)[0])
+		if r := []rune(p.Title); len(r) > 80 {
+			p.Title = string(r[:80]) + "…"
+		}
+	}
+	item := fmt.Sprintf("%s%d/%d", MessagePrefix, p.AuthorID, p.CreatedAt.UnixNano())
+	d := Derived{CanonicalURL: item, AnchorURL: item, Kind: KindWeb, AnchorKind: KindWeb, LinkHosts: []string{}}
+	return Prepared{NewPost: p, Derived: d, ImageCount: images, Mentions: Mentions(p.Body)}
 }
 
 func reason(err error) string {

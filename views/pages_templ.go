@@ -1043,7 +1043,7 @@ func SharePage(p Page, f Form, opts db.ShareOptions) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = field(f, "url", "URL", "url", "url", "https://arxiv.org/abs/…, https://github.com/…, any web page.", true).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = field(f, "url", "URL", "url", "url", "https://arxiv.org/abs/…, https://github.com/…, any web page; a direct may be a message alone.", true).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -155,7 +155,8 @@ func (s *Server) share(w http.ResponseWriter, r *http.Request) {
 	}
 	f := parseForm(r)
 	p, err := tributary.Prepare(tributary.NewPost{AuthorID: u.ID, URL: f.Get("url"), Title: f.Get("title"),
-		Body: f.Get("body"), Tags: tributary.ParseTags(f.Get("tags")), CreatedAt: s.now()})
+		Body: f.Get("body"), Tags: tributary.ParseTags(f.Get("tags")), CreatedAt: s.now(),
+		Direct: strings.TrimSpace(f.Get("direct")) != ""})
 	var dest db.Destination
 	if err == nil {
 		dest, err = s.store.ResolveDestination(r.Context(), f.Get("own") == "1" || !r.PostForm.Has("dest") && f.Get("direct") == "",

@@ -96,3 +96,39 @@ func TestShareFormSuggestsFollowers(t *testing.T) {
 		t.Errorf("the form does not state who may receive directs")
 	}
 }
+
+// A direct is a message: text without a link goes to its recipients (their directs and
+// home), and nowhere else may a post go without a link.
+func TestADirectNeedsNoLink(t *testing.T) {
+	a := newApp(t)
+	ada, bob, cy := a.client(), a.client(), a.client()
+	ada.signup("ada")
+	bob.signup("bob")
+	cy.signup("cy")
+	bob.post("/u/ada/follow", url.Values{})
+	cy.post("/u/ada/follow", url.Values{})
+	for _, tc := range []struct {
+		name  string
+		form  url.Values
+		field string
+	}{
+		{"to my feed", url.Values{"dest": {"1"}, "own": {"1"}, "body": {"no link"}}, "error-url"},
+		{"a direct with nothing to say", url.Values{"dest": {"1"}, "direct": {"@bob"}}, "error-body"},
+	} {
+		if r := ada.post("/share", tc.form); r.status != http.StatusBadRequest || !strings.Contains(r.body, `data-testid="`+tc.field+`"`) {
+			t.Errorf("%s: status %d, want 400 with %s", tc.name, r.status, tc.field)
+		}
+	}
+	r := ada.post("/share", url.Values{"dest": {"1"}, "direct": {"@bob"}, "body": {"Lunch on Thursday?\nThe usual place."}})
+	if r.status != http.StatusSeeOther || r.location != "/directs" {
+		t.Fatalf("a direct without a link: status %d to %q, want 303 to /directs: %s", r.status, r.location, r.body)
+	}
+	for _, page := range []string{"/directs", "/"} {
+		if body := bob.get(page).body; !strings.Contains(body, "Lunch on Thursday?") {
+			t.Errorf("bob's %s does not show ada's message", page)
+		}
+		if body := cy.get(page).body; strings.Contains(body, "Lunch on Thursday?") {
+			t.Errorf("cy's %s shows ada's message to bob", page)
+		}
+	}
+}
