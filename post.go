@@ -57,6 +57,8 @@ type Post struct {
 	// Muted is the viewer's muted word the post has, when the viewer asked to collapse such
 	// cards rather than leave them out.
 	Muted string `json:"muted,omitempty"`
+	// EditedAt is when its author last edited it (nil: never).
+	EditedAt *time.Time `json:"edited_at,omitempty"`
 }
 
 // Limits of a share.
@@ -90,6 +92,43 @@ type Prepared struct {
 	Mentions   []string // the handles the body mentions (lower-cased)
 }
 
+// Edit is an author's change to a post's text: its title, text and tags (its link stays).
+type Edit struct {
+	Title, Body string
+	Tags        []string // with the body's #tags
+	Mentions    []string // the handles the body mentions (lower-cased)
+}
+
+// PrepareEdit validates a post's text, as a share's or an edit's. Errors are user-safe.
+func PrepareEdit(title, body string, tags []string) (Edit, error) {
+	e := Edit{Title: strings.TrimSpace(title), Body: strings.TrimSpace(body)}
+	if utf8.RuneCountInString(e.Title) > TitleMaxLen {
+		return Edit{}, FieldErrorf("title", "Title must be at most %d characters long.", TitleMaxLen)
+	}
+	if utf8.RuneCountInString(e.Body) > BodyMaxLen {
+		return Edit{}, FieldErrorf("body", "Comment must be at most %d characters long.", BodyMaxLen)
+	}
+	tags, err := NormalizeTags(tags)
+	if err != nil {
+		return Edit{}, err
+	}
+	// The body's #tags tag the post too, as many as fit.
+	for _, t := range Tags(e.Body) {
+		if len(tags) < MaxTags && !slices.Contains(tags, t) {
+			tags = append(tags, t)
+		}
+	}
+	slices.Sort(tags)
+	e.Tags, e.Mentions = tags, Mentions(e.Body)
+	if e.Tags == nil {
+		e.Tags = []string{}
+	}
+	if e.Mentions == nil {
+		e.Mentions = []string{}
+	}
+	return e, nil
+}
+
 // Prepare validates a share and derives its URL fields. Errors are user-safe.
 func Prepare(p NewPost) (Prepared, error) {
 	p.Title = strings.TrimSpace(p.Title)
@@ -101,27 +140,14 @@ func Prepare(p NewPost) (Prepared, error) {
 	if message && p.Body == "" {
 		return Prepared{}, FieldErrorf("body", "A direct needs a link or a message.")
 	}
-	if utf8.RuneCountInString(p.Title) > TitleMaxLen {
-		return Prepared{}, FieldErrorf("title", "Title must be at most %d characters long.", TitleMaxLen)
-	}
-	if utf8.RuneCountInString(p.Body) > BodyMaxLen {
-		return Prepared{}, FieldErrorf("body", "Comment must be at most %d characters long.", BodyMaxLen)
-	}
 	if len(p.Links) > MaxLinks {
 		return Prepared{}, FieldErrorf("links", "A post may link at most %d URLs.", MaxLinks)
 	}
-	tags, err := NormalizeTags(p.Tags)
+	e, err := PrepareEdit(p.Title, p.Body, p.Tags)
 	if err != nil {
 		return Prepared{}, err
 	}
-	// The body's #tags tag the post too, as many as fit.
-	for _, t := range Tags(p.Body) {
-		if len(tags) < MaxTags && !slices.Contains(tags, t) {
-			tags = append(tags, t)
-		}
-	}
-	slices.Sort(tags)
-	p.Tags = tags
+	p.Title, p.Body, p.Tags = e.Title, e.Body, e.Tags
 	linked := make([]string, len(p.Links))
 	images := 0
 	for i, l := range p.Links {

@@ -38,3 +38,26 @@ f AS (
     ON CONFLICT DO NOTHING)
 SELECT (SELECT a.id FROM a)::bigint AS anchor_id, coalesce((SELECT p.id FROM p), 0)::bigint AS id,
        (SELECT count(*) FROM fs)::integer AS feeds;
+
+-- name: PostOfAuthor :one
+-- A live post as its author edits it: none for anyone else.
+SELECT id, url, title, body, tags, anchor_id FROM posts
+ WHERE id = @id AND author_id = @author_id AND deleted_at IS NULL;
+
+-- name: EditPost :one
+-- An author's edit of a post's title, text and tags (its link stays); an empty title falls
+-- back to the link, as a share's does. Its search vector follows (a generated column).
+UPDATE posts
+   SET title = CASE WHEN @title::text = '' THEN canonical_url ELSE @title::text END,
+       body = @body, tags = @tags, mentions = @mentions, edited_at = @at
+ WHERE id = @id AND author_id = @author_id AND deleted_at IS NULL
+RETURNING anchor_id;
+
+-- name: RefilterPost :exec
+-- The filter feeds (tags, mentions) follow an edited post.
+SELECT refilter_posts(ARRAY[@id::bigint]);
+
+-- name: RecordPostEdit :exec
+-- Open pages and every instance's caches hear of an edit as of a change of the post's talk:
+-- each asks again for the cards that show it.
+INSERT INTO site_changes (kind, ids, anchors) VALUES ('talk', ARRAY[@id::bigint], ARRAY[@anchor_id::bigint]);

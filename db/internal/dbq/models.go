@@ -261,6 +261,7 @@ type Post struct {
 	Search            interface{}
 	InOwnFeed         bool
 	IsDirect          bool
+	EditedAt          *time.Time
 }
 
 type PostBump struct {
@@ -298,6 +299,7 @@ type PostCard struct {
 	AuthorHandle      string
 	AuthorName        string
 	AuthorVip         bool
+	EditedAt          *time.Time
 }
 
 type PostFact struct {
