@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -178,6 +179,8 @@ func (s *Server) share(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case len(dest.DirectTo) > 0:
 		http.Redirect(w, r, "/directs", http.StatusSeeOther)
+	case !dest.OwnFeed && len(dest.Groups) > 0: // not on the sharer's page: the group's
+		http.Redirect(w, r, "/g/"+url.PathEscape(f.Values["group"][0]), http.StatusSeeOther)
 	default:
 		http.Redirect(w, r, "/u/"+u.Handle, http.StatusSeeOther)
 	}
