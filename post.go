@@ -1,6 +1,7 @@
 package tributary
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -58,6 +59,8 @@ type Post struct {
 	// Muted is the viewer's muted word the post has, when the viewer asked to collapse such
 	// cards rather than leave them out.
 	Muted string `json:"muted,omitempty"`
+	// EditedAt is when its author last edited it (nil: never).
+	EditedAt *time.Time `json:"edited_at,omitempty"`
 }
 
 // Limits of a share.
@@ -78,6 +81,9 @@ type NewPost struct {
 	Links     []Link
 	Tags      []string
 	CreatedAt time.Time
+	// Direct: the post goes as a direct, which is a message: text alone, without a link,
+	// is enough.
+	Direct bool
 }
 
 // Prepared is a NewPost checked and enriched with what the server derives from its URLs.
@@ -88,34 +94,62 @@ type Prepared struct {
 	Mentions   []string // the handles the body mentions (lower-cased)
 }
 
-// Prepare validates a share and derives its URL fields. Errors are user-safe.
-func Prepare(p NewPost) (Prepared, error) {
-	p.Title = strings.TrimSpace(p.Title)
-	p.Body = strings.TrimSpace(p.Body)
-	if strings.TrimSpace(p.URL) == "" {
-		return Prepared{}, FieldErrorf("url", "URL is required.")
+// Edit is an author's change to a post's text: its title, text and tags (its link stays).
+type Edit struct {
+	Title, Body string
+	Tags        []string // with the body's #tags
+	Mentions    []string // the handles the body mentions (lower-cased)
+}
+
+// PrepareEdit validates a post's text, as a share's or an edit's. Errors are user-safe.
+func PrepareEdit(title, body string, tags []string) (Edit, error) {
+	e := Edit{Title: strings.TrimSpace(title), Body: strings.TrimSpace(body)}
+	if utf8.RuneCountInString(e.Title) > TitleMaxLen {
+		return Edit{}, FieldErrorf("title", "Title must be at most %d characters long.", TitleMaxLen)
 	}
-	if utf8.RuneCountInString(p.Title) > TitleMaxLen {
-		return Prepared{}, FieldErrorf("title", "Title must be at most %d characters long.", TitleMaxLen)
+	if utf8.RuneCountInString(e.Body) > BodyMaxLen {
+		return Edit{}, FieldErrorf("body", "Comment must be at most %d characters long.", BodyMaxLen)
 	}
-	if utf8.RuneCountInString(p.Body) > BodyMaxLen {
-		return Prepared{}, FieldErrorf("body", "Comment must be at most %d characters long.", BodyMaxLen)
-	}
-	if len(p.Links) > MaxLinks {
-		return Prepared{}, FieldErrorf("links", "A post may link at most %d URLs.", MaxLinks)
-	}
-	tags, err := NormalizeTags(p.Tags)
+	tags, err := NormalizeTags(tags)
 	if err != nil {
-		return Prepared{}, err
+		return Edit{}, err
 	}
 	// The body's #tags tag the post too, as many as fit.
-	for _, t := range Tags(p.Body) {
+	for _, t := range Tags(e.Body) {
 		if len(tags) < MaxTags && !slices.Contains(tags, t) {
 			tags = append(tags, t)
 		}
 	}
 	slices.Sort(tags)
-	p.Tags = tags
+	e.Tags, e.Mentions = tags, Mentions(e.Body)
+	if e.Tags == nil {
+		e.Tags = []string{}
+	}
+	if e.Mentions == nil {
+		e.Mentions = []string{}
+	}
+	return e, nil
+}
+
+// Prepare validates a share and derives its URL fields. Errors are user-safe.
+func Prepare(p NewPost) (Prepared, error) {
+	p.Title = strings.TrimSpace(p.Title)
+	p.Body = strings.TrimSpace(p.Body)
+	message := strings.TrimSpace(p.URL) == ""
+	if message && !p.Direct {
+		return Prepared{}, FieldErrorf("url", "URL is required.")
+	}
+	if message && p.Body == "" {
+		return Prepared{}, FieldErrorf("body", "A direct needs a link or a message.")
+	}
+	if len(p.Links) > MaxLinks {
+		return Prepared{}, FieldErrorf("links", "A post may link at most %d URLs.", MaxLinks)
+	}
+	e, err := PrepareEdit(p.Title, p.Body, p.Tags)
+	if err != nil {
+		return Prepared{}, err
+	}
+	p.Title, p.Body, p.Tags = e.Title, e.Body, e.Tags
 	linked := make([]string, len(p.Links))
 	images := 0
 	for i, l := range p.Links {
@@ -123,6 +157,9 @@ func Prepare(p NewPost) (Prepared, error) {
 		if l.Image != "" {
 			images++
 		}
+	}
+	if message {
+		return prepareMessage(p, images), nil
 	}
 	d, err := Derive(p.URL, linked)
 	if err != nil {
@@ -133,6 +170,24 @@ func Prepare(p NewPost) (Prepared, error) {
 	}
 	p.URL = d.URL
 	return Prepared{NewPost: p, Derived: d, ImageCount: images, Mentions: Mentions(p.Body)}, nil
+}
+
+// MessagePrefix begins the item URL of a message (a direct without a link): each message is
+// an item of its own, which no shared link can name.
+const MessagePrefix = "tributary:message/"
+
+// prepareMessage prepares a direct without a link: its own item, titled by its first line.
+func prepareMessage(p NewPost, images int) Prepared {
+	p.URL = ""
+	if p.Title == "" {
+		p.Title = strings.TrimSpace(strings.SplitN(p.Body, "\n", 2)[0])
+		if r := []rune(p.Title); len(r) > 80 {
+			p.Title = string(r[:80]) + "…"
+		}
+	}
+	item := fmt.Sprintf("%s%d/%d", MessagePrefix, p.AuthorID, p.CreatedAt.UnixNano())
+	d := Derived{CanonicalURL: item, AnchorURL: item, Kind: KindWeb, AnchorKind: KindWeb, LinkHosts: []string{}}
+	return Prepared{NewPost: p, Derived: d, ImageCount: images, Mentions: Mentions(p.Body)}
 }
 
 func reason(err error) string {

@@ -26,6 +26,9 @@ type PostFacts struct {
 	Author       UserRef
 	Notability   int64 // the author's
 	Access       PostAccess
+	// ToFollowers: the post is in its author's own feed or a direct, so it reaches the
+	// author's followers' home feeds; a post only in groups does not.
+	ToFollowers bool
 }
 
 // MaxSharers is how many sharers an item's pre-rendered sharer stack keeps.
@@ -40,7 +43,7 @@ type Rollup struct {
 	Date            time.Time // newest share
 	PublicDate      time.Time // newest public share (zero when none)
 	TotalShare      int
-	SharerIDs       []int64 // sorted
+	SharerIDs       []int64 // sorted; who shared it to their followers (PostFacts.ToFollowers)
 	PublicSharerIDs []int64 // sorted
 	AnyVIPSharer    bool    // a VIP shared it publicly
 	SciScore        int
@@ -94,7 +97,7 @@ func RollupOf(posts []PostFacts) Rollup {
 		if p.Access.Public {
 			r.Access.Public = true
 			r.PublicSharerIDs = append(r.PublicSharerIDs, p.Author.ID)
-			r.AnyVIPSharer = r.AnyVIPSharer || p.Author.VIP
+			r.AnyVIPSharer = r.AnyVIPSharer || (p.Author.VIP && p.ToFollowers)
 			if p.CreatedAt.After(r.PublicDate) {
 				r.PublicDate = p.CreatedAt
 			}
@@ -104,16 +107,22 @@ func RollupOf(posts []PostFacts) Rollup {
 		owners = append(owners, p.Access.ProtectedOwners...)
 		private = append(private, p.Access.PrivateFeeds...)
 	}
-	for id := range latest {
-		r.SharerIDs = append(r.SharerIDs, id)
+	for _, p := range posts {
+		if p.ToFollowers {
+			r.SharerIDs = append(r.SharerIDs, p.Author.ID)
+		}
 	}
 	slices.Sort(r.SharerIDs)
+	r.SharerIDs = slices.Compact(r.SharerIDs)
+	if r.SharerIDs == nil {
+		r.SharerIDs = []int64{}
+	}
 	slices.Sort(r.PublicSharerIDs)
 	r.PublicSharerIDs = slices.Compact(r.PublicSharerIDs)
 	if r.PublicSharerIDs == nil {
 		r.PublicSharerIDs = []int64{}
 	}
-	r.TotalShare = len(r.SharerIDs)
+	r.TotalShare = len(latest)
 	slices.Sort(tags)
 	r.Tags = slices.Compact(tags)
 	if r.Tags == nil {

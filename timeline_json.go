@@ -112,6 +112,12 @@ func (p *Post) appendJSON(b []byte) ([]byte, error) {
 		b = appendField(b, "muted")
 		b = appendJSONString(b, p.Muted)
 	}
+	if p.EditedAt != nil {
+		b = appendField(b, "edited_at")
+		if b, err = appendJSONTime(b, *p.EditedAt); err != nil {
+			return nil, err
+		}
+	}
 	return append(b, '}'), nil
 }
 

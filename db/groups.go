@@ -82,6 +82,26 @@ func (s *Store) GroupsOf(ctx context.Context, user int64) ([]Group, error) {
 	return groupsOf(rows, err)
 }
 
+// ShareOptions is what the share form offers its user: the groups they may post to, and
+// the people who may receive their directs (their active followers).
+type ShareOptions struct {
+	Groups     []Group
+	Recipients []tributary.User
+}
+
+// ShareOptionsOf reads a user's ShareOptions.
+func (s *Store) ShareOptionsOf(ctx context.Context, user int64) (ShareOptions, error) {
+	groups, err := s.GroupsOf(ctx, user)
+	if err != nil {
+		return ShareOptions{}, err
+	}
+	followers, err := s.Followers(ctx, user)
+	if err != nil {
+		return ShareOptions{}, err
+	}
+	return ShareOptions{Groups: groups, Recipients: followers}, nil
+}
+
 func groupsOf(rows []dbq.Feed, err error) ([]Group, error) {
 	if err != nil {
 		return nil, fmt.Errorf("db: groups: %w", err)

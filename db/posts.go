@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"tributary"
 	"tributary/db/internal/dbq"
@@ -21,8 +22,49 @@ func postOf(r dbq.PostCard) (tributary.Post, error) {
 		ID: r.ID, AnchorID: r.AnchorID, URL: r.Url, Title: r.Title, Body: r.Body,
 		CanonicalURL: r.CanonicalUrl, AnchorURL: r.AnchorUrl, Kind: tributary.Kind(r.Kind), Host: r.Host,
 		Links: links, ImageCount: int(r.ImageCount), Tags: r.Tags, CreatedAt: r.CreatedAt,
-		Author: tributary.UserRef{ID: r.AuthorID, Handle: r.AuthorHandle, Name: r.AuthorName, VIP: r.AuthorVip},
+		Author:   tributary.UserRef{ID: r.AuthorID, Handle: r.AuthorHandle, Name: r.AuthorName, VIP: r.AuthorVip},
+		EditedAt: r.EditedAt,
 	}, nil
+}
+
+// PostToEdit is a post as its author edits it.
+type PostToEdit struct {
+	ID    int64
+	URL   string
+	Title string
+	Body  string
+	Tags  []string
+}
+
+// PostOfAuthor reads a live post for its author to edit. Returns ENOTFOUND when there is
+// none, or it is someone else's.
+func (s *Store) PostOfAuthor(ctx context.Context, author, postID int64) (PostToEdit, error) {
+	r, err := s.q.PostOfAuthor(ctx, dbq.PostOfAuthorParams{ID: postID, AuthorID: author})
+	if err != nil {
+		return PostToEdit{}, notFound(err, "No such post.")
+	}
+	return PostToEdit{ID: r.ID, URL: r.Url, Title: r.Title, Body: r.Body, Tags: r.Tags}, nil
+}
+
+// EditPost changes an author's post's title, text and tags, in one transaction with what
+// follows them: its filter feeds (tags, mentions), its item's snapshot row, and a change
+// record that open pages and every instance's caches hear of. Returns ENOTFOUND when the
+// post is gone or someone else's.
+func (s *Store) EditPost(ctx context.Context, author, postID int64, e tributary.Edit, now time.Time) error {
+	return s.inPipedTx(ctx, func(tx *pipedTx, q *dbq.Queries) error {
+		anchor, err := q.EditPost(ctx, dbq.EditPostParams{ID: postID, AuthorID: author, Title: e.Title, Body: e.Body,
+			Tags: e.Tags, Mentions: e.Mentions, At: &now})
+		if err != nil {
+			return notFound(err, "No such post.")
+		}
+		if err := q.RefilterPost(ctx, postID); err != nil {
+			return fmt.Errorf("db: refilter post: %w", err)
+		}
+		if err := q.RecordPostEdit(ctx, dbq.RecordPostEditParams{ID: postID, AnchorID: anchor}); err != nil {
+			return fmt.Errorf("db: record edit: %w", err)
+		}
+		return s.redoAnchors(ctx, tx, q, []int64{anchor}, now)
+	})
 }
 
 // ItemPosts returns every share of an item (anchor) that the viewer may read, oldest first,

@@ -83,7 +83,7 @@ func postFacts(r dbq.PostFact) (tributary.PostFacts, error) {
 		ID: r.ID, AnchorID: r.AnchorID, AnchorURL: r.AnchorUrl, AnchorKind: tributary.Kind(r.AnchorKind),
 		URL: r.Url, CanonicalURL: r.CanonicalUrl, Title: r.Title, Body: r.Body, Host: r.Host, Links: links,
 		ImageCount: int(r.ImageCount), URLCount: int(r.UrlCount), SciScore: int(r.SciScore), Tags: r.Tags,
-		CreatedAt: r.CreatedAt, Notability: r.Notability,
+		CreatedAt: r.CreatedAt, Notability: r.Notability, ToFollowers: r.ToFollowers.Bool,
 		Author: tributary.UserRef{ID: r.AuthorID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip},
 		Access: tributary.PostAccess{Public: r.IsPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds},
 	}, nil

@@ -198,6 +198,9 @@ type Destination struct {
 // refresh, and never in the posts without its snapshot row. To one's own feed alone, the
 // transaction is three round trips (pipedTx).
 func (s *Store) Share(ctx context.Context, p tributary.Prepared, d Destination) (int64, error) {
+	if p.NewPost.URL == "" && (d.OwnFeed || len(d.Groups) > 0 || len(d.DirectTo) == 0) {
+		return 0, tributary.FieldErrorf("url", "URL is required: only a direct may be a message without a link.")
+	}
 	var id int64
 	err := s.inPipedTx(ctx, func(tx *pipedTx, q *dbq.Queries) error {
 		feeds, err := destinationFeeds(ctx, q, p.AuthorID, d)

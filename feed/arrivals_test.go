@@ -89,7 +89,8 @@ func TestRecentArrivalsAgreeWithArrivedAnchors(t *testing.T) {
 			}
 		}
 	}
-	if nonEmpty < checked/5 {
+	// A sixth at least: the worlds' group-only posts arrive in no home by their sharing.
+	if nonEmpty < checked/6 {
 		t.Fatalf("only %d of %d intervals had arrivals: the worlds test little", nonEmpty, checked)
 	}
 	t.Logf("%d intervals (%d with arrivals) listed alike", checked, nonEmpty)

@@ -115,7 +115,7 @@ func (am *activityModel) arrivals(viewer int64, from, to time.Time, withActivity
 	fl := am.followed(viewer)
 	out := map[int64]wantArrival{}
 	for _, p := range am.posts {
-		if fl[p.author] && in(p.at) && am.readable(viewer, p) {
+		if fl[p.author] && p.toFollowers() && in(p.at) && am.readable(viewer, p) {
 			out[p.anchor] = wantArrival{anchor: p.anchor, shared: true}
 		}
 	}
@@ -135,7 +135,7 @@ func (am *activityModel) arrivals(viewer int64, from, to time.Time, withActivity
 	}
 	for a, w := range out {
 		if w.shared || slices.ContainsFunc(am.posts, func(p modelPost) bool {
-			return p.anchor == a && fl[p.author] && am.readable(viewer, p)
+			return p.anchor == a && fl[p.author] && p.toFollowers() && am.readable(viewer, p)
 		}) {
 			continue
 		}

@@ -19,7 +19,7 @@ import (
 func (m *model) itemsSharedBy(viewer int64, who map[int64]bool) []int64 {
 	var out []int64
 	for _, p := range m.posts {
-		if who[p.author] && m.readable(viewer, p) && !slices.Contains(out, p.anchor) {
+		if who[p.author] && p.toFollowers() && m.readable(viewer, p) && !slices.Contains(out, p.anchor) {
 			out = append(out, p.anchor)
 		}
 	}

@@ -115,12 +115,16 @@ func (m *model) followed(viewer int64) map[int64]bool {
 	return f
 }
 
-// feedItems: anchors with a readable post by the followed set.
+// toFollowers: the post reaches its author's followers' home feeds, being in the author's
+// own feed or a direct; a post only in groups does not (the destination rule).
+func (p modelPost) toFollowers() bool { return p.own || len(p.direct) > 0 }
+
+// feedItems: anchors with a readable post by the followed set that reaches followers.
 func (m *model) feedItems(viewer int64) []int64 {
 	fl := m.followed(viewer)
 	var out []int64
 	for _, p := range m.posts {
-		if fl[p.author] && m.readable(viewer, p) && !slices.Contains(out, p.anchor) {
+		if fl[p.author] && p.toFollowers() && m.readable(viewer, p) && !slices.Contains(out, p.anchor) {
 			out = append(out, p.anchor)
 		}
 	}

@@ -285,8 +285,8 @@ func walkChrono(t *testing.T, ctx context.Context, s *feed.Service, v *tributary
 func (o *viewerCase) chronoWant(c feed.Chrono) []int64 {
 	return o.m.postsWhere(o.id, func(p modelPost) bool {
 		switch {
-		case c.Author != 0:
-			return p.author == c.Author
+		case c.Author != 0: // the author's page lists their own feed
+			return p.author == c.Author && p.own
 		case c.Feed != 0:
 			return slices.Contains(p.groups, c.Feed)
 		}

@@ -44,6 +44,7 @@ CREATE FUNCTION link_cards_new_posts() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO link_cards AS c (anchor_id, url)
     SELECT DISTINCT n.anchor_id, n.anchor_url FROM new_posts n
+     WHERE n.anchor_url ~ '^https?://' -- a message (a direct with no link) has no page
     ON CONFLICT (anchor_id) DO UPDATE SET due = true, next_at = now()
      WHERE NOT c.due AND c.fetched_at < now() - interval '14 days';
     RETURN NULL;

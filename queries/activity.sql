@@ -38,7 +38,7 @@ items AS (
        AND NOT EXISTS (
             SELECT 1 FROM posts q
              WHERE q.anchor_id = p.anchor_id AND q.created_at > @from_at::timestamptz AND q.created_at <= @to_at::timestamptz
-               AND q.deleted_at IS NULL
+               AND q.deleted_at IS NULL AND (q.in_own_feed OR q.is_direct)
                AND CASE WHEN @by_follows::boolean
                         THEN q.author_id = @viewer_id::bigint OR EXISTS (
                              SELECT 1 FROM follows f2 WHERE f2.follower_id = @viewer_id::bigint AND f2.followed_id = q.author_id

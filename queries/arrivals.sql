@@ -16,7 +16,7 @@ SELECT p.anchor_id, p.created_at AS arrival
  WHERE ((NOT v.by_follows AND p.author_id = ANY(v.followed))
         OR (v.by_follows AND (p.author_id = v.viewer_id OR p.author_id IN (
             SELECT f.followed_id FROM follows f WHERE f.follower_id = v.viewer_id AND f.state = 'active'))))
-   AND p.deleted_at IS NULL
+   AND p.deleted_at IS NULL AND (p.in_own_feed OR p.is_direct)
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
    AND p.created_at > v.from_at AND p.created_at <= v.to_at
    AND (p.created_at, p.anchor_id) < (@pos_at::timestamptz, @pos_id::bigint)
@@ -28,7 +28,7 @@ SELECT p.anchor_id, p.created_at AS arrival
          WHERE q.anchor_id = p.anchor_id
            AND q.created_at >= p.created_at AND q.created_at <= v.to_at
            AND (q.created_at, q.id) > (p.created_at, p.id)
-           AND q.deleted_at IS NULL
+           AND q.deleted_at IS NULL AND (q.in_own_feed OR q.is_direct)
            AND ((NOT v.by_follows AND q.author_id = ANY(v.followed))
                 OR (v.by_follows AND (q.author_id = v.viewer_id OR EXISTS (
                     SELECT 1 FROM follows f WHERE f.follower_id = v.viewer_id AND f.followed_id = q.author_id
@@ -51,7 +51,7 @@ SELECT p.anchor_id, p.created_at AS arrival
 -- 0.1 ms for the few posts of a short return).
 WITH recent AS MATERIALIZED (
     SELECT p.id, p.anchor_id, p.author_id, p.created_at, p.anchor_kind, p.tags,
-           p.is_public, p.protected_owner_ids, p.private_feed_ids
+           p.is_public, p.protected_owner_ids, p.private_feed_ids, p.in_own_feed OR p.is_direct AS to_followers
       FROM posts p
      WHERE p.created_at > @from_at::timestamptz AND p.created_at <= @to_at::timestamptz
        AND p.deleted_at IS NULL
@@ -60,7 +60,7 @@ WITH recent AS MATERIALIZED (
 arrived AS (
     SELECT DISTINCT ON (r.anchor_id) r.anchor_id, r.created_at AS arrival, r.anchor_kind
       FROM recent r
-     WHERE CASE WHEN @by_follows::boolean
+     WHERE r.to_followers AND CASE WHEN @by_follows::boolean
                 THEN r.author_id = @viewer_id::bigint OR EXISTS (
                      SELECT 1 FROM follows f WHERE f.follower_id = @viewer_id::bigint AND f.followed_id = r.author_id
                         AND f.state = 'active')

@@ -1,6 +1,6 @@
 -- name: ChronoArrivals :many
 -- A chronological feed's posts that arrived in (from, to], as the viewer may read them,
--- newest arrival first after a position: a user's posts (author_id), a group's (feed_id) or
+-- newest arrival first after a position: a user's own feed (author_id), a group's (feed_id) or
 -- the viewer's directs (directs). A post arrives when it is made and again when a comment
 -- bumps it; it is listed at its last arrival up to `to`, so a bump after `to` leaves the
 -- interval as it was. The scope not asked for is folded away when planned (each run is
@@ -13,7 +13,7 @@ WITH v AS (SELECT @author_id::bigint AS author_id, @feed_id::bigint AS feed_id, 
 scope AS NOT MATERIALIZED (
     SELECT p.id, p.bumped_at, p.created_at
       FROM posts p, v
-     WHERE (v.author_id = 0 OR p.author_id = v.author_id)
+     WHERE (v.author_id = 0 OR (p.author_id = v.author_id AND p.in_own_feed))
        AND (v.feed_id = 0 OR p.id IN (SELECT fp.post_id FROM feed_posts fp WHERE fp.feed_id = v.feed_id))
        AND (NOT v.directs OR p.id IN (SELECT fp.post_id FROM feed_posts fp
                                         JOIN feeds f ON f.id = fp.feed_id AND f.kind = 'directs'

@@ -37,7 +37,7 @@ WITH candidates AS (
     SELECT p.anchor_id, p.author_id
       FROM posts p
      WHERE p.author_id = ANY(@followed::bigint[])
-       AND p.deleted_at IS NULL
+       AND p.deleted_at IS NULL AND (p.in_own_feed OR p.is_direct)
        AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
        AND p.created_at >= @since AND p.created_at < @until
        AND (@kind::text = '' OR p.anchor_kind = @kind::text)

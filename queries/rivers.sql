@@ -38,7 +38,7 @@ arrived AS (
     SELECT DISTINCT ON (p.anchor_id) p.anchor_id, p.created_at AS arrival, p.anchor_kind
       FROM candidates c
       JOIN posts p ON p.id = c.id
-     WHERE p.deleted_at IS NULL
+     WHERE p.deleted_at IS NULL AND (p.in_own_feed OR p.is_direct)
        AND (p.author_id = @viewer_id::bigint OR EXISTS (
             SELECT 1 FROM follows f WHERE f.follower_id = @viewer_id::bigint AND f.followed_id = p.author_id
                AND f.state = 'active'))

@@ -52,6 +52,15 @@ type Form struct {
 	Errors FieldErrors
 }
 
+// shareToOwn: the share form's "My feed" is ticked unless a submitted form left it
+// unticked (or a link asked for own=0).
+func shareToOwn(f Form) bool {
+	if f.Get("dest") != "" {
+		return f.Get("own") == "1"
+	}
+	return f.Get("own") != "0"
+}
+
 // Get returns a submitted value.
 func (f Form) Get(key string) string {
 	if f.Values == nil {

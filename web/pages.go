@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -140,12 +141,12 @@ func (s *Server) shareForm(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) renderShare(w http.ResponseWriter, r *http.Request, status int, f views.Form) {
-	groups, err := s.store.GroupsOf(r.Context(), currentUser(r.Context()).ID)
+	opts, err := s.store.ShareOptionsOf(r.Context(), currentUser(r.Context()).ID)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.render(w, r, status, views.SharePage(s.page(r, "Share a link"), f, groups))
+	s.render(w, r, status, views.SharePage(s.page(r, "Share a link"), f, opts))
 }
 
 func (s *Server) share(w http.ResponseWriter, r *http.Request) {
@@ -155,7 +156,8 @@ func (s *Server) share(w http.ResponseWriter, r *http.Request) {
 	}
 	f := parseForm(r)
 	p, err := tributary.Prepare(tributary.NewPost{AuthorID: u.ID, URL: f.Get("url"), Title: f.Get("title"),
-		Body: f.Get("body"), Tags: tributary.ParseTags(f.Get("tags")), CreatedAt: s.now()})
+		Body: f.Get("body"), Tags: tributary.ParseTags(f.Get("tags")), CreatedAt: s.now(),
+		Direct: strings.TrimSpace(f.Get("direct")) != ""})
 	var dest db.Destination
 	if err == nil {
 		dest, err = s.store.ResolveDestination(r.Context(), f.Get("own") == "1" || !r.PostForm.Has("dest") && f.Get("direct") == "",
@@ -177,6 +179,8 @@ func (s *Server) share(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case len(dest.DirectTo) > 0:
 		http.Redirect(w, r, "/directs", http.StatusSeeOther)
+	case !dest.OwnFeed && len(dest.Groups) > 0: // not on the sharer's page: the group's
+		http.Redirect(w, r, "/g/"+url.PathEscape(f.Values["group"][0]), http.StatusSeeOther)
 	default:
 		http.Redirect(w, r, "/u/"+u.Handle, http.StatusSeeOther)
 	}

@@ -39,6 +39,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /u/{handle}/ban", s.requireUser(s.ban))
 	mux.HandleFunc("POST /u/{handle}/unban", s.requireUser(s.unban))
 	mux.HandleFunc("POST /posts/{id}/delete", s.requireUser(s.deletePost))
+	mux.HandleFunc("GET /posts/{id}/edit", s.requireUser(s.editPostForm))
+	mux.HandleFunc("POST /posts/{id}/edit", s.requireUser(s.editPost))
 	mux.HandleFunc("GET /p/{id}", s.postPage)
 	mux.HandleFunc("GET /i/{id}", s.itemPage)
 	mux.HandleFunc("POST /p/{id}/like", s.requireUser(s.like))

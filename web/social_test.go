@@ -49,8 +49,12 @@ func TestGroupsFlow(t *testing.T) {
 	if strings.Contains(outsider.get("/g/lab").body, "Lab notes") || strings.Contains(a.client().get("/g/lab").body, "Lab notes") {
 		t.Fatal("a private group's post shows to a non-member")
 	}
-	if !strings.Contains(member.get("/u/member").body, "Lab notes") || strings.Contains(outsider.get("/u/member").body, "Lab notes") {
-		t.Fatal("a private group's post on its author's page: want it shown to the member, hidden from outsiders")
+	if r.location != "/g/lab" {
+		t.Errorf("a share to a group alone goes to %q, want the group's page", r.location)
+	}
+	// The author's page lists the author's own feed: a post only in a group is not on it.
+	if strings.Contains(member.get("/u/member").body, "Lab notes") || strings.Contains(outsider.get("/u/member").body, "Lab notes") {
+		t.Fatal("a group-only post is on its author's page")
 	}
 	// Opening the group to the public shows the post to everyone, at once.
 	admin.post("/g/lab/access", url.Values{"access": {"public"}})

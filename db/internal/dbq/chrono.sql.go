@@ -31,7 +31,7 @@ WITH v AS (SELECT $2::bigint AS author_id, $3::bigint AS feed_id, $4::boolean AS
 scope AS NOT MATERIALIZED (
     SELECT p.id, p.bumped_at, p.created_at
       FROM posts p, v
-     WHERE (v.author_id = 0 OR p.author_id = v.author_id)
+     WHERE (v.author_id = 0 OR (p.author_id = v.author_id AND p.in_own_feed))
        AND (v.feed_id = 0 OR p.id IN (SELECT fp.post_id FROM feed_posts fp WHERE fp.feed_id = v.feed_id))
        AND (NOT v.directs OR p.id IN (SELECT fp.post_id FROM feed_posts fp
                                         JOIN feeds f ON f.id = fp.feed_id AND f.kind = 'directs'
@@ -81,7 +81,7 @@ type ChronoArrivalsRow struct {
 }
 
 // A chronological feed's posts that arrived in (from, to], as the viewer may read them,
-// newest arrival first after a position: a user's posts (author_id), a group's (feed_id) or
+// newest arrival first after a position: a user's own feed (author_id), a group's (feed_id) or
 // the viewer's directs (directs). A post arrives when it is made and again when a comment
 // bumps it; it is listed at its last arrival up to `to`, so a bump after `to` leaves the
 // interval as it was. The scope not asked for is folded away when planned (each run is
@@ -120,7 +120,7 @@ func (q *Queries) ChronoArrivals(ctx context.Context, arg ChronoArrivalsParams) 
 }
 
 const filterArrivalPosts = `-- name: FilterArrivalPosts :many
-SELECT a.arrival::timestamptz AS arrival, p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, t.likes::integer AS likes, t.comments::integer AS comments,
+SELECT a.arrival::timestamptz AS arrival, p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, t.likes::integer AS likes, t.comments::integer AS comments,
        t.liked::boolean AS liked, t.likers::json AS likers
   FROM filter_arrivals($1::text, $2::timestamptz, $3::timestamptz, $4::timestamptz, $5::bigint,
                        $6::bigint, $7::bigint[], $8::bigint[], $9::bigint[], $10::int) AS a (post_id, arrival)
@@ -204,6 +204,7 @@ func (q *Queries) FilterArrivalPosts(ctx context.Context, arg FilterArrivalPosts
 			&i.PostCard.AuthorHandle,
 			&i.PostCard.AuthorName,
 			&i.PostCard.AuthorVip,
+			&i.PostCard.EditedAt,
 			&i.Likes,
 			&i.Comments,
 			&i.Liked,

@@ -15,7 +15,7 @@ WITH candidates AS (
     SELECT p.anchor_id, p.author_id
       FROM posts p
      WHERE p.author_id = ANY($1::bigint[])
-       AND p.deleted_at IS NULL
+       AND p.deleted_at IS NULL AND (p.in_own_feed OR p.is_direct)
        AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
        AND p.created_at >= $5 AND p.created_at < $6
        AND ($7::text = '' OR p.anchor_kind = $7::text)

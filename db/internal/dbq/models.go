@@ -295,6 +295,9 @@ type Post struct {
 	BumpedAt          time.Time
 	Mentions          []string
 	Search            interface{}
+	InOwnFeed         bool
+	IsDirect          bool
+	EditedAt          *time.Time
 }
 
 type PostBump struct {
@@ -332,6 +335,7 @@ type PostCard struct {
 	AuthorHandle      string
 	AuthorName        string
 	AuthorVip         bool
+	EditedAt          *time.Time
 }
 
 type PostFact struct {
@@ -359,6 +363,7 @@ type PostFact struct {
 	ProtectedOwnerIds []int64
 	PrivateFeedIds    []int64
 	DeletedAt         *time.Time
+	ToFollowers       pgtype.Bool
 }
 
 type RateLimit struct {

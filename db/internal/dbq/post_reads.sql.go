@@ -55,7 +55,7 @@ func (q *Queries) LivePosts(ctx context.Context, ids []int64) ([]LivePostsRow, e
 }
 
 const postPage = `-- name: PostPage :one
-SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers,
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers,
        coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name, u.vip) ORDER BY k.created_at DESC, u.id)
                    FROM (SELECT l.user_id, l.created_at FROM likes l
                           WHERE l.post_id = p.id AND NOT l.user_id = ANY($1::bigint[])
@@ -125,6 +125,7 @@ func (q *Queries) PostPage(ctx context.Context, arg PostPageParams) (PostPageRow
 		&i.PostCard.AuthorHandle,
 		&i.PostCard.AuthorName,
 		&i.PostCard.AuthorVip,
+		&i.PostCard.EditedAt,
 		&i.Likes,
 		&i.Comments,
 		&i.Liked,
@@ -203,7 +204,7 @@ func (q *Queries) PostThread(ctx context.Context, arg PostThreadParams) ([]PostT
 }
 
 const readablePostsByID = `-- name: ReadablePostsByID :many
-SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers
   FROM post_cards p, post_talk(p.id, p.like_count, p.comment_count, $1::bigint, $2::bigint[]) AS t (likes, comments, liked, likers)
  WHERE p.id = ANY($3::bigint[]) AND p.deleted_at IS NULL
    AND ($4::text = '' OR EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = $4::text AND f.post_id = p.id OFFSET 0))
@@ -276,6 +277,7 @@ func (q *Queries) ReadablePostsByID(ctx context.Context, arg ReadablePostsByIDPa
 			&i.PostCard.AuthorHandle,
 			&i.PostCard.AuthorName,
 			&i.PostCard.AuthorVip,
+			&i.PostCard.EditedAt,
 			&i.Likes,
 			&i.Comments,
 			&i.Liked,
@@ -293,7 +295,7 @@ func (q *Queries) ReadablePostsByID(ctx context.Context, arg ReadablePostsByIDPa
 
 const readablePostsOfAnchor = `-- name: ReadablePostsOfAnchor :many
 
-SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers
   FROM post_cards p, post_talk(p.id, p.like_count, p.comment_count, $1::bigint, $2::bigint[]) AS t (likes, comments, liked, likers)
  WHERE p.anchor_id = $3 AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, $2::bigint[], $4::bigint[])
@@ -363,6 +365,7 @@ func (q *Queries) ReadablePostsOfAnchor(ctx context.Context, arg ReadablePostsOf
 			&i.PostCard.AuthorHandle,
 			&i.PostCard.AuthorName,
 			&i.PostCard.AuthorVip,
+			&i.PostCard.EditedAt,
 			&i.Likes,
 			&i.Comments,
 			&i.Liked,

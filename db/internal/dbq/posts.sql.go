@@ -10,27 +10,63 @@ import (
 	"time"
 )
 
+const editPost = `-- name: EditPost :one
+UPDATE posts
+   SET title = CASE WHEN $1::text = '' THEN canonical_url ELSE $1::text END,
+       body = $2, tags = $3, mentions = $4, edited_at = $5
+ WHERE id = $6 AND author_id = $7 AND deleted_at IS NULL
+RETURNING anchor_id
+`
+
+type EditPostParams struct {
+	Title    string
+	Body     string
+	Tags     []string
+	Mentions []string
+	At       *time.Time
+	ID       int64
+	AuthorID int64
+}
+
+// An author's edit of a post's title, text and tags (its link stays); an empty title falls
+// back to the link, as a share's does. Its search vector follows (a generated column).
+func (q *Queries) EditPost(ctx context.Context, arg EditPostParams) (int64, error) {
+	row := q.db.QueryRow(ctx, editPost,
+		arg.Title,
+		arg.Body,
+		arg.Tags,
+		arg.Mentions,
+		arg.At,
+		arg.ID,
+		arg.AuthorID,
+	)
+	var anchor_id int64
+	err := row.Scan(&anchor_id)
+	return anchor_id, err
+}
+
 const insertPost = `-- name: InsertPost :one
 WITH a AS (
     INSERT INTO anchors (url, kind) VALUES ($1, $2)
     ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
     RETURNING id),
 fs AS (
-    SELECT f.id, f.owner_id, f.access FROM feeds f
+    SELECT f.id, f.owner_id, f.access, f.kind FROM feeds f
      WHERE f.id = ANY($3::bigint[]) OR (f.owner_id = $4::bigint AND f.kind = 'posts' AND f.name = '')
        FOR SHARE),
 acc AS (
     SELECT coalesce(bool_or(fs.access = 'public'), false) AS pub,
            coalesce(array_agg(DISTINCT fs.owner_id) FILTER (WHERE fs.access = 'protected'), '{}')::bigint[] AS prot,
-           coalesce(array_agg(DISTINCT fs.id) FILTER (WHERE fs.access = 'private'), '{}')::bigint[] AS priv
+           coalesce(array_agg(DISTINCT fs.id) FILTER (WHERE fs.access = 'private'), '{}')::bigint[] AS priv,
+           coalesce(bool_or(fs.kind = 'directs'), false) AS direct
       FROM fs),
 p AS (
     INSERT INTO posts (author_id, anchor_id, url, title, body, canonical_url, anchor_url, kind, anchor_kind, host,
                        link_hosts, linked_urls, image_count, url_count, sci_score, tags, mentions, created_at, bumped_at,
-                       is_public, protected_owner_ids, private_feed_ids)
+                       is_public, protected_owner_ids, private_feed_ids, in_own_feed, is_direct)
     SELECT $5, a.id, $6, $7, $8, $9, $1, $10, $2, $11,
            $12, $13, $14, $15, $16, $17, $18, $19, $19,
-           acc.pub, acc.prot, acc.priv
+           acc.pub, acc.prot, acc.priv, $4::bigint <> 0, acc.direct
       FROM a, acc
     ON CONFLICT (author_id, canonical_url, created_at) DO NOTHING
     RETURNING id),
@@ -103,6 +139,40 @@ func (q *Queries) InsertPost(ctx context.Context, arg InsertPostParams) (InsertP
 	return i, err
 }
 
+const postOfAuthor = `-- name: PostOfAuthor :one
+SELECT id, url, title, body, tags, anchor_id FROM posts
+ WHERE id = $1 AND author_id = $2 AND deleted_at IS NULL
+`
+
+type PostOfAuthorParams struct {
+	ID       int64
+	AuthorID int64
+}
+
+type PostOfAuthorRow struct {
+	ID       int64
+	Url      string
+	Title    string
+	Body     string
+	Tags     []string
+	AnchorID int64
+}
+
+// A live post as its author edits it: none for anyone else.
+func (q *Queries) PostOfAuthor(ctx context.Context, arg PostOfAuthorParams) (PostOfAuthorRow, error) {
+	row := q.db.QueryRow(ctx, postOfAuthor, arg.ID, arg.AuthorID)
+	var i PostOfAuthorRow
+	err := row.Scan(
+		&i.ID,
+		&i.Url,
+		&i.Title,
+		&i.Body,
+		&i.Tags,
+		&i.AnchorID,
+	)
+	return i, err
+}
+
 const postsFeedOf = `-- name: PostsFeedOf :one
 SELECT id FROM feeds WHERE owner_id = $1 AND kind = 'posts' AND name = ''
 `
@@ -112,4 +182,30 @@ func (q *Queries) PostsFeedOf(ctx context.Context, ownerID int64) (int64, error)
 	var id int64
 	err := row.Scan(&id)
 	return id, err
+}
+
+const recordPostEdit = `-- name: RecordPostEdit :exec
+INSERT INTO site_changes (kind, ids, anchors) VALUES ('talk', ARRAY[$1::bigint], ARRAY[$2::bigint])
+`
+
+type RecordPostEditParams struct {
+	ID       int64
+	AnchorID int64
+}
+
+// Open pages and every instance's caches hear of an edit as of a change of the post's talk:
+// each asks again for the cards that show it.
+func (q *Queries) RecordPostEdit(ctx context.Context, arg RecordPostEditParams) error {
+	_, err := q.db.Exec(ctx, recordPostEdit, arg.ID, arg.AnchorID)
+	return err
+}
+
+const refilterPost = `-- name: RefilterPost :exec
+SELECT refilter_posts(ARRAY[$1::bigint])
+`
+
+// The filter feeds (tags, mentions) follow an edited post.
+func (q *Queries) RefilterPost(ctx context.Context, id int64) error {
+	_, err := q.db.Exec(ctx, refilterPost, id)
+	return err
 }
