@@ -11,7 +11,8 @@ import (
 type Sharer struct {
 	UserRef
 	At       time.Time `json:"at"`
-	Followed bool      `json:"followed,omitempty"` // the viewer follows them
+	Followed bool      `json:"followed,omitempty"` // the viewer follows them (never the viewer)
+	Self     bool      `json:"self,omitempty"`     // the viewer
 	Public   bool      `json:"-"`                  // this sharer's share is public
 }
 

@@ -166,6 +166,9 @@ func (it *Item) appendJSON(b []byte) ([]byte, error) {
 			if s.Followed {
 				b = append(b, `,"followed":true`...)
 			}
+			if s.Self {
+				b = append(b, `,"self":true`...)
+			}
 			b = append(b, '}')
 		}
 		b = append(b, ']')
