@@ -44,6 +44,8 @@ type Item struct {
 	Muted string `json:"muted,omitempty"`
 	// Activity is why an item nobody the viewer follows shared is in their home feed.
 	Activity *Activity `json:"activity,omitempty"`
+	// Audience is who can see an item none of whose shares the viewer reads is public.
+	Audience *Audience `json:"-"`
 	// Inputs kept for re-scoring and access checks; not part of the API.
 	SharerIDs []int64 `json:"-"`
 }

@@ -26,6 +26,7 @@ type PostFacts struct {
 	Author       UserRef
 	Notability   int64 // the author's
 	Access       PostAccess
+	Feeds        []AudienceFeed // its group and directs feeds, when read for its audience
 }
 
 // MaxSharers is how many sharers an item's pre-rendered sharer stack keeps.
@@ -50,6 +51,9 @@ type Rollup struct {
 	// Access of the whole anchor: readable by V iff some post is.
 	AllPublic bool
 	Access    PostAccess // the union over the posts
+	// Feeds are the group and directs feeds of its posts that are not public, as read
+	// (PostFacts.Feeds): an item with no public share says who can see it.
+	Feeds []AudienceFeed
 }
 
 // richer orders posts for the representative pick: most preview images, then most linked
@@ -100,6 +104,11 @@ func RollupOf(posts []PostFacts) Rollup {
 			}
 		} else {
 			r.AllPublic = false
+		}
+		for _, f := range p.Feeds {
+			if !slices.ContainsFunc(r.Feeds, func(g AudienceFeed) bool { return g.ID == f.ID }) {
+				r.Feeds = append(r.Feeds, f)
+			}
 		}
 		owners = append(owners, p.Access.ProtectedOwners...)
 		private = append(private, p.Access.PrivateFeeds...)

@@ -235,6 +235,15 @@ func sharersText(it tributary.Item) (first tributary.UserRef, rest string) {
 	}
 }
 
+// sharersCount says how many people shared an item: "1 person", "528 people" (a card's
+// "Ada and 527 others").
+func sharersCount(n int) string {
+	if n == 1 {
+		return "shared by 1 person"
+	}
+	return fmt.Sprintf("shared by %d people", n)
+}
+
 // selfText says that the viewer shared an item, first among its sharers: "You shared this",
 // "You and 3 others shared this".
 func selfText(it tributary.Item) string {

@@ -132,7 +132,7 @@ func (q *Queries) ChronoArrivals(ctx context.Context, arg ChronoArrivalsParams) 
 
 const filterArrivalPosts = `-- name: FilterArrivalPosts :many
 SELECT a.arrival::timestamptz AS arrival, p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, t.likes::integer AS likes, t.comments::integer AS comments,
-       t.liked::boolean AS liked, t.likers::json AS likers
+       t.liked::boolean AS liked, t.likers::json AS likers, post_audience(p.id, p.author_id)::json AS audience
   FROM filter_arrivals($1::text, $2::timestamptz, $3::timestamptz, $4::timestamptz, $5::bigint,
                        $6::bigint, $7::bigint[], $8::bigint[], $9::bigint[], $10::int) AS a (post_id, arrival)
   JOIN post_cards p ON p.id = a.post_id,
@@ -160,6 +160,7 @@ type FilterArrivalPostsRow struct {
 	Comments int32
 	Liked    bool
 	Likers   []byte
+	Audience []byte
 }
 
 // FilterArrivals with each post as the viewer may read it and what its card shows of its
@@ -219,6 +220,7 @@ func (q *Queries) FilterArrivalPosts(ctx context.Context, arg FilterArrivalPosts
 			&i.Comments,
 			&i.Liked,
 			&i.Likers,
+			&i.Audience,
 		); err != nil {
 			return nil, err
 		}
