@@ -54,3 +54,63 @@ func TestItemCardSaysWhoSharedWhen(t *testing.T) {
 		}
 	}
 }
+
+// TestCardsSayTheirAudience: post and item cards say who can see them, links to the group
+// and the recipients, and a lock when they are not public; public ones say nothing.
+func TestCardsSayTheirAudience(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	direct := &tributary.Audience{To: []string{"ada", "bob"}, Restricted: true}
+	group := &tributary.Audience{Groups: []tributary.GroupRef{{Name: "tour", Title: "Tour Readers"}}, Restricted: true}
+	post := func(a *tributary.Audience) string {
+		var b strings.Builder
+		p := tributary.Post{ID: 1, URL: "https://example.com/p", Title: "A post", CreatedAt: now, Audience: a}
+		if err := PostCard(p, now, false, nil).Render(t.Context(), &b); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(strings.Fields(b.String()), " ") // as a browser shows it
+	}
+	item := func(a *tributary.Audience) string {
+		html := renderCard(t, tributary.Item{ID: 1, URL: "https://example.com/p", Title: "An item", Date: now, Audience: a}, now)
+		return strings.Join(strings.Fields(html), " ")
+	}
+	for _, render := range []func(*tributary.Audience) string{post, item} {
+		html := render(direct)
+		for _, w := range []string{`data-testid="audience-lock"`, `to <a href="/u/ada">@ada</a>, <a href="/u/bob">@bob</a>`} {
+			if !strings.Contains(html, w) {
+				t.Errorf("a direct's card lacks %q:\n%s", w, html)
+			}
+		}
+		html = render(group)
+		for _, w := range []string{`data-testid="audience-lock"`, `in <a href="/g/tour">Tour Readers</a>`} {
+			if !strings.Contains(html, w) {
+				t.Errorf("a group post's card lacks %q:\n%s", w, html)
+			}
+		}
+		if html := render(nil); strings.Contains(html, "audience") {
+			t.Errorf("a public card says who can see it:\n%s", html)
+		}
+	}
+}
+
+// TestItemPageSaysItsCounts: an item page counts its sharers as its card does and its
+// shares, and when it lists fewer shares than there are, says which and links the rest.
+func TestItemPageSaysItsCounts(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	render := func(it Item) string {
+		var b strings.Builder
+		if err := ItemPage(Page{Title: "x", Now: now}, it).Render(t.Context(), &b); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(strings.Fields(b.String()), " ")
+	}
+	html := render(Item{ID: 4, Title: "A paper", URL: "https://example.com/p", Shares: 612, Sharers: 528, Page: 2, PageSize: 200, Listed: 200})
+	for _, w := range []string{"shared by 528 people · 612 shares", "Shares 201–400 of 612.", `href="/i/4?page=1"`, `href="/i/4?page=3"`} {
+		if !strings.Contains(html, w) {
+			t.Errorf("the item page lacks %q:\n%s", w, html)
+		}
+	}
+	html = render(Item{ID: 4, Title: "A paper", URL: "https://example.com/p", Shares: 3, Sharers: 1, Page: 1, PageSize: 200, Listed: 3})
+	if !strings.Contains(html, "shared by 1 person · 3 shares") || strings.Contains(html, "item-pager") {
+		t.Errorf("a whole item page's counts or pager:\n%s", html)
+	}
+}
