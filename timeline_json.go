@@ -1,6 +1,7 @@
 package tributary
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -104,6 +105,13 @@ func (p *Post) appendJSON(b []byte) ([]byte, error) {
 	b = p.Author.appendJSON(b)
 	b = appendField(b, "talk")
 	b = p.Talk.appendJSON(b)
+	if p.Audience != nil { // rare: encoding/json writes it
+		a, err := json.Marshal(p.Audience)
+		if err != nil {
+			return nil, err
+		}
+		b = append(appendField(b, "audience"), a...)
+	}
 	if p.Muted != "" {
 		b = appendField(b, "muted")
 		b = appendJSONString(b, p.Muted)
