@@ -11,7 +11,8 @@ import (
 type Sharer struct {
 	UserRef
 	At       time.Time `json:"at"`
-	Followed bool      `json:"followed,omitempty"` // the viewer follows them
+	Followed bool      `json:"followed,omitempty"` // the viewer follows them (never the viewer)
+	Self     bool      `json:"self,omitempty"`     // the viewer
 	Public   bool      `json:"-"`                  // this sharer's share is public
 }
 
@@ -45,6 +46,8 @@ type Item struct {
 	Activity *Activity `json:"activity,omitempty"`
 	// Card is what the item's link says about itself, once fetched.
 	Card *LinkCard `json:"card,omitempty"`
+	// Audience is who can see an item none of whose shares the viewer reads is public.
+	Audience *Audience `json:"-"`
 	// Inputs kept for re-scoring and access checks; not part of the API.
 	SharerIDs []int64 `json:"-"`
 }

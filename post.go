@@ -56,6 +56,9 @@ type Post struct {
 	CreatedAt    time.Time `json:"created_at"`
 	Author       UserRef   `json:"author"`
 	Talk         Talk      `json:"talk"` // what the viewer sees of its conversation, when read with it
+	// Audience is who can see it beyond its author's feed, as its reader's card says (nil:
+	// a public share outside groups, or not read with it).
+	Audience *Audience `json:"audience,omitempty"`
 	// Muted is the viewer's muted word the post has, when the viewer asked to collapse such
 	// cards rather than leave them out.
 	Muted string `json:"muted,omitempty"`

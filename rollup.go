@@ -29,6 +29,7 @@ type PostFacts struct {
 	// ToFollowers: the post is in its author's own feed or a direct, so it reaches the
 	// author's followers' home feeds; a post only in groups does not.
 	ToFollowers bool
+	Feeds        []AudienceFeed // its group and directs feeds, when read for its audience
 }
 
 // MaxSharers is how many sharers an item's pre-rendered sharer stack keeps.
@@ -49,10 +50,13 @@ type Rollup struct {
 	SciScore        int
 	Rep             PostFacts // the visually richest post
 	Tags            []string
-	Sharers         []Sharer // the primary sharer, then the most recent ones
+	Sharers         []Sharer // the primary sharer, then the most recent ones (VIPs kept: sharerCut)
 	// Access of the whole anchor: readable by V iff some post is.
 	AllPublic bool
 	Access    PostAccess // the union over the posts
+	// Feeds are the group and directs feeds of its posts that are not public, as read
+	// (PostFacts.Feeds): an item with no public share says who can see it.
+	Feeds []AudienceFeed
 }
 
 // richer orders posts for the representative pick: most preview images, then most linked
@@ -104,6 +108,11 @@ func RollupOf(posts []PostFacts) Rollup {
 		} else {
 			r.AllPublic = false
 		}
+		for _, f := range p.Feeds {
+			if !slices.ContainsFunc(r.Feeds, func(g AudienceFeed) bool { return g.ID == f.ID }) {
+				r.Feeds = append(r.Feeds, f)
+			}
+		}
 		owners = append(owners, p.Access.ProtectedOwners...)
 		private = append(private, p.Access.PrivateFeeds...)
 	}
@@ -134,14 +143,27 @@ func RollupOf(posts []PostFacts) Rollup {
 	for _, p := range latest {
 		sharers = append(sharers, p)
 	}
-	primary := rep.Author.ID
-	slices.SortFunc(sharers, func(a, b PostFacts) int {
-		return cmp.Or(boolCmp(b.Author.ID == primary, a.Author.ID == primary), b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(a.Author.ID, b.Author.ID))
-	})
-	for _, p := range sharers[:min(len(sharers), MaxSharers)] {
+	for _, p := range sharerCut(sharers, rep.Author.ID) {
 		r.Sharers = append(r.Sharers, Sharer{UserRef: p.Author, At: p.CreatedAt, Public: p.Access.Public})
 	}
 	return r
+}
+
+// sharerCut keeps MaxSharers of an item's sharers (each by their newest share) for its stack:
+// the primary sharer, the VIPs who shared it publicly (they put it on the front page, and
+// explain it to anonymous visitors there), then the newest others; in the stack's order, the
+// primary sharer first, then the newest.
+func sharerCut(sharers []PostFacts, primary int64) []PostFacts {
+	newest := func(a, b PostFacts) int {
+		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(a.Author.ID, b.Author.ID))
+	}
+	slices.SortFunc(sharers, func(a, b PostFacts) int {
+		return cmp.Or(boolCmp(b.Author.ID == primary, a.Author.ID == primary),
+			boolCmp(b.Author.VIP && b.Access.Public, a.Author.VIP && a.Access.Public), newest(a, b))
+	})
+	kept := sharers[:min(len(sharers), MaxSharers)]
+	slices.SortFunc(kept[min(len(kept), 1):], newest)
+	return kept
 }
 
 func sortedSet(ids []int64) []int64 {

@@ -108,6 +108,13 @@ func (p *Post) appendJSON(b []byte) ([]byte, error) {
 	if b, err = appendCard(b, p.Card); err != nil {
 		return nil, err
 	}
+	if p.Audience != nil { // rare: encoding/json writes it
+		a, err := json.Marshal(p.Audience)
+		if err != nil {
+			return nil, err
+		}
+		b = append(appendField(b, "audience"), a...)
+	}
 	if p.Muted != "" {
 		b = appendField(b, "muted")
 		b = appendJSONString(b, p.Muted)
@@ -175,6 +182,9 @@ func (it *Item) appendJSON(b []byte) ([]byte, error) {
 			}
 			if s.Followed {
 				b = append(b, `,"followed":true`...)
+			}
+			if s.Self {
+				b = append(b, `,"self":true`...)
 			}
 			b = append(b, '}')
 		}

@@ -163,3 +163,30 @@ func (w *world) filterScenarios(conc int) []scenario {
 	}
 	return out
 }
+
+// directsScenario is the first page of the directs of readers who mostly have none: the
+// page once tested every post against the reader's directs feeds.
+func (w *world) directsScenario(conc int) scenario {
+	var readers []*client
+	return scenario{Name: "directs_first", Group: "directs page", Kind: "http", Concurrency: conc,
+		Note: "GET /directs?format=json, the first page of a reader's directs, each request another reader's",
+		setup: func(context.Context) error {
+			readers = w.talkers()
+			if len(readers) == 0 {
+				return errors.New("bench: no readers for the directs page")
+			}
+			return nil
+		},
+		worker: func(i int) step {
+			n := i
+			return func(ctx context.Context) (latency, error) {
+				c := readers[n%len(readers)]
+				n += conc
+				body, d, err := c.get(ctx, "/directs?format=json")
+				if err == nil {
+					_, err = decodePosts(body)
+				}
+				return d, err
+			}
+		}}
+}

@@ -98,6 +98,9 @@ func evaluate(r Report) []Target {
 			}
 		}
 	}
+	if x, ok := r.result("directs_first"); ok {
+		out = append(out, Target{What: "directs page first page p50 ≤ 5 ms", Scenario: x.Name, Measured: lat(x, true, false), Met: x.Requests > 0 && x.ServerP50 <= 5})
+	}
 	for _, kind := range []string{"terms", "operator"} {
 		if x, ok := r.result("search_" + kind + "_first"); ok {
 			out = append(out, Target{What: "search first page p50 ≤ 20 ms", Scenario: x.Name, Measured: lat(x, true, false), Met: x.Requests > 0 && x.ServerP50 <= 20})

@@ -2,11 +2,14 @@ package db
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"hash/maphash"
 	"time"
 
 	"tributary"
+	"tributary/db/internal/dbq"
 	"tributary/internal/lru"
 )
 
@@ -53,4 +56,29 @@ func (c *cardCache) decode(links, sharers []byte) ([]tributary.Link, []sharerJSO
 	}
 	c.cards.Put(key, e)
 	return e.links, e.sharers, nil
+}
+
+// SharersOf reads some sharers of some items (each item's authors), each by their newest
+// share the viewer may read, by item; a sharer with none readable is left out.
+func (s *Store) SharersOf(ctx context.Context, v tributary.Viewer, want map[int64][]int64) (map[int64][]tributary.Sharer, error) {
+	var anchors, authors []int64
+	for a, us := range want {
+		for _, u := range us {
+			anchors, authors = append(anchors, a), append(authors, u)
+		}
+	}
+	out := map[int64][]tributary.Sharer{}
+	if len(anchors) == 0 {
+		return out, nil
+	}
+	rows, err := s.reads(ctx).SharersOf(ctx, dbq.SharersOfParams{AnchorIds: anchors, AuthorIds: authors, ViewerID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	if err != nil {
+		return nil, fmt.Errorf("db: sharers: %w", err)
+	}
+	for _, r := range rows {
+		out[r.AnchorID] = append(out[r.AnchorID], tributary.Sharer{
+			UserRef: tributary.UserRef{ID: r.ID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip}, At: r.At, Public: r.Public})
+	}
+	return out, nil
 }

@@ -49,7 +49,7 @@ func (s *Store) ChronoArrived(ctx context.Context, q ChronoQuery) ([]PostArrival
 		}
 		out := make([]PostArrival, len(rows))
 		for i, r := range rows {
-			p, err := talkingPost(r.PostCard, r.Likes, r.Comments, r.Liked, r.Likers)
+			p, err := talkingPost(r.PostCard, r.Likes, r.Comments, r.Liked, r.Likers, r.Audience, q.Viewer)
 			if err != nil {
 				return nil, err
 			}

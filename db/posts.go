@@ -67,15 +67,37 @@ func (s *Store) EditPost(ctx context.Context, author, postID int64, e tributary.
 	})
 }
 
-// ItemPosts returns every share of an item (anchor) that the viewer may read, oldest first,
-// with their talk; none when the item does not exist or the viewer may read none of it.
-func (s *Store) ItemPosts(ctx context.Context, v tributary.Viewer, anchorID int64) ([]tributary.Post, error) {
+// ItemSharesPage is how many shares of an item an item page lists at a time.
+const ItemSharesPage = 200
+
+// ItemShares is a page of the shares of an item that a viewer may read, and how many shares
+// and sharers (people) they may read in all.
+type ItemShares struct {
+	Posts   []tributary.Post
+	Shares  int
+	Sharers int
+}
+
+// ItemPosts returns the page-th page (from 1) of the shares of an item (anchor) that the
+// viewer may read, oldest first, with their talk; no posts when the item does not exist, the
+// viewer may read none of it or the page is past its last.
+func (s *Store) ItemPosts(ctx context.Context, v tributary.Viewer, anchorID int64, page int) (ItemShares, error) {
 	rows, err := s.q.ReadablePostsOfAnchor(ctx, dbq.ReadablePostsOfAnchorParams{AnchorID: anchorID, ViewerID: v.ID,
-		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds),
+		Skip: int32((max(page, 1) - 1) * ItemSharesPage), Lim: ItemSharesPage})
 	if err != nil {
-		return nil, fmt.Errorf("db: list posts: %w", err)
+		return ItemShares{}, fmt.Errorf("db: list posts: %w", err)
 	}
-	return talkingPosts(rows)
+	out := ItemShares{Posts: make([]tributary.Post, 0, len(rows))}
+	for _, r := range rows {
+		p, err := talkingPost(r.PostCard, r.Likes, r.Comments, r.Liked, r.Likers, r.Audience, v)
+		if err != nil {
+			return ItemShares{}, err
+		}
+		out.Posts = append(out.Posts, p)
+		out.Shares, out.Sharers = int(r.Shares), int(r.Sharers)
+	}
+	return out, nil
 }
 
 // PostsByID returns the posts the viewer may read among ids, in the order of ids, with
@@ -92,16 +114,15 @@ func postsByID(ctx context.Context, q *dbq.Queries, v tributary.Viewer, feed str
 	if err != nil {
 		return nil, fmt.Errorf("db: list posts: %w", err)
 	}
-	got, err := talkingPosts(rows)
+	got, err := talkingPosts(rows, v)
 	return inOrder(got, ids), err
 }
 
 // talkingPosts are the posts of rows read with their talk.
-func talkingPosts[R dbq.ReadablePostsByIDRow | dbq.ReadablePostsOfAnchorRow](rows []R) ([]tributary.Post, error) {
+func talkingPosts(rows []dbq.ReadablePostsByIDRow, v tributary.Viewer) ([]tributary.Post, error) {
 	posts := make([]tributary.Post, 0, len(rows))
-	for _, r := range rows {
-		x := dbq.ReadablePostsByIDRow(r)
-		p, err := talkingPost(x.PostCard, x.Likes, x.Comments, x.Liked, x.Likers)
+	for _, x := range rows {
+		p, err := talkingPost(x.PostCard, x.Likes, x.Comments, x.Liked, x.Likers, x.Audience, v)
 		if err != nil {
 			return nil, err
 		}
@@ -110,12 +131,18 @@ func talkingPosts[R dbq.ReadablePostsByIDRow | dbq.ReadablePostsOfAnchorRow](row
 	return posts, nil
 }
 
-// talkingPost is a post read with its card's talk (post_talk's columns).
-func talkingPost(c dbq.PostCard, likes, comments int32, liked bool, likers []byte) (tributary.Post, error) {
+// talkingPost is a post read with its card's talk (post_talk's columns) and audience
+// (post_audience's), as its reader v's card says it.
+func talkingPost(c dbq.PostCard, likes, comments int32, liked bool, likers, audience []byte, v tributary.Viewer) (tributary.Post, error) {
 	p, err := postOf(c)
 	if err != nil {
 		return p, err
 	}
+	feeds, err := audienceFeeds(audience)
+	if err != nil {
+		return p, fmt.Errorf("db: post %d audience: %w", p.ID, err)
+	}
+	p.Audience = tributary.AudienceOf(feeds, c.IsPublic, v)
 	p.Talk, err = talkOf(p.ID, likes, comments, liked, likers)
 	return p, err
 }

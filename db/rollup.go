@@ -27,7 +27,7 @@ func rollups(ctx context.Context, q *dbq.Queries, anchorIDs []int64, keep func(t
 	}
 	g := rollupGroups{keep: keep, emit: func(r tributary.Rollup) error { out[r.AnchorID] = r; return nil }}
 	for _, row := range rows {
-		if err := g.add(row); err != nil {
+		if err := g.add(row.PostFact, row.Audience); err != nil {
 			return nil, err
 		}
 	}
@@ -47,7 +47,7 @@ type rollupGroups struct {
 	group  []tributary.PostFacts
 }
 
-func (g *rollupGroups) add(row dbq.PostFact) error {
+func (g *rollupGroups) add(row dbq.PostFact, audience []byte) error {
 	if row.AnchorID != g.anchor {
 		if err := g.end(); err != nil {
 			return err
@@ -57,6 +57,9 @@ func (g *rollupGroups) add(row dbq.PostFact) error {
 	p, err := postFacts(row)
 	if err != nil {
 		return err
+	}
+	if p.Feeds, err = audienceFeeds(audience); err != nil {
+		return fmt.Errorf("db: post %d audience: %w", row.ID, err)
 	}
 	if g.keep == nil || g.keep(p) {
 		g.group = append(g.group, p)
@@ -87,6 +90,15 @@ func postFacts(r dbq.PostFact) (tributary.PostFacts, error) {
 		Author: tributary.UserRef{ID: r.AuthorID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip},
 		Access: tributary.PostAccess{Public: r.IsPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds},
 	}, nil
+}
+
+// audienceFeeds decodes post_audience's column (none: nil or empty).
+func audienceFeeds(raw []byte) ([]tributary.AudienceFeed, error) {
+	if len(raw) == 0 || string(raw) == "[]" {
+		return nil, nil
+	}
+	var out []tributary.AudienceFeed
+	return out, json.Unmarshal(raw, &out)
 }
 
 // sharerJSON is one entry of a snapshot row's pre-rendered sharer stack.

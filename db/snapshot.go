@@ -315,7 +315,8 @@ func (s *Store) rollUpWindow(ctx context.Context, now time.Time, out chan<- []an
 				return ctx.Err()
 			}
 		}}
-		if err := dbq.New(tx).EachPostFactsInWindow(ctx, now.Add(-SnapshotWindow), g.add); err != nil {
+		if err := dbq.New(tx).EachPostFactsInWindow(ctx, now.Add(-SnapshotWindow),
+			func(r dbq.PostFact) error { return g.add(r, nil) }); err != nil { // snapshot rows keep no audience
 			return fmt.Errorf("db: refresh: roll up: %w", err)
 		}
 		return g.end()

@@ -94,12 +94,12 @@ func (o *viewerCase) postPages() {
 func (o *viewerCase) itemPages() {
 	t := o.t
 	for _, a := range o.anchors() {
-		posts, err := o.store.ItemPosts(o.ctx, o.access, a)
+		page, err := o.store.ItemPosts(o.ctx, o.access, a, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := []int64{}
-		for _, p := range posts {
+		for _, p := range page.Posts {
 			got = append(got, p.ID)
 		}
 		var shares []modelPost
@@ -116,6 +116,13 @@ func (o *viewerCase) itemPages() {
 		o.cases["item page"]++
 		if !slices.Equal(got, want) {
 			t.Errorf("%s item page %d: posts %v, want %v", o.label, a, got, want)
+		}
+		sharers := map[int64]bool{}
+		for _, p := range shares {
+			sharers[p.author] = true
+		}
+		if len(got) > 0 && (page.Shares != len(want) || page.Sharers != len(sharers)) {
+			t.Errorf("%s item page %d: counts %d shares by %d people, want %d by %d", o.label, a, page.Shares, page.Sharers, len(want), len(sharers))
 		}
 		if len(got) == 0 {
 			continue

@@ -143,21 +143,27 @@ func (s *Service) explain(c db.Candidate, viewer *tributary.User, v viewerState,
 		parts.Total = parts.Base() + parts.FolloweeShare + parts.FreshSelf
 		it.AlreadySeen = v.seen[it.ID]
 		for i := range it.Sharers {
-			it.Sharers[i].Followed = v.followed.Has(it.Sharers[i].ID)
+			// The followed set holds the viewer too, who is not their own followee.
+			s := &it.Sharers[i]
+			s.Self = s.ID == viewer.ID
+			s.Followed = !s.Self && v.followed.Has(s.ID)
 		}
 	}
 	explainSharers(it.Sharers, viewer != nil)
+	if !c.Rollup.Access.Public { // none of its shares the viewer reads is public
+		it.Audience = tributary.AudienceOf(c.Rollup.Feeds, false, v.access)
+	}
 	it.ScoreParts, it.Score = parts, parts.Total
 	return it
 }
 
-// explainSharers puts first the sharers who explain the card to its reader: the people a
-// viewer follows, or for anonymous visitors the trusted (VIP) sharers who put it on the front
-// page; the rest keep their order (the primary sharer first).
+// explainSharers puts first the sharers who explain the card to its reader: the viewer
+// themselves, then the people they follow, or for anonymous visitors the trusted (VIP)
+// sharers who put it on the front page; the rest keep their order (the primary sharer first).
 func explainSharers(sharers []tributary.Sharer, loggedIn bool) {
 	slices.SortStableFunc(sharers, func(a, b tributary.Sharer) int {
 		if loggedIn {
-			return cmp.Compare(btoi(b.Followed), btoi(a.Followed))
+			return cmp.Or(cmp.Compare(btoi(b.Self), btoi(a.Self)), cmp.Compare(btoi(b.Followed), btoi(a.Followed)))
 		}
 		return cmp.Compare(btoi(b.VIP), btoi(a.VIP))
 	})

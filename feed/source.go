@@ -290,6 +290,9 @@ func (src *source) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 	if err := src.explainActivity(ctx, ids); err != nil {
 		return nil, err
 	}
+	if err := src.nameSharers(ctx, ids); err != nil {
+		return nil, err
+	}
 	kept := make([]int64, 0, len(ids))
 	for _, id := range ids {
 		it, ok := src.items[id]

@@ -13,12 +13,23 @@ WITH v AS (SELECT @author_id::bigint AS author_id, @feed_id::bigint AS feed_id, 
 scope AS NOT MATERIALIZED (
     SELECT p.id, p.bumped_at, p.created_at
       FROM posts p, v
-     WHERE (v.author_id = 0 OR (p.author_id = v.author_id AND p.in_own_feed))
+     WHERE NOT v.directs
+       AND (v.author_id = 0 OR (p.author_id = v.author_id AND p.in_own_feed))
        AND (v.feed_id = 0 OR p.id IN (SELECT fp.post_id FROM feed_posts fp WHERE fp.feed_id = v.feed_id))
-       AND (NOT v.directs OR p.id IN (SELECT fp.post_id FROM feed_posts fp
-                                        JOIN feeds f ON f.id = fp.feed_id AND f.kind = 'directs'
-                                        JOIN feed_readers r ON r.feed_id = f.id
-                                       WHERE r.user_id = v.viewer_id))
+       AND p.deleted_at IS NULL
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
+       AND NOT p.id = ANY(v.skip)
+       AND p.created_at <= v.to_at
+    UNION ALL
+    -- The directs are read from the viewer's directs feeds (each direct is a feed of its own),
+    -- never by testing every post: a reader with none reads nothing.
+    SELECT p.id, p.bumped_at, p.created_at
+      FROM v
+      JOIN feed_readers r ON r.user_id = v.viewer_id
+      JOIN feeds f ON f.id = r.feed_id AND f.kind = 'directs'
+      JOIN feed_posts fp ON fp.feed_id = f.id
+      JOIN posts p ON p.id = fp.post_id
+     WHERE v.directs
        AND p.deleted_at IS NULL
        AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
        AND NOT p.id = ANY(v.skip)
@@ -52,7 +63,7 @@ SELECT a.post_id::bigint AS id, a.arrival::timestamptz AS arrival
 -- conversation (post_talk): a filter feed's page listed and read in one statement. Listed
 -- now, the posts are in the feed and readable now, so they need no second read.
 SELECT a.arrival::timestamptz AS arrival, sqlc.embed(p), t.likes::integer AS likes, t.comments::integer AS comments,
-       t.liked::boolean AS liked, t.likers::json AS likers
+       t.liked::boolean AS liked, t.likers::json AS likers, post_audience(p.id, p.author_id)::json AS audience
   FROM filter_arrivals(@feed::text, @from_at::timestamptz, @to_at::timestamptz, @pos_at::timestamptz, @pos_id::bigint,
                        @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[], @skip::bigint[], @lim::int) AS a (post_id, arrival)
   JOIN post_cards p ON p.id = a.post_id,

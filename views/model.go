@@ -266,6 +266,8 @@ func sharersText(it tributary.Item) (first tributary.UserRef, rest string) {
 	first = it.Sharers[0].UserRef
 	var why string
 	switch {
+	case it.Sharers[0].Self:
+		return first, ""
 	case it.Sharers[0].Followed:
 		why = ", whom you follow,"
 	case first.VIP:
@@ -279,6 +281,37 @@ func sharersText(it tributary.Item) (first tributary.UserRef, rest string) {
 	default:
 		return first, why + fmt.Sprintf(" and %d others", n)
 	}
+}
+
+// sharersCount says how many people shared an item: "1 person", "528 people" (a card's
+// "Ada and 527 others").
+func sharersCount(n int) string {
+	if n == 1 {
+		return "shared by 1 person"
+	}
+	return fmt.Sprintf("shared by %d people", n)
+}
+
+// selfText says that the viewer shared an item, first among its sharers: "You shared this",
+// "You and 3 others shared this".
+func selfText(it tributary.Item) string {
+	switch n := max(it.ShareCount, len(it.Sharers)) - 1; n {
+	case 0:
+		return "You shared this"
+	case 1:
+		return "You and 1 other shared this"
+	default:
+		return fmt.Sprintf("You and %d others shared this", n)
+	}
+}
+
+// sharedAt is when the sharer a card names first shared the item (the item's newest share
+// when it names none).
+func sharedAt(it tributary.Item) time.Time {
+	if len(it.Sharers) > 0 && !it.Sharers[0].At.IsZero() {
+		return it.Sharers[0].At
+	}
+	return it.Date
 }
 
 type scorePart struct{ Label, Value string }

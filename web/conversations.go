@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"tributary"
+	"tributary/db"
 	"tributary/views"
 )
 
@@ -93,8 +94,16 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	page := 1
+	if p := r.URL.Query().Get("page"); p != "" {
+		if page, err = strconv.Atoi(p); err != nil || page < 1 {
+			s.fail(w, r, tributary.Errorf(tributary.EInvalid, "Parameter 'page' must be a page number, got %q.", p))
+			return
+		}
+	}
 	v := s.viewerAccess(r)
-	posts, err := s.store.ItemPosts(r.Context(), v, id)
+	shares, err := s.store.ItemPosts(r.Context(), v, id, page)
+	posts := shares.Posts
 	if err == nil && len(posts) == 0 {
 		err = tributary.Errorf(tributary.ENotFound, "No such item.")
 	}
@@ -136,8 +145,9 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 	}
 	pg := s.page(r, posts[0].Title)
 	pg.Description = "Every share of “" + views.Excerpt(posts[0].Title, 120) + "” on Tributary, with their discussions."
-	s.render(w, r, http.StatusOK, views.ItemPage(pg, views.Item{Title: posts[0].Title, URL: posts[0].AnchorURL, Card: posts[0].Card,
-		Shares: len(posts), Discussions: convs, Quiet: quiet}))
+	s.render(w, r, http.StatusOK, views.ItemPage(pg, views.Item{ID: id, Title: posts[0].Title, URL: posts[0].AnchorURL, Card: posts[0].Card,
+		Shares: shares.Shares, Sharers: shares.Sharers, Page: page, PageSize: db.ItemSharesPage, Listed: len(posts),
+		Discussions: convs, Quiet: quiet}))
 }
 
 func (s *Server) like(w http.ResponseWriter, r *http.Request) {

@@ -31,12 +31,23 @@ WITH v AS (SELECT $2::bigint AS author_id, $3::bigint AS feed_id, $4::boolean AS
 scope AS NOT MATERIALIZED (
     SELECT p.id, p.bumped_at, p.created_at
       FROM posts p, v
-     WHERE (v.author_id = 0 OR (p.author_id = v.author_id AND p.in_own_feed))
+     WHERE NOT v.directs
+       AND (v.author_id = 0 OR (p.author_id = v.author_id AND p.in_own_feed))
        AND (v.feed_id = 0 OR p.id IN (SELECT fp.post_id FROM feed_posts fp WHERE fp.feed_id = v.feed_id))
-       AND (NOT v.directs OR p.id IN (SELECT fp.post_id FROM feed_posts fp
-                                        JOIN feeds f ON f.id = fp.feed_id AND f.kind = 'directs'
-                                        JOIN feed_readers r ON r.feed_id = f.id
-                                       WHERE r.user_id = v.viewer_id))
+       AND p.deleted_at IS NULL
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
+       AND NOT p.id = ANY(v.skip)
+       AND p.created_at <= v.to_at
+    UNION ALL
+    -- The directs are read from the viewer's directs feeds (each direct is a feed of its own),
+    -- never by testing every post: a reader with none reads nothing.
+    SELECT p.id, p.bumped_at, p.created_at
+      FROM v
+      JOIN feed_readers r ON r.user_id = v.viewer_id
+      JOIN feeds f ON f.id = r.feed_id AND f.kind = 'directs'
+      JOIN feed_posts fp ON fp.feed_id = f.id
+      JOIN posts p ON p.id = fp.post_id
+     WHERE v.directs
        AND p.deleted_at IS NULL
        AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
        AND NOT p.id = ANY(v.skip)
@@ -121,7 +132,7 @@ func (q *Queries) ChronoArrivals(ctx context.Context, arg ChronoArrivalsParams) 
 
 const filterArrivalPosts = `-- name: FilterArrivalPosts :many
 SELECT a.arrival::timestamptz AS arrival, p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, t.likes::integer AS likes, t.comments::integer AS comments,
-       t.liked::boolean AS liked, t.likers::json AS likers
+       t.liked::boolean AS liked, t.likers::json AS likers, post_audience(p.id, p.author_id)::json AS audience
   FROM filter_arrivals($1::text, $2::timestamptz, $3::timestamptz, $4::timestamptz, $5::bigint,
                        $6::bigint, $7::bigint[], $8::bigint[], $9::bigint[], $10::int) AS a (post_id, arrival)
   JOIN post_cards p ON p.id = a.post_id,
@@ -149,6 +160,7 @@ type FilterArrivalPostsRow struct {
 	Comments int32
 	Liked    bool
 	Likers   []byte
+	Audience []byte
 }
 
 // FilterArrivals with each post as the viewer may read it and what its card shows of its
@@ -209,6 +221,7 @@ func (q *Queries) FilterArrivalPosts(ctx context.Context, arg FilterArrivalPosts
 			&i.Comments,
 			&i.Liked,
 			&i.Likers,
+			&i.Audience,
 		); err != nil {
 			return nil, err
 		}

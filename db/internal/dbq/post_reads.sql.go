@@ -204,7 +204,8 @@ func (q *Queries) PostThread(ctx context.Context, arg PostThreadParams) ([]PostT
 }
 
 const readablePostsByID = `-- name: ReadablePostsByID :many
-SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers,
+       post_audience(p.id, p.author_id)::json AS audience
   FROM post_cards p, post_talk(p.id, p.like_count, p.comment_count, $1::bigint, $2::bigint[]) AS t (likes, comments, liked, likers)
  WHERE p.id = ANY($3::bigint[]) AND p.deleted_at IS NULL
    AND ($4::text = '' OR EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = $4::text AND f.post_id = p.id OFFSET 0))
@@ -225,6 +226,7 @@ type ReadablePostsByIDRow struct {
 	Comments int32
 	Liked    bool
 	Likers   []byte
+	Audience []byte
 }
 
 // Some posts as a viewer may read them (the rest left out), in no order, with what their
@@ -282,6 +284,7 @@ func (q *Queries) ReadablePostsByID(ctx context.Context, arg ReadablePostsByIDPa
 			&i.Comments,
 			&i.Liked,
 			&i.Likers,
+			&i.Audience,
 		); err != nil {
 			return nil, err
 		}
@@ -295,12 +298,17 @@ func (q *Queries) ReadablePostsByID(ctx context.Context, arg ReadablePostsByIDPa
 
 const readablePostsOfAnchor = `-- name: ReadablePostsOfAnchor :many
 
-SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers
-  FROM post_cards p, post_talk(p.id, p.like_count, p.comment_count, $1::bigint, $2::bigint[]) AS t (likes, comments, liked, likers)
- WHERE p.anchor_id = $3 AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, $2::bigint[], $4::bigint[])
+WITH readable AS (
+    SELECT x.id, x.author_id, x.created_at FROM posts x
+     WHERE x.anchor_id = $3 AND x.deleted_at IS NULL
+       AND can_read(x.is_public, x.protected_owner_ids, x.private_feed_ids, $1::bigint, $2::bigint[], $4::bigint[])),
+counted AS (SELECT count(*)::integer AS shares, count(DISTINCT r.author_id)::integer AS sharers FROM readable r),
+page AS (SELECT r.id FROM readable r ORDER BY r.created_at, r.id OFFSET $5::int LIMIT $6::int)
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers,
+       post_audience(p.id, p.author_id)::json AS audience, c.shares, c.sharers
+  FROM page JOIN post_cards p ON p.id = page.id CROSS JOIN counted c,
+       post_talk(p.id, p.like_count, p.comment_count, $1::bigint, $2::bigint[]) AS t (likes, comments, liked, likers)
  ORDER BY p.created_at, p.id
- LIMIT 200
 `
 
 type ReadablePostsOfAnchorParams struct {
@@ -308,6 +316,8 @@ type ReadablePostsOfAnchorParams struct {
 	Blocked      []int64
 	AnchorID     int64
 	PrivateFeeds []int64
+	Skip         int32
+	Lim          int32
 }
 
 type ReadablePostsOfAnchorRow struct {
@@ -316,18 +326,24 @@ type ReadablePostsOfAnchorRow struct {
 	Comments int32
 	Liked    bool
 	Likers   []byte
+	Audience []byte
+	Shares   int32
+	Sharers  int32
 }
 
 // Posts as a reader may read them: an item's shares, a page's posts, a post's page and
 // thread, the posts a live stream names.
-// Every share of an item that a viewer may read, oldest first, with what their cards show of
-// their conversations (post_talk): the item page.
+// A page of the shares of an item that a viewer may read, oldest first from the skip-th, with
+// what their cards show of their conversations (post_talk) and audiences (post_audience), and
+// how many shares and sharers the viewer may read in all: the item page.
 func (q *Queries) ReadablePostsOfAnchor(ctx context.Context, arg ReadablePostsOfAnchorParams) ([]ReadablePostsOfAnchorRow, error) {
 	rows, err := q.db.Query(ctx, readablePostsOfAnchor,
 		arg.ViewerID,
 		arg.Blocked,
 		arg.AnchorID,
 		arg.PrivateFeeds,
+		arg.Skip,
+		arg.Lim,
 	)
 	if err != nil {
 		return nil, err
@@ -370,6 +386,9 @@ func (q *Queries) ReadablePostsOfAnchor(ctx context.Context, arg ReadablePostsOf
 			&i.Comments,
 			&i.Liked,
 			&i.Likers,
+			&i.Audience,
+			&i.Shares,
+			&i.Sharers,
 		); err != nil {
 			return nil, err
 		}

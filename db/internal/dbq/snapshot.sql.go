@@ -138,47 +138,55 @@ func (q *Queries) LockAnchors(ctx context.Context, anchorIds []int64) error {
 }
 
 const postFactsByAnchors = `-- name: PostFactsByAnchors :many
-SELECT f.id, f.anchor_id, f.anchor_url, f.anchor_kind, f.url, f.canonical_url, f.title, f.body, f.host, f.linked_urls, f.image_count, f.url_count, f.sci_score, f.tags, f.created_at, f.author_id, f.handle, f.display_name, f.vip, f.notability, f.is_public, f.protected_owner_ids, f.private_feed_ids, f.deleted_at, f.to_followers FROM post_facts f
+SELECT f.id, f.anchor_id, f.anchor_url, f.anchor_kind, f.url, f.canonical_url, f.title, f.body, f.host, f.linked_urls, f.image_count, f.url_count, f.sci_score, f.tags, f.created_at, f.author_id, f.handle, f.display_name, f.vip, f.notability, f.is_public, f.protected_owner_ids, f.private_feed_ids, f.deleted_at, f.to_followers, CASE WHEN f.is_public THEN '[]'::json ELSE post_audience(f.id, f.author_id) END::json AS audience
+  FROM post_facts f
  WHERE f.anchor_id = ANY($1::bigint[]) AND f.deleted_at IS NULL
  ORDER BY f.anchor_id, f.id
 `
 
-// Every live post of some items, by item.
-func (q *Queries) PostFactsByAnchors(ctx context.Context, anchorIds []int64) ([]PostFact, error) {
+type PostFactsByAnchorsRow struct {
+	PostFact PostFact
+	Audience []byte
+}
+
+// Every live post of some items, by item, with the audience of those not public (whose
+// cards say who can see them).
+func (q *Queries) PostFactsByAnchors(ctx context.Context, anchorIds []int64) ([]PostFactsByAnchorsRow, error) {
 	rows, err := q.db.Query(ctx, postFactsByAnchors, anchorIds)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []PostFact{}
+	items := []PostFactsByAnchorsRow{}
 	for rows.Next() {
-		var i PostFact
+		var i PostFactsByAnchorsRow
 		if err := rows.Scan(
-			&i.ID,
-			&i.AnchorID,
-			&i.AnchorUrl,
-			&i.AnchorKind,
-			&i.Url,
-			&i.CanonicalUrl,
-			&i.Title,
-			&i.Body,
-			&i.Host,
-			&i.LinkedUrls,
-			&i.ImageCount,
-			&i.UrlCount,
-			&i.SciScore,
-			&i.Tags,
-			&i.CreatedAt,
-			&i.AuthorID,
-			&i.Handle,
-			&i.DisplayName,
-			&i.Vip,
-			&i.Notability,
-			&i.IsPublic,
-			&i.ProtectedOwnerIds,
-			&i.PrivateFeedIds,
-			&i.DeletedAt,
-			&i.ToFollowers,
+			&i.PostFact.ID,
+			&i.PostFact.AnchorID,
+			&i.PostFact.AnchorUrl,
+			&i.PostFact.AnchorKind,
+			&i.PostFact.Url,
+			&i.PostFact.CanonicalUrl,
+			&i.PostFact.Title,
+			&i.PostFact.Body,
+			&i.PostFact.Host,
+			&i.PostFact.LinkedUrls,
+			&i.PostFact.ImageCount,
+			&i.PostFact.UrlCount,
+			&i.PostFact.SciScore,
+			&i.PostFact.Tags,
+			&i.PostFact.CreatedAt,
+			&i.PostFact.AuthorID,
+			&i.PostFact.Handle,
+			&i.PostFact.DisplayName,
+			&i.PostFact.Vip,
+			&i.PostFact.Notability,
+			&i.PostFact.IsPublic,
+			&i.PostFact.ProtectedOwnerIds,
+			&i.PostFact.PrivateFeedIds,
+			&i.PostFact.DeletedAt,
+			&i.PostFact.ToFollowers,
+			&i.Audience,
 		); err != nil {
 			return nil, err
 		}
