@@ -92,12 +92,15 @@ func (p *Post) appendJSON(b []byte) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
+	var err error
+	if b, err = appendCard(b, p.Card); err != nil {
+		return nil, err
+	}
 	b = appendField(b, "image_count")
 	b = strconv.AppendInt(b, int64(p.ImageCount), 10)
 	b = appendField(b, "tags")
 	b = appendJSONStrings(b, p.Tags)
 	b = appendField(b, "created_at")
-	var err error
 	if b, err = appendJSONTime(b, p.CreatedAt); err != nil {
 		return nil, err
 	}
@@ -105,9 +108,6 @@ func (p *Post) appendJSON(b []byte) ([]byte, error) {
 	b = p.Author.appendJSON(b)
 	b = appendField(b, "talk")
 	b = p.Talk.appendJSON(b)
-	if b, err = appendCard(b, p.Card); err != nil {
-		return nil, err
-	}
 	if p.Audience != nil { // rare: encoding/json writes it
 		a, err := json.Marshal(p.Audience)
 		if err != nil {
@@ -202,9 +202,6 @@ func (it *Item) appendJSON(b []byte) ([]byte, error) {
 	b = strconv.AppendInt(b, it.RepPostID, 10)
 	b = appendField(b, "talk")
 	b = it.Talk.appendJSON(b)
-	if b, err = appendCard(b, it.Card); err != nil {
-		return nil, err
-	}
 	if it.Muted != "" {
 		b = appendField(b, "muted")
 		b = appendJSONString(b, it.Muted)
@@ -219,6 +216,9 @@ func (it *Item) appendJSON(b []byte) ([]byte, error) {
 			return nil, err
 		}
 		b = append(b, '}')
+	}
+	if b, err = appendCard(b, it.Card); err != nil {
+		return nil, err
 	}
 	return append(b, '}'), nil
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -45,12 +46,14 @@ func (s *Server) talkNow(w http.ResponseWriter, r *http.Request) {
 	back := localPath(q.Get("return"), "/")
 	var talks []views.Talk
 	var gone []string
+	var fresh []views.FreshCard
 	if len(posts) > 0 {
 		readable, err := s.store.PostsByID(r.Context(), v, posts)
 		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
+		fresh = append(fresh, s.freshCards(r.Context(), "post", readable, func(p tributary.Post) int64 { return p.ID })...)
 		talk := make(map[int64]tributary.Talk, len(readable))
 		for _, p := range readable {
 			talk[p.ID] = p.Talk
@@ -85,8 +88,41 @@ func (s *Server) talkNow(w http.ResponseWriter, r *http.Request) {
 			}
 			talks = append(talks, t)
 		}
+		var arrived []int64 // the items whose cards arrived, by their shown share
+		for i, a := range anchors {
+			if readable[a] && len(s.feed.FreshCards([]int64{a})) > 0 {
+				arrived = append(arrived, reps[i])
+			}
+		}
+		if len(arrived) > 0 {
+			reps, err := s.store.PostsByID(r.Context(), v, arrived)
+			if err != nil {
+				s.fail(w, r, err)
+				return
+			}
+			fresh = append(fresh, s.freshCards(r.Context(), "item", reps, func(p tributary.Post) int64 { return p.AnchorID })...)
+		}
 	}
-	s.render(w, r, http.StatusOK, views.TalkNow(talks, gone))
+	s.render(w, r, http.StatusOK, views.TalkNow(talks, gone, fresh))
+}
+
+// freshCards are the cards among posts' items that arrived while pages showed them, by the
+// id their page shows them under (a post's or an item's).
+func (s *Server) freshCards(ctx context.Context, kind string, posts []tributary.Post, id func(tributary.Post) int64) []views.FreshCard {
+	var arrived []tributary.Post
+	for _, p := range posts {
+		if len(s.feed.FreshCards([]int64{p.AnchorID})) > 0 {
+			arrived = append(arrived, p)
+		}
+	}
+	s.feed.PostCards(ctx, arrived)
+	var out []views.FreshCard
+	for _, p := range arrived {
+		if p.Card != nil {
+			out = append(out, views.FreshCard{Kind: kind, ID: id(p), Title: p.Title, Card: p.Card})
+		}
+	}
+	return out
 }
 
 // idList parses a comma-separated list of ids (empty: none).

@@ -1,0 +1,123 @@
+package e2e
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+
+	"tributary/linkcard/linkcardtest"
+)
+
+// arxivAbs is an abstract page in the shape of arXiv's: citation tags and OpenGraph.
+const arxivAbs = `<!DOCTYPE html>
+<html lang="en"><head>
+<title>[2401.00001] Sparse Mixtures of Tiny Experts for Streaming Retrieval</title>
+<meta property="og:site_name" content="arXiv.org">
+<meta property="og:title" content="Sparse Mixtures of Tiny Experts for Streaming Retrieval">
+<meta property="og:image" content="/static/preview.png">
+<meta property="og:image:alt" content="The paper's first figure">
+<meta name="citation_title" content="Sparse Mixtures of Tiny Experts for Streaming Retrieval">
+<meta name="citation_author" content="Lovelace, Ada">
+<meta name="citation_author" content="Hopper, Grace">
+<meta name="citation_author" content="Turing, Alan">
+<meta name="citation_author" content="Noether, Emmy">
+<meta name="citation_date" content="2024/01/01">
+<meta name="citation_arxiv_id" content="2401.00001">
+<meta name="citation_abstract" content="We study retrieval over streams with many tiny experts. Each expert routes a slice of the stream, and the mixture adapts as the stream drifts.">
+</head><body><h1>Sparse Mixtures of Tiny Experts for Streaming Retrieval</h1></body></html>`
+
+// A shared arXiv link with no title becomes a paper's card: its title, authors and abstract,
+// an image served by the site itself, and a follower's open page fills the card in when it
+// arrives, without a reload. The paper is served on loopback as arxiv.org (never the real
+// site): the server maps the name to the fixture and trusts its certificate.
+func TestSharedPaperGetsItsCard(t *testing.T) {
+	t.Parallel()
+	fx := linkcardtest.New(t, "arxiv.org")
+	release := make(chan struct{})
+	asked := make(chan struct{}, 1)
+	fx.Handle("arxiv.org", "/abs/", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		<-release // the card arrives once the reader's page is open
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(arxivAbs))
+	})
+	img := image.NewNRGBA(image.Rect(0, 0, 320, 200))
+	for i := range img.Pix {
+		img.Pix[i] = 0xff
+	}
+	img.SetNRGBA(10, 10, color.NRGBA{200, 30, 40, 255})
+	var pngBytes bytes.Buffer
+	must(t, png.Encode(&pngBytes, img))
+	fx.Serve("arxiv.org", "/static/preview.png", pngBytes.Bytes(), "image/png")
+	args := []string{"--poll-seconds", "3600", "--fetch", "mapped", "--fetch-ca", fx.CAFile}
+	for _, r := range fx.Rules {
+		args = append(args, "--fetch-connect-to", r)
+	}
+	srv := startServer(t, args...)
+	f := newFixture(t, srv)
+	f.user("reader", "Rea Der", false)
+	f.user("ada", "Ada Lovelace", false)
+	f.follow("reader", "ada")
+	f.share("ada", "https://arxiv.org/abs/2401.00001", "", time.Minute)
+	f.refresh()
+
+	page := pageAs(t, srv, "reader")
+	_, err := page.ExpectResponse(regexp.MustCompile(`/live\?src=`), func() error {
+		_, err := page.Goto(srv.URL + "/")
+		return err
+	})
+	must(t, err)
+	card := page.GetByTestId("card")
+	must(t, expect.Locator(card).ToHaveCount(1))
+	must(t, expect.Locator(card.GetByTestId("card-authors")).ToHaveCount(0))
+	markDocument(t, page)
+	select {
+	case <-asked:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server never asked the fixture for the paper")
+	}
+	close(release)
+
+	slow := playwright.LocatorAssertionsToHaveTextOptions{Timeout: playwright.Float(20000)}
+	must(t, expect.Locator(card.GetByTestId("card-authors")).ToHaveText("Ada Lovelace, Grace Hopper, Alan Turing et al.", slow))
+	must(t, expect.Locator(card.GetByTestId("card-summary")).ToContainText("We study retrieval over streams"))
+	must(t, expect.Locator(card.Locator(".card-title")).ToHaveText("Sparse Mixtures of Tiny Experts for Streaming Retrieval"))
+	sameDocument(t, page)
+
+	// After a reload the card's image is the site's own, and the browser loads it.
+	_, err = page.Reload()
+	must(t, err)
+	preview := card.Locator("img.preview")
+	must(t, expect.Locator(preview).ToHaveAttribute("src", regexp.MustCompile(`^/img/[0-9a-f]{64}\.(jpg|png)$`)))
+	must(t, expect.Locator(preview).ToHaveAttribute("alt", "The paper's first figure"))
+	loaded, err := preview.Evaluate("img => img.complete && img.naturalWidth > 0", nil)
+	must(t, err)
+	if loaded != true {
+		t.Error("the card's image did not load from the site")
+	}
+
+	// The item page shows the whole abstract; the JSON has the card.
+	id, err := card.GetAttribute("data-item-id")
+	must(t, err)
+	_, err = page.Goto(srv.URL + "/i/" + id)
+	must(t, err)
+	must(t, expect.Locator(page.GetByTestId("card-abstract")).ToContainText("the mixture adapts as the stream drifts"))
+	resp, err := page.Request().Get(srv.URL + "/api/timeline")
+	must(t, err)
+	body, err := resp.Text()
+	must(t, err)
+	if !strings.Contains(body, `"card":{"kind":"paper"`) || !strings.Contains(body, `"authors":["Ada Lovelace","Grace Hopper","Alan Turing","Emmy Noether"]`) {
+		t.Errorf("the timeline's JSON has no paper card: %.600s", body)
+	}
+}
