@@ -241,3 +241,34 @@ func (s *Store) HostSlot(ctx context.Context, host string, every, most time.Dura
 		return nil
 	}
 }
+
+// CardOf returns the card of the item at an (anchor) URL, when one was fetched in the last 14
+// days.
+func (s *Store) CardOf(ctx context.Context, url string) (tributary.LinkCard, bool, error) {
+	r, err := s.q.LinkCardByURL(ctx, url)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return tributary.LinkCard{}, false, nil
+	} else if err != nil {
+		return tributary.LinkCard{}, false, fmt.Errorf("db: link card: %w", err)
+	}
+	return tributary.LinkCard{Kind: r.Kind, Title: r.Title, Description: r.Description, Site: r.Site,
+		Canonical: r.Canonical, Image: r.Image, ImageAlt: r.ImageAlt, Authors: r.Authors, Abstract: r.Abstract,
+		Published: r.Published.Time, Lang: r.Lang}, true, nil
+}
+
+// SavePreviewCard keeps a card fetched for a share form's preview as its item's, making the
+// item if it is new, so that the share's job finds it fetched.
+func (s *Store) SavePreviewCard(ctx context.Context, url string, kind tributary.Kind, c tributary.LinkCard) error {
+	c = c.Clean()
+	var published pgtype.Date
+	if !c.Published.IsZero() {
+		published = pgtype.Date{Time: c.Published, Valid: true}
+	}
+	err := s.q.SavePreviewCard(ctx, dbq.SavePreviewCardParams{Url: url, AnchorKind: string(kind), Kind: c.Kind,
+		Title: c.Title, Description: c.Description, Site: c.Site, Canonical: c.Canonical, Image: c.Image,
+		ImageAlt: c.ImageAlt, Authors: nonNilStrings(c.Authors), Abstract: c.Abstract, Published: published, Lang: c.Lang})
+	if err != nil {
+		return fmt.Errorf("db: save previewed link card: %w", err)
+	}
+	return nil
+}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -119,5 +120,39 @@ func TestSharedPaperGetsItsCard(t *testing.T) {
 	must(t, err)
 	if !strings.Contains(body, `"card":{"kind":"paper"`) || !strings.Contains(body, `"authors":["Ada Lovelace","Grace Hopper","Alan Turing","Emmy Noether"]`) {
 		t.Errorf("the timeline's JSON has no paper card: %.600s", body)
+	}
+}
+
+// Pasting a link into the share form previews it: the paper's authors show, and the empty
+// title fills in with the paper's; the share then carries it, and its job finds the card
+// already fetched (the fixture is asked once).
+func TestShareFormPreviewsTheLink(t *testing.T) {
+	t.Parallel()
+	fx := linkcardtest.New(t, "arxiv.org")
+	var asked atomic.Int32
+	fx.Handle("arxiv.org", "/abs/", func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(arxivAbs))
+	})
+	args := []string{"--poll-seconds", "-1", "--fetch", "mapped", "--fetch-ca", fx.CAFile}
+	for _, r := range fx.Rules {
+		args = append(args, "--fetch-connect-to", r)
+	}
+	srv := startServer(t, args...)
+	f := newFixture(t, srv)
+	f.user("ada", "Ada Lovelace", false)
+	page := pageAs(t, srv, "ada")
+	_, err := page.Goto(srv.URL + "/share")
+	must(t, err)
+	must(t, page.Locator("#f-url").Fill("https://arxiv.org/abs/2401.00001"))
+	preview := page.GetByTestId("share-preview")
+	slow := playwright.LocatorAssertionsToContainTextOptions{Timeout: playwright.Float(15000)}
+	must(t, expect.Locator(preview).ToContainText("Ada Lovelace, Grace Hopper, Alan Turing et al.", slow))
+	must(t, expect.Locator(page.Locator("#f-title")).ToHaveValue("Sparse Mixtures of Tiny Experts for Streaming Retrieval"))
+	must(t, page.GetByTestId("share-submit").Click())
+	must(t, expect.Locator(page.GetByTestId("card").First()).ToContainText("Sparse Mixtures of Tiny Experts"))
+	if n := asked.Load(); n != 1 {
+		t.Errorf("the fixture was asked %d times, want once (the preview's fetch is reused)", n)
 	}
 }

@@ -47,6 +47,11 @@ BEGIN
      WHERE n.anchor_url ~ '^https?://' -- a message (a direct with no link) has no page
     ON CONFLICT (anchor_id) DO UPDATE SET due = true, next_at = now()
      WHERE NOT c.due AND c.fetched_at < now() - interval '14 days';
+    -- A share with no title of its own takes its item's card's, when the card is there already
+    -- (fetched for an earlier share, or for this one's preview).
+    UPDATE posts p SET title = c.title
+      FROM new_posts n JOIN link_cards c ON c.anchor_id = n.anchor_id AND c.state = 'ok' AND c.title <> ''
+     WHERE p.id = n.id AND n.title IN ('', n.url, n.canonical_url);
     RETURN NULL;
 END
 $$;

@@ -80,3 +80,26 @@ INSERT INTO site_changes (kind, ids)
 SELECT 'cards', ARRAY[@anchor_id::bigint]
 UNION ALL
 SELECT 'talk', @post_ids::bigint[] WHERE cardinality(@post_ids::bigint[]) > 0;
+
+-- name: LinkCardByURL :one
+-- An item's card by its URL, when fetched in the last 14 days.
+SELECT c.kind, c.title, c.description, c.site, c.canonical, c.image, c.image_alt, c.authors, c.abstract, c.published, c.lang
+  FROM anchors a JOIN link_cards c ON c.anchor_id = a.id
+ WHERE a.url = @url AND c.state = 'ok' AND c.fetched_at > now() - interval '14 days';
+
+-- name: SavePreviewCard :exec
+-- A card fetched for a share form's preview, kept for the share's item so its job need not
+-- fetch it again: the item is made if new, as a share would make it.
+WITH a AS (
+    INSERT INTO anchors (url, kind) VALUES (@url, @anchor_kind)
+    ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
+    RETURNING id)
+INSERT INTO link_cards AS c (anchor_id, url, state, due, fetched_at, kind, title, description, site, canonical,
+                             image, image_alt, authors, abstract, published, lang)
+SELECT a.id, @url, 'ok', false, now(), @kind, @title, @description, @site, @canonical,
+       @image, @image_alt, @authors, @abstract, sqlc.narg(published)::date, @lang
+  FROM a
+ON CONFLICT (anchor_id) DO UPDATE SET state = 'ok', due = false, fetched_at = now(), failures = 0, reason = '',
+       kind = EXCLUDED.kind, title = EXCLUDED.title, description = EXCLUDED.description, site = EXCLUDED.site,
+       canonical = EXCLUDED.canonical, image = EXCLUDED.image, image_alt = EXCLUDED.image_alt,
+       authors = EXCLUDED.authors, abstract = EXCLUDED.abstract, published = EXCLUDED.published, lang = EXCLUDED.lang;

@@ -32,6 +32,7 @@ var (
 	followsPerUser   = limit{"follow-user", 120, 10 * time.Minute}
 	bansPerUser      = limit{"ban-user", 60, 10 * time.Minute}
 	likesPerUser     = limit{"like-user", 300, 10 * time.Minute}
+	previewsPerUser  = limit{"preview-user", 60, 10 * time.Minute} // a preview may fetch a page
 )
 
 // limited counts a hit of subject against l and, past the limit, answers 429 with

@@ -33,6 +33,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /logout", s.logout)
 	mux.HandleFunc("GET /share", s.requireUser(s.shareForm))
 	mux.HandleFunc("POST /share", s.requireUser(s.share))
+	mux.HandleFunc("GET /share/preview", s.requireUser(s.sharePreview))
 	mux.HandleFunc("GET /u/{handle}", s.userPage)
 	mux.HandleFunc("POST /u/{handle}/follow", s.requireUser(s.follow))
 	mux.HandleFunc("POST /u/{handle}/unfollow", s.requireUser(s.unfollow))

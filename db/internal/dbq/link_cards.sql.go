@@ -146,6 +146,46 @@ func (q *Queries) FailLinkCard(ctx context.Context, arg FailLinkCardParams) erro
 	return err
 }
 
+const linkCardByURL = `-- name: LinkCardByURL :one
+SELECT c.kind, c.title, c.description, c.site, c.canonical, c.image, c.image_alt, c.authors, c.abstract, c.published, c.lang
+  FROM anchors a JOIN link_cards c ON c.anchor_id = a.id
+ WHERE a.url = $1 AND c.state = 'ok' AND c.fetched_at > now() - interval '14 days'
+`
+
+type LinkCardByURLRow struct {
+	Kind        string
+	Title       string
+	Description string
+	Site        string
+	Canonical   string
+	Image       string
+	ImageAlt    string
+	Authors     []string
+	Abstract    string
+	Published   pgtype.Date
+	Lang        string
+}
+
+// An item's card by its URL, when fetched in the last 14 days.
+func (q *Queries) LinkCardByURL(ctx context.Context, url string) (LinkCardByURLRow, error) {
+	row := q.db.QueryRow(ctx, linkCardByURL, url)
+	var i LinkCardByURLRow
+	err := row.Scan(
+		&i.Kind,
+		&i.Title,
+		&i.Description,
+		&i.Site,
+		&i.Canonical,
+		&i.Image,
+		&i.ImageAlt,
+		&i.Authors,
+		&i.Abstract,
+		&i.Published,
+		&i.Lang,
+	)
+	return i, err
+}
+
 const linkCardState = `-- name: LinkCardState :one
 SELECT due, fetched_at, failures FROM link_cards WHERE anchor_id = $1
 `
@@ -295,6 +335,59 @@ func (q *Queries) SaveLinkCard(ctx context.Context, arg SaveLinkCardParams) erro
 		arg.Published,
 		arg.Lang,
 		arg.AnchorID,
+	)
+	return err
+}
+
+const savePreviewCard = `-- name: SavePreviewCard :exec
+WITH a AS (
+    INSERT INTO anchors (url, kind) VALUES ($1, $13)
+    ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
+    RETURNING id)
+INSERT INTO link_cards AS c (anchor_id, url, state, due, fetched_at, kind, title, description, site, canonical,
+                             image, image_alt, authors, abstract, published, lang)
+SELECT a.id, $1, 'ok', false, now(), $2, $3, $4, $5, $6,
+       $7, $8, $9, $10, $11::date, $12
+  FROM a
+ON CONFLICT (anchor_id) DO UPDATE SET state = 'ok', due = false, fetched_at = now(), failures = 0, reason = '',
+       kind = EXCLUDED.kind, title = EXCLUDED.title, description = EXCLUDED.description, site = EXCLUDED.site,
+       canonical = EXCLUDED.canonical, image = EXCLUDED.image, image_alt = EXCLUDED.image_alt,
+       authors = EXCLUDED.authors, abstract = EXCLUDED.abstract, published = EXCLUDED.published, lang = EXCLUDED.lang
+`
+
+type SavePreviewCardParams struct {
+	Url         string
+	Kind        string
+	Title       string
+	Description string
+	Site        string
+	Canonical   string
+	Image       string
+	ImageAlt    string
+	Authors     []string
+	Abstract    string
+	Published   pgtype.Date
+	Lang        string
+	AnchorKind  string
+}
+
+// A card fetched for a share form's preview, kept for the share's item so its job need not
+// fetch it again: the item is made if new, as a share would make it.
+func (q *Queries) SavePreviewCard(ctx context.Context, arg SavePreviewCardParams) error {
+	_, err := q.db.Exec(ctx, savePreviewCard,
+		arg.Url,
+		arg.Kind,
+		arg.Title,
+		arg.Description,
+		arg.Site,
+		arg.Canonical,
+		arg.Image,
+		arg.ImageAlt,
+		arg.Authors,
+		arg.Abstract,
+		arg.Published,
+		arg.Lang,
+		arg.AnchorKind,
 	)
 	return err
 }
