@@ -204,10 +204,11 @@ func (s *Store) DeleteComment(ctx context.Context, v tributary.Viewer, id int64)
 	return c.PostID, nil
 }
 
-// Threads returns the comments of some posts that the viewer sees, oldest first per post.
-// The posts must be ones the viewer may read.
+// Threads returns the comments of some posts that the viewer sees, oldest first per post;
+// none of a post deleted or not theirs to read.
 func (s *Store) Threads(ctx context.Context, v tributary.Viewer, postIDs []int64) (map[int64][]tributary.Comment, error) {
-	rows, err := s.q.Thread(ctx, dbq.ThreadParams{PostIds: nonNilIDs(postIDs), Blocked: nonNilIDs(v.Blocked)})
+	rows, err := s.q.Thread(ctx, dbq.ThreadParams{PostIds: nonNilIDs(postIDs), ViewerID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	if err != nil {
 		return nil, fmt.Errorf("db: thread: %w", err)
 	}
@@ -220,10 +221,11 @@ func (s *Store) Threads(ctx context.Context, v tributary.Viewer, postIDs []int64
 	return out, nil
 }
 
-// Likers returns up to limit people who liked a post, as the viewer sees them, newest first.
-// The post must be one the viewer may read.
+// Likers returns up to limit people who liked a post, as the viewer sees them, newest first;
+// none when the post is deleted or not theirs to read.
 func (s *Store) Likers(ctx context.Context, v tributary.Viewer, postID int64, limit int) ([]tributary.UserRef, error) {
-	rows, err := s.q.Likers(ctx, dbq.LikersParams{PostID: postID, Blocked: nonNilIDs(v.Blocked), Lim: int32(limit)})
+	rows, err := s.q.Likers(ctx, dbq.LikersParams{PostID: postID, ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked),
+		PrivateFeeds: nonNilIDs(v.PrivateFeeds), Lim: int32(limit)})
 	if err != nil {
 		return nil, fmt.Errorf("db: likers: %w", err)
 	}
@@ -235,13 +237,14 @@ func (s *Store) Likers(ctx context.Context, v tributary.Viewer, postID int64, li
 }
 
 // PostTalk returns what the cards of some posts show of their conversations, as the viewer
-// sees them. The posts must be ones the viewer may read.
+// sees them; posts deleted or not theirs to read are left out.
 func (s *Store) PostTalk(ctx context.Context, v tributary.Viewer, ids []int64) (map[int64]tributary.Talk, error) {
 	out := make(map[int64]tributary.Talk, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.reads(ctx).PostTalk(ctx, dbq.PostTalkParams{Ids: ids, ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked)})
+	rows, err := s.reads(ctx).PostTalk(ctx, dbq.PostTalkParams{Ids: ids, ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked),
+		PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	if err != nil {
 		return nil, fmt.Errorf("db: post talk: %w", err)
 	}

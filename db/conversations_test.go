@@ -247,3 +247,55 @@ func TestLikedOfAgreesWithAnchorTalk(t *testing.T) {
 		t.Fatalf("the test did not exercise both kinds of likes: %v", kinds)
 	}
 }
+
+// Every read of a post's conversation applies the access rule itself: a post gone private to
+// no one, or deleted, gives no talk, no likers and no thread, whoever asks (issue 43).
+func TestConversationReadsApplyAccess(t *testing.T) {
+	s, _ := seeded(t, seedSmall(4))
+	ctx := context.Background()
+	var posts []int64
+	if err := s.Pool.QueryRow(ctx, `SELECT array_agg(id ORDER BY id) FROM (SELECT id FROM posts
+		 WHERE deleted_at IS NULL AND is_public AND like_count > 0 AND comment_count > 0 ORDER BY id LIMIT 3) t`).Scan(&posts); err != nil || len(posts) < 3 {
+		t.Fatalf("want 3 public posts with likes and comments: %v, %v", posts, err)
+	}
+	open, private, deleted := posts[0], posts[1], posts[2]
+	if _, err := s.Pool.Exec(ctx, `UPDATE posts SET is_public = false, protected_owner_ids = '{}', private_feed_ids = '{}' WHERE id = $1`, private); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Pool.Exec(ctx, `UPDATE posts SET deleted_at = now() WHERE id = $1`, deleted); err != nil {
+		t.Fatal(err)
+	}
+	var viewer int64 // someone who wrote none of them
+	if err := s.Pool.QueryRow(ctx, `SELECT min(id) FROM users WHERE id NOT IN (SELECT author_id FROM posts WHERE id = ANY($1))`, posts).Scan(&viewer); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []int64{0, viewer} {
+		v, err := s.ViewerAccess(ctx, who)
+		if err != nil {
+			t.Fatal(err)
+		}
+		talk, err := s.PostTalk(ctx, v, posts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		threads, err := s.Threads(ctx, v, posts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name     string
+			post     int64
+			readable bool
+		}{{"public", open, true}, {"private", private, false}, {"deleted", deleted, false}} {
+			likers, err := s.Likers(ctx, v, c.post, 50)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, hasTalk := talk[c.post]
+			got := []bool{hasTalk, len(threads[c.post]) > 0, len(likers) > 0}
+			if want := []bool{c.readable, c.readable, c.readable}; !reflect.DeepEqual(got, want) {
+				t.Errorf("viewer %d, %s post: talk, thread, likers read %v, want %v", who, c.name, got, want)
+			}
+		}
+	}
+}

@@ -256,7 +256,11 @@ func (s *Server) renderTalk(w http.ResponseWriter, r *http.Request, status int, 
 			s.fail(w, r, err)
 			return
 		}
-		t.Talk = talk[t.PostID]
+		var ok bool
+		if t.Talk, ok = talk[t.PostID]; !ok {
+			s.fail(w, r, tributary.Errorf(tributary.ENotFound, "No such post."))
+			return
+		}
 		s.render(w, r, status, views.CardTalk(t))
 	default:
 		c, err := s.conversation(r, t.PostID, t)

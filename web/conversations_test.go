@@ -270,3 +270,52 @@ func TestCommentsBumpPosts(t *testing.T) {
 	comment(old) // the third comment in a day bumps
 	want("the third comment", old, mid, fresh)
 }
+
+// A refused comment answers with the card's talk; for a post the commenter may not read
+// (private, a direct to others, deleted) that answer must say nothing of it: no counts, no
+// likers; "No such post." where the answer is the post's (an item card's talk counts only
+// the shares the reader may read). Issue 43, point 2.
+func TestRefusedCommentShowsNoTalkOfUnreadablePosts(t *testing.T) {
+	a := newApp(t)
+	ada, bob, carol, dave := a.client(), a.client(), a.client(), a.client()
+	for c, h := range map[*client]string{ada: "ada", bob: "bob", carol: "carol", dave: "dave"} {
+		c.signup(h)
+	}
+	like := func(c *client, post int64) {
+		t.Helper()
+		if r := c.post("/p/"+itoa(post)+"/like", nil); r.status != http.StatusSeeOther {
+			t.Fatalf("like %d: status %d", post, r.status)
+		}
+	}
+	carol.post("/settings/visibility", url.Values{"visibility": {"private"}})
+	private, _ := carol.shareAs("https://example.com/private")
+	like(carol, private)
+	carol.post("/u/ada/follow", nil) // a direct goes only to a follower
+	a.now = a.now.Add(time.Second)
+	if r := ada.post("/share", url.Values{"url": {"https://example.com/direct"}, "dest": {"1"}, "direct": {"@carol"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("direct: status %d %.300s", r.status, r.body)
+	}
+	var direct int64
+	a.store.Pool.QueryRow(t.Context(), "SELECT max(id) FROM posts").Scan(&direct)
+	like(carol, direct)
+	deleted, _ := ada.shareAs("https://example.com/deleted")
+	like(dave, deleted)
+	if r := ada.post("/posts/"+itoa(deleted)+"/delete", nil); r.status != http.StatusSeeOther {
+		t.Fatalf("delete: status %d", r.status)
+	}
+	for _, c := range []struct {
+		name  string
+		post  int64
+		liker string
+	}{{"private", private, "carol"}, {"direct", direct, "carol"}, {"deleted", deleted, "dave"}} {
+		for _, view := range []string{"post", "page", "item"} {
+			r := bob.do("POST", "/p/"+itoa(c.post)+"/comments", url.Values{"body": {""}, "view": {view}, "item": {"1"}}, htmx)
+			if view != "item" && (r.status != http.StatusNotFound || !strings.Contains(r.body, "No such post.")) {
+				t.Errorf("%s post, view %s: status %d, want 404 No such post.", c.name, view, r.status)
+			}
+			if n := attr(r.body, "data-likes"); n != "" && n != "0" || strings.Contains(r.body, c.liker) {
+				t.Errorf("%s post, view %s: the answer shows its talk (%s likes): %.400s", c.name, view, n, r.body)
+			}
+		}
+	}
+}

@@ -265,16 +265,22 @@ func (q *Queries) Like(ctx context.Context, arg LikeParams) (LikeRow, error) {
 
 const likers = `-- name: Likers :many
 SELECT u.id, u.handle, u.display_name, u.vip
-  FROM likes l JOIN users u ON u.id = l.user_id
- WHERE l.post_id = $1 AND NOT l.user_id = ANY($2::bigint[])
+  FROM posts p
+  JOIN likes l ON l.post_id = p.id
+  JOIN users u ON u.id = l.user_id
+ WHERE p.id = $1 AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
+   AND NOT l.user_id = ANY($3::bigint[])
  ORDER BY l.created_at DESC, u.id
- LIMIT $3
+ LIMIT $5
 `
 
 type LikersParams struct {
-	PostID  int64
-	Blocked []int64
-	Lim     int32
+	PostID       int64
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+	Lim          int32
 }
 
 type LikersRow struct {
@@ -284,9 +290,16 @@ type LikersRow struct {
 	Vip         bool
 }
 
-// Who liked a post, as a viewer sees them, newest first.
+// Who liked a post, as a viewer sees them, newest first; no one when the post is deleted or
+// not theirs to read.
 func (q *Queries) Likers(ctx context.Context, arg LikersParams) ([]LikersRow, error) {
-	rows, err := q.db.Query(ctx, likers, arg.PostID, arg.Blocked, arg.Lim)
+	rows, err := q.db.Query(ctx, likers,
+		arg.PostID,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -313,15 +326,20 @@ func (q *Queries) Likers(ctx context.Context, arg LikersParams) ([]LikersRow, er
 const thread = `-- name: Thread :many
 SELECT c.id, c.post_id, c.body, c.created_at, c.edited_at,
        u.id AS author_id, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
-  FROM comments c JOIN users u ON u.id = c.author_id
- WHERE c.post_id = ANY($1::bigint[])
-   AND NOT c.author_id = ANY($2::bigint[])
+  FROM posts p
+  JOIN comments c ON c.post_id = p.id
+  JOIN users u ON u.id = c.author_id
+ WHERE p.id = ANY($1::bigint[]) AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
+   AND NOT c.author_id = ANY($3::bigint[])
  ORDER BY c.post_id, c.created_at, c.id
 `
 
 type ThreadParams struct {
-	PostIds []int64
-	Blocked []int64
+	PostIds      []int64
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
 }
 
 type ThreadRow struct {
@@ -337,9 +355,14 @@ type ThreadRow struct {
 }
 
 // The comments of some posts that a viewer sees (none by someone in a ban with them), in
-// order.
+// order; none of posts deleted or not theirs to read.
 func (q *Queries) Thread(ctx context.Context, arg ThreadParams) ([]ThreadRow, error) {
-	rows, err := q.db.Query(ctx, thread, arg.PostIds, arg.Blocked)
+	rows, err := q.db.Query(ctx, thread,
+		arg.PostIds,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+	)
 	if err != nil {
 		return nil, err
 	}
