@@ -319,3 +319,36 @@ func TestRefusedCommentShowsNoTalkOfUnreadablePosts(t *testing.T) {
 		}
 	}
 }
+
+// A user page counts only the posts its viewer may read: a direct or a private account's
+// post is not told by the count (issue 43, point 13).
+func TestProfilePostCountIsTheViewers(t *testing.T) {
+	a := newApp(t)
+	ada, bob, carol, dave, anon := a.client(), a.client(), a.client(), a.client(), a.client()
+	for c, h := range map[*client]string{ada: "ada", bob: "bob", carol: "carol", dave: "dave"} {
+		c.signup(h)
+	}
+	carol.post("/u/ada/follow", nil)
+	ada.shareAs("https://example.com/public")
+	a.now = a.now.Add(time.Second)
+	if r := ada.post("/share", url.Values{"url": {"https://example.com/direct"}, "dest": {"1"}, "direct": {"@carol"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("direct: status %d", r.status)
+	}
+	dave.post("/settings/visibility", url.Values{"visibility": {"private"}})
+	dave.shareAs("https://example.com/dave")
+	count := regexp.MustCompile(`<strong>(\d+)</strong> posts`)
+	for _, c := range []struct {
+		who   *client
+		name  string
+		page  string
+		posts string
+	}{
+		{anon, "anonymous", "/u/ada", "1"}, {bob, "bob", "/u/ada", "1"}, {carol, "carol", "/u/ada", "2"}, {ada, "ada", "/u/ada", "2"},
+		{anon, "anonymous", "/u/dave", "0"}, {bob, "bob", "/u/dave", "0"}, {dave, "dave", "/u/dave", "1"},
+	} {
+		m := count.FindStringSubmatch(c.who.get(c.page).body)
+		if m == nil || m[1] != c.posts {
+			t.Errorf("%s on %s: post count %v, want %s", c.name, c.page, m, c.posts)
+		}
+	}
+}
