@@ -15,13 +15,14 @@ SELECT sqlc.embed(p), t.likes::integer AS likes, t.comments::integer AS comments
 -- Some posts as a viewer may read them (the rest left out), in no order, with what their
 -- cards show of their conversations (post_talk): a page's posts in one round trip. Given a
 -- filter feed, only those still in it (an unliked post leaves a likes feed that a fencepost
--- listed); each post's entry is probed (OFFSET 0 keeps the subquery a per-row probe: as a
+-- listed) and shown to the viewer (filter_shown: bans); each post's entry is probed (OFFSET 0 keeps the subquery a per-row probe: as a
 -- semi-join its generic plan merged the whole feed in, 40,000 entries of a popular tag,
 -- 6.5 ms).
 SELECT sqlc.embed(p), t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers
   FROM post_cards p, post_talk(p.id, p.like_count, p.comment_count, @viewer_id::bigint, @blocked::bigint[]) AS t (likes, comments, liked, likers)
  WHERE p.id = ANY(@ids::bigint[]) AND p.deleted_at IS NULL
-   AND (@feed::text = '' OR EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = @feed::text AND f.post_id = p.id OFFSET 0))
+   AND (@feed::text = '' OR EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = @feed::text AND f.post_id = p.id
+                                       AND filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[]) OFFSET 0))
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);
 
 -- name: PostPage :one

@@ -4,7 +4,8 @@
 -- the text (a to_tsquery of the english configuration), and posts with a comment that
 -- matches by someone not in a ban with the viewer; both narrowed by the operators (authors:
 -- any of; feeds: in any of those groups; liked, commented: liked or commented on by any of
--- those filter feeds' users; tags: every one, in the post or its comments). Without text,
+-- those filter feeds' users; tags: every one, in the post or its comments; each as the
+-- viewer's bans let them see it: filter_shown). Without text,
 -- the operators alone choose (the comments' branch is folded away: each run is planned with
 -- its arguments, and a constant condition goes before planning). Each branch reads in time
 -- order up to lim (scope is inlined into both), so a common word stops early and a rare one
@@ -26,12 +27,15 @@ WITH scope AS NOT MATERIALIZED (
        AND (cardinality(@feeds::bigint[]) = 0 OR EXISTS (
             SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = ANY(@feeds::bigint[])))
        AND (cardinality(@liked::text[]) = 0 OR EXISTS (
-            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@liked::text[])))
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@liked::text[])
+               AND (@any_reader::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[]))))
        AND (cardinality(@commented::text[]) = 0 OR EXISTS (
-            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@commented::text[])))
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@commented::text[])
+               AND (@any_reader::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[]))))
        AND (cardinality(@tags::text[]) = 0 OR NOT EXISTS (
             SELECT 1 FROM unnest(@tags::text[]) t
-             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t))))
+             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t
+                                  AND (@any_reader::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[]))))))
 SELECT h.id, h.arrival,
        (CASE WHEN @text::text = '' THEN 0
              WHEN bool_or(h.in_text) THEN ts_rank((SELECT p.search FROM posts p WHERE p.id = h.id), to_tsquery('english', @text::text))
@@ -75,12 +79,15 @@ WITH scope AS NOT MATERIALIZED (
        AND (cardinality(@feeds::bigint[]) = 0 OR EXISTS (
             SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = ANY(@feeds::bigint[])))
        AND (cardinality(@liked::text[]) = 0 OR EXISTS (
-            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@liked::text[])))
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@liked::text[])
+               AND (@any_reader::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[]))))
        AND (cardinality(@commented::text[]) = 0 OR EXISTS (
-            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@commented::text[])))
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@commented::text[])
+               AND (@any_reader::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[]))))
        AND (cardinality(@tags::text[]) = 0 OR NOT EXISTS (
             SELECT 1 FROM unnest(@tags::text[]) t
-             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t))))
+             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t
+                                  AND (@any_reader::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[]))))))
 SELECT s.id, s.created_at AS arrival,
        (CASE WHEN @text::text = '' THEN 0
              WHEN ts_match_vq(s.search, to_tsquery('english', @text::text)) THEN ts_rank(s.search, to_tsquery('english', @text::text))

@@ -206,7 +206,8 @@ const readablePostsByID = `-- name: ReadablePostsByID :many
 SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers
   FROM post_cards p, post_talk(p.id, p.like_count, p.comment_count, $1::bigint, $2::bigint[]) AS t (likes, comments, liked, likers)
  WHERE p.id = ANY($3::bigint[]) AND p.deleted_at IS NULL
-   AND ($4::text = '' OR EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = $4::text AND f.post_id = p.id OFFSET 0))
+   AND ($4::text = '' OR EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = $4::text AND f.post_id = p.id
+                                       AND filter_shown(f.feed, p.id, p.author_id, p.tags, $2::bigint[]) OFFSET 0))
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, $2::bigint[], $5::bigint[])
 `
 
@@ -229,7 +230,7 @@ type ReadablePostsByIDRow struct {
 // Some posts as a viewer may read them (the rest left out), in no order, with what their
 // cards show of their conversations (post_talk): a page's posts in one round trip. Given a
 // filter feed, only those still in it (an unliked post leaves a likes feed that a fencepost
-// listed); each post's entry is probed (OFFSET 0 keeps the subquery a per-row probe: as a
+// listed) and shown to the viewer (filter_shown: bans); each post's entry is probed (OFFSET 0 keeps the subquery a per-row probe: as a
 // semi-join its generic plan merged the whole feed in, 40,000 entries of a popular tag,
 // 6.5 ms).
 func (q *Queries) ReadablePostsByID(ctx context.Context, arg ReadablePostsByIDParams) ([]ReadablePostsByIDRow, error) {
