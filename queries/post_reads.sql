@@ -41,19 +41,22 @@ SELECT sqlc.embed(p), t.likes::integer AS likes, t.comments::integer AS comments
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);
 
 -- name: PostThread :many
--- Thread for one post, with the post's access checked in the same statement: none when the
--- post does not exist, is deleted or is not the viewer's to read. The post page reads it
--- beside PostPage, at once. The check is a one-time filter (it names no comment column): a
--- post the viewer may not read costs no read of its comments, however long its thread, so
--- its answer takes as long as that for no post.
+-- A page of a post's thread, from a comment on ((from_at, from_id); the start: the zero
+-- time and 0), oldest first, at most lim comments, with the post's access checked in the same
+-- statement: none when the post does not exist, is deleted or is not the viewer's to read.
+-- The post page reads it beside PostPage, at once. The check is a one-time filter (it names
+-- no comment column): a post the viewer may not read costs no read of its comments, however
+-- long its thread, so its answer takes as long as that for no post.
 SELECT c.id, c.body, c.created_at, c.edited_at,
        u.id AS author_id, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
   FROM comments c JOIN users u ON u.id = c.author_id
  WHERE c.post_id = @post_id AND NOT c.author_id = ANY(@blocked::bigint[])
+   AND (c.created_at, c.id) >= (@from_at::timestamptz, @from_id::bigint)
    AND EXISTS (SELECT 1 FROM posts p
                 WHERE p.id = @post_id AND p.deleted_at IS NULL
                   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]))
- ORDER BY c.created_at, c.id;
+ ORDER BY c.created_at, c.id
+ LIMIT @lim::int;
 
 -- name: LivePosts :many
 -- Some posts' items, authors and access (deleted ones left out): what live streams check

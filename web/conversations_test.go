@@ -1,12 +1,15 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"tributary"
 )
 
 // shareAs shares url as the client and returns the new post's id and anchor.
@@ -350,5 +353,61 @@ func TestProfilePostCountIsTheViewers(t *testing.T) {
 		if m == nil || m[1] != c.posts {
 			t.Errorf("%s on %s: post count %v, want %s", c.name, c.page, m, c.posts)
 		}
+	}
+}
+
+// A long thread is shown a page at a time: the post page and the item page show its first
+// comments with a link to the newer ones, which leads on to the rest (issue 43, point 15).
+func TestLongThreadsArePaged(t *testing.T) {
+	a := newApp(t)
+	ada, bob := a.client(), a.client()
+	ada.signup("ada")
+	bob.signup("bob")
+	post, anchor := ada.shareAs("https://example.com/long-talk")
+	v, err := a.store.ViewerAccess(t.Context(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = tributary.ThreadPageSize + 5
+	for i := range n {
+		if _, _, err := a.store.AddComment(t.Context(), v, post, fmt.Sprintf("comment number %d", i), a.now.Add(time.Duration(i)*time.Second), tributary.DefaultBumpRule); err != nil {
+			t.Fatal(err)
+		}
+	}
+	items := regexp.MustCompile(`data-testid="comment"`)
+	link := func(body, testid string) string {
+		m := regexp.MustCompile(`href="([^"]*)" data-testid="` + testid + `"`).FindStringSubmatch(body)
+		if m == nil {
+			return ""
+		}
+		return strings.ReplaceAll(m[1], "&amp;", "&")
+	}
+	for _, page := range []string{"/p/" + itoa(post), "/i/" + itoa(anchor)} {
+		body := bob.get(page).body
+		if got := len(items.FindAllString(body, -1)); got != tributary.ThreadPageSize {
+			t.Errorf("%s: %d comments shown, want the first %d", page, got, tributary.ThreadPageSize)
+		}
+		if !strings.Contains(body, "comment number 0<") || strings.Contains(body, fmt.Sprintf("comment number %d<", tributary.ThreadPageSize)) {
+			t.Errorf("%s: not the first page of the thread", page)
+		}
+		next := link(body, "newer-comments")
+		if next == "" {
+			t.Fatalf("%s: no link to the newer comments", page)
+		}
+		r := bob.get(next)
+		if got := len(items.FindAllString(r.body, -1)); r.status != http.StatusOK || got != n-tributary.ThreadPageSize {
+			t.Errorf("%s's newer comments (%s): status %d, %d comments, want %d", page, next, r.status, got, n-tributary.ThreadPageSize)
+		}
+		if !strings.Contains(r.body, fmt.Sprintf("comment number %d<", n-1)) || link(r.body, "newer-comments") != "" || link(r.body, "earlier-comments") == "" {
+			t.Errorf("%s's newer comments: want the last ones, no further page and a link back to the first", page)
+		}
+	}
+	if r := bob.get("/p/" + itoa(post) + "?from=nonsense"); r.status != http.StatusBadRequest {
+		t.Errorf("a bad thread cursor: status %d, want 400", r.status)
+	}
+	// A new comment on a long thread is shown where the form leads back to.
+	r := bob.post("/p/"+itoa(post)+"/comments", url.Values{"body": {"the very last word"}, "view": {"page"}, "return": {"/p/" + itoa(post)}})
+	if r.status != http.StatusSeeOther || !strings.Contains(bob.get(r.location).body, "the very last word") {
+		t.Errorf("after commenting on a long thread: %d to %q, which does not show the comment", r.status, r.location)
 	}
 }

@@ -324,21 +324,25 @@ func (q *Queries) Likers(ctx context.Context, arg LikersParams) ([]LikersRow, er
 }
 
 const thread = `-- name: Thread :many
-SELECT c.id, c.post_id, c.body, c.created_at, c.edited_at,
-       u.id AS author_id, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
+SELECT t.id, t.post_id, t.body, t.created_at, t.edited_at, t.author_id, t.author_handle, t.author_name, t.author_vip
   FROM posts p
-  JOIN comments c ON c.post_id = p.id
-  JOIN users u ON u.id = c.author_id
- WHERE p.id = ANY($1::bigint[]) AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
-   AND NOT c.author_id = ANY($3::bigint[])
- ORDER BY c.post_id, c.created_at, c.id
+  CROSS JOIN LATERAL (
+        SELECT c.id, c.post_id, c.body, c.created_at, c.edited_at,
+               u.id AS author_id, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
+          FROM comments c JOIN users u ON u.id = c.author_id
+         WHERE c.post_id = p.id AND NOT c.author_id = ANY($1::bigint[])
+         ORDER BY c.created_at, c.id
+         LIMIT $2::int) t
+ WHERE p.id = ANY($3::bigint[]) AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $4::bigint, $1::bigint[], $5::bigint[])
+ ORDER BY t.post_id, t.created_at, t.id
 `
 
 type ThreadParams struct {
+	Blocked      []int64
+	PerPost      int32
 	PostIds      []int64
 	ViewerID     int64
-	Blocked      []int64
 	PrivateFeeds []int64
 }
 
@@ -354,13 +358,14 @@ type ThreadRow struct {
 	AuthorVip    bool
 }
 
-// The comments of some posts that a viewer sees (none by someone in a ban with them), in
-// order; none of posts deleted or not theirs to read.
+// The first per_post comments of each of some posts that a viewer sees (none by someone in
+// a ban with them), in order; none of posts deleted or not theirs to read.
 func (q *Queries) Thread(ctx context.Context, arg ThreadParams) ([]ThreadRow, error) {
 	rows, err := q.db.Query(ctx, thread,
+		arg.Blocked,
+		arg.PerPost,
 		arg.PostIds,
 		arg.ViewerID,
-		arg.Blocked,
 		arg.PrivateFeeds,
 	)
 	if err != nil {
