@@ -85,7 +85,10 @@ func (s *Server) conversationFrom(r *http.Request, postID int64, t views.Talk, f
 		ctx       = r.Context()
 	)
 	wg.Add(1)
-	go func() { defer wg.Done(); thread, threadErr = s.store.PostThread(ctx, v, postID, from, tributary.ThreadPageSize) }()
+	go func() {
+		defer wg.Done()
+		thread, threadErr = s.store.PostThread(ctx, v, postID, from, tributary.ThreadPageSize)
+	}()
 	p, likers, err := s.store.PostPage(ctx, v, postID, 50)
 	wg.Wait()
 	if err != nil {
@@ -158,7 +161,7 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 	for i, p := range talked {
 		convs[i] = views.Conversation{Post: p, Likers: p.Talk.Likers, Comments: threads[p.ID].Comments, ViewerID: v.ID,
 			Newer: threadPage("/p/"+strconv.FormatInt(p.ID, 10), threads[p.ID].Next),
-			Talk: views.Talk{View: "page", PostID: p.ID, Talk: p.Talk, Return: back, LoggedIn: v.ID != 0}}
+			Talk:  views.Talk{View: "page", PostID: p.ID, Talk: p.Talk, Return: back, LoggedIn: v.ID != 0}}
 	}
 	pg := s.page(r, posts[0].Title)
 	pg.Description = "Every share of “" + views.Excerpt(posts[0].Title, 120) + "” on Tributary, with their discussions."
