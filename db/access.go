@@ -242,31 +242,16 @@ func (s *Store) Ban(ctx context.Context, user, banned int64) error {
 		if err := s.unfollow(ctx, tx, q, banned, user); err != nil {
 			return err
 		}
-		if err := s.unfollow(ctx, tx, q, user, banned); err != nil {
-			return err
-		}
-		return resetBanFences(ctx, q, user, banned)
+		return s.unfollow(ctx, tx, q, user, banned)
 	})
 }
 
 // Unban lifts a ban.
 func (s *Store) Unban(ctx context.Context, user, banned int64) error {
-	return s.inTx(ctx, func(q *dbq.Queries) error {
-		if err := q.Unban(ctx, dbq.UnbanParams{UserID: user, BannedID: banned}); err != nil {
-			return fmt.Errorf("db: unban: %w", err)
-		}
-		return resetBanFences(ctx, q, user, banned)
-	})
-}
-
-// resetBanFences drops the fence state of the two users of a ban made or lifted: what their
-// filter feeds and searches list by the other's likes and comments changed (filter_shown),
-// and a fencepost committed before would list it as it was.
-func resetBanFences(ctx context.Context, q *dbq.Queries, a, b int64) error {
-	if err := resetFences(ctx, q, a); err != nil {
-		return err
+	if err := s.q.Unban(ctx, dbq.UnbanParams{UserID: user, BannedID: banned}); err != nil {
+		return fmt.Errorf("db: unban: %w", err)
 	}
-	return resetFences(ctx, q, b)
+	return nil
 }
 
 // HasBanned reports whether user banned other.
