@@ -11,14 +11,25 @@ import (
 )
 
 const searchAmong = `-- name: SearchAmong :many
-WITH t AS MATERIALIZED (SELECT to_tsquery('english', $5::text) AS q)
+WITH t AS MATERIALIZED (SELECT CASE WHEN $5::text = '' THEN NULL ELSE to_tsquery('english', $5::text) END AS q)
 SELECT p.id FROM posts p
  WHERE p.id = ANY($1::bigint[]) AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
-   AND (ts_match_vq(p.search, (SELECT t.q FROM t))
+   AND ($5::text = ''
+        OR ts_match_vq(p.search, (SELECT t.q FROM t))
         OR EXISTS (SELECT 1 FROM comments c
                     WHERE c.post_id = p.id AND ts_match_vq(c.search, (SELECT t.q FROM t))
                       AND NOT c.author_id = ANY($3::bigint[])))
+   AND (cardinality($6::text[]) = 0 OR EXISTS (
+        SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($6::text[])
+           AND filter_shown(f.feed, p.id, p.author_id, p.tags, $3::bigint[])))
+   AND (cardinality($7::text[]) = 0 OR EXISTS (
+        SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($7::text[])
+           AND filter_shown(f.feed, p.id, p.author_id, p.tags, $3::bigint[])))
+   AND (cardinality($8::text[]) = 0 OR NOT EXISTS (
+        SELECT 1 FROM unnest($8::text[]) tg
+         WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = tg
+                              AND filter_shown(f.feed, p.id, p.author_id, p.tags, $3::bigint[]))))
 `
 
 type SearchAmongParams struct {
@@ -27,12 +38,18 @@ type SearchAmongParams struct {
 	Blocked      []int64
 	PrivateFeeds []int64
 	Text         string
+	Liked        []string
+	Commented    []string
+	Tags         []string
 }
 
-// Which of a search's candidates the viewer finds now: those not deleted, that the viewer
-// may read, that still match in their text or by a comment whose author is not in a ban
-// with the viewer (feed/searchcache.go: 300 in 1 ms, where the search took 7). It runs on
-// its generic plan: the text is parsed once (an InitPlan), not for every row.
+// Which of some posts (a search's candidates, or the posts a committed fencepost of a search
+// lists) the viewer finds by the search now: those not deleted, that the viewer may read,
+// that still match in their text or by a comment whose author is not in a ban with the
+// viewer (no text: any), and that the liked, commented and tags operators still find as the
+// viewer's bans let them see it (filter_shown) (feed/searchcache.go: 300 in 1 ms, where the
+// search took 7). It runs on its generic plan: the text is parsed once (an InitPlan), not
+// for every row.
 func (q *Queries) SearchAmong(ctx context.Context, arg SearchAmongParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, searchAmong,
 		arg.Ids,
@@ -40,6 +57,9 @@ func (q *Queries) SearchAmong(ctx context.Context, arg SearchAmongParams) ([]int
 		arg.Blocked,
 		arg.PrivateFeeds,
 		arg.Text,
+		arg.Liked,
+		arg.Commented,
+		arg.Tags,
 	)
 	if err != nil {
 		return nil, err
