@@ -61,21 +61,30 @@ func (s *Store) PostPage(ctx context.Context, v tributary.Viewer, id int64, like
 	return p, page, nil
 }
 
-// PostThread returns the comments of a post that the viewer sees, oldest first (as Threads
-// does); none when the post is not theirs to read, which it checks itself, so that it can run
-// beside PostPage.
-func (s *Store) PostThread(ctx context.Context, v tributary.Viewer, postID int64) ([]tributary.Comment, error) {
-	rows, err := s.q.PostThread(ctx, dbq.PostThreadParams{PostID: postID, ViewerID: v.ID,
-		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+// PostThread returns a page of the comments of a post that the viewer sees, oldest first
+// from from (as Threads orders them), at most limit; none when the post is not theirs to
+// read, which it checks itself, so that it can run beside PostPage.
+func (s *Store) PostThread(ctx context.Context, v tributary.Viewer, postID int64, from tributary.ThreadCursor, limit int) (tributary.Thread, error) {
+	rows, err := s.q.PostThread(ctx, dbq.PostThreadParams{PostID: postID, ViewerID: v.ID, FromAt: from.At, FromID: from.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds), Lim: int32(limit + 1)})
 	if err != nil {
-		return nil, fmt.Errorf("db: thread: %w", err)
+		return tributary.Thread{}, fmt.Errorf("db: thread: %w", err)
 	}
 	out := make([]tributary.Comment, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, tributary.Comment{ID: r.ID, PostID: postID, Body: r.Body, CreatedAt: r.CreatedAt, EditedAt: r.EditedAt,
 			Author: tributary.UserRef{ID: r.AuthorID, Handle: r.AuthorHandle, Name: r.AuthorName, VIP: r.AuthorVip}})
 	}
-	return out, nil
+	return threadOf(out, limit), nil
+}
+
+// threadOf is a page of at most limit of comments, read with one more to tell where the
+// next page starts.
+func threadOf(comments []tributary.Comment, limit int) tributary.Thread {
+	if len(comments) <= limit {
+		return tributary.Thread{Comments: comments}
+	}
+	return tributary.Thread{Comments: comments[:limit], Next: tributary.CursorOf(comments[limit])}
 }
 
 // Like records that the viewer likes a post they may read; liking twice is a no-op.
@@ -204,26 +213,32 @@ func (s *Store) DeleteComment(ctx context.Context, v tributary.Viewer, id int64)
 	return c.PostID, nil
 }
 
-// Threads returns the comments of some posts that the viewer sees, oldest first per post.
-// The posts must be ones the viewer may read.
-func (s *Store) Threads(ctx context.Context, v tributary.Viewer, postIDs []int64) (map[int64][]tributary.Comment, error) {
-	rows, err := s.q.Thread(ctx, dbq.ThreadParams{PostIds: nonNilIDs(postIDs), Blocked: nonNilIDs(v.Blocked)})
+// Threads returns the first page of each of some posts' threads as the viewer sees them,
+// at most perPost comments, oldest first; none of a post deleted or not theirs to read.
+func (s *Store) Threads(ctx context.Context, v tributary.Viewer, postIDs []int64, perPost int) (map[int64]tributary.Thread, error) {
+	rows, err := s.q.Thread(ctx, dbq.ThreadParams{PostIds: nonNilIDs(postIDs), ViewerID: v.ID, PerPost: int32(perPost + 1),
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	if err != nil {
 		return nil, fmt.Errorf("db: thread: %w", err)
 	}
-	out := make(map[int64][]tributary.Comment, len(postIDs))
+	all := make(map[int64][]tributary.Comment, len(postIDs))
 	for _, r := range rows {
-		out[r.PostID] = append(out[r.PostID], tributary.Comment{ID: r.ID, PostID: r.PostID, Body: r.Body,
+		all[r.PostID] = append(all[r.PostID], tributary.Comment{ID: r.ID, PostID: r.PostID, Body: r.Body,
 			CreatedAt: r.CreatedAt, EditedAt: r.EditedAt,
 			Author: tributary.UserRef{ID: r.AuthorID, Handle: r.AuthorHandle, Name: r.AuthorName, VIP: r.AuthorVip}})
+	}
+	out := make(map[int64]tributary.Thread, len(all))
+	for id, cs := range all {
+		out[id] = threadOf(cs, perPost)
 	}
 	return out, nil
 }
 
-// Likers returns up to limit people who liked a post, as the viewer sees them, newest first.
-// The post must be one the viewer may read.
+// Likers returns up to limit people who liked a post, as the viewer sees them, newest first;
+// none when the post is deleted or not theirs to read.
 func (s *Store) Likers(ctx context.Context, v tributary.Viewer, postID int64, limit int) ([]tributary.UserRef, error) {
-	rows, err := s.q.Likers(ctx, dbq.LikersParams{PostID: postID, Blocked: nonNilIDs(v.Blocked), Lim: int32(limit)})
+	rows, err := s.q.Likers(ctx, dbq.LikersParams{PostID: postID, ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked),
+		PrivateFeeds: nonNilIDs(v.PrivateFeeds), Lim: int32(limit)})
 	if err != nil {
 		return nil, fmt.Errorf("db: likers: %w", err)
 	}
@@ -235,13 +250,14 @@ func (s *Store) Likers(ctx context.Context, v tributary.Viewer, postID int64, li
 }
 
 // PostTalk returns what the cards of some posts show of their conversations, as the viewer
-// sees them. The posts must be ones the viewer may read.
+// sees them; posts deleted or not theirs to read are left out.
 func (s *Store) PostTalk(ctx context.Context, v tributary.Viewer, ids []int64) (map[int64]tributary.Talk, error) {
 	out := make(map[int64]tributary.Talk, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.reads(ctx).PostTalk(ctx, dbq.PostTalkParams{Ids: ids, ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked)})
+	rows, err := s.reads(ctx).PostTalk(ctx, dbq.PostTalkParams{Ids: ids, ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked),
+		PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	if err != nil {
 		return nil, fmt.Errorf("db: post talk: %w", err)
 	}

@@ -128,16 +128,16 @@ func TestConversationReadsAgree(t *testing.T) {
 		if !reflect.DeepEqual(likers, wantLikers) {
 			t.Fatalf("step %d: likers of %d for %d (bans %v): %+v, want %+v", step, post, v.ID, v.Blocked, likers, wantLikers)
 		}
-		thread, err := s.PostThread(ctx, v, post)
+		thread, err := s.PostThread(ctx, v, post, tributary.ThreadCursor{}, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
-		threads, err := s.Threads(ctx, v, []int64{post})
+		threads, err := s.Threads(ctx, v, []int64{post}, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(thread) == 0 || !reflect.DeepEqual(thread, threads[post]) {
-			t.Fatalf("step %d: thread of %d for %d (bans %v): %d comments, want %d", step, post, v.ID, v.Blocked, len(thread), len(threads[post]))
+		if len(thread.Comments) == 0 || !reflect.DeepEqual(thread, threads[post]) {
+			t.Fatalf("step %d: thread of %d for %d (bans %v): %d comments, want %d", step, post, v.ID, v.Blocked, len(thread.Comments), len(threads[post].Comments))
 		}
 	}
 
@@ -161,8 +161,8 @@ func TestConversationReadsAgree(t *testing.T) {
 	if p, likers, err := s.PostPage(ctx, outsider, private, 50); err == nil || err.Error() != missing.Error() || p.ID != 0 || likers != nil {
 		t.Fatalf("post page of an unreadable post: %+v %v, %v; want %v as for no post", p, likers, err, missing)
 	}
-	if thread, err := s.PostThread(ctx, outsider, private); err != nil || len(thread) != 0 {
-		t.Fatalf("thread of an unreadable post: %d comments, %v", len(thread), err)
+	if thread, err := s.PostThread(ctx, outsider, private, tributary.ThreadCursor{}, 50); err != nil || len(thread.Comments) != 0 {
+		t.Fatalf("thread of an unreadable post: %d comments, %v", len(thread.Comments), err)
 	}
 }
 
@@ -245,5 +245,111 @@ func TestLikedOfAgreesWithAnchorTalk(t *testing.T) {
 	}
 	if kinds["liked"] == 0 || kinds["liked, no longer readable"] == 0 {
 		t.Fatalf("the test did not exercise both kinds of likes: %v", kinds)
+	}
+}
+
+// Every read of a post's conversation applies the access rule itself: a post gone private to
+// no one, or deleted, gives no talk, no likers and no thread, whoever asks (issue 43).
+func TestConversationReadsApplyAccess(t *testing.T) {
+	s, _ := seeded(t, seedSmall(4))
+	ctx := context.Background()
+	var posts []int64
+	if err := s.Pool.QueryRow(ctx, `SELECT array_agg(id ORDER BY id) FROM (SELECT id FROM posts
+		 WHERE deleted_at IS NULL AND is_public AND like_count > 0 AND comment_count > 0 ORDER BY id LIMIT 3) t`).Scan(&posts); err != nil || len(posts) < 3 {
+		t.Fatalf("want 3 public posts with likes and comments: %v, %v", posts, err)
+	}
+	open, private, deleted := posts[0], posts[1], posts[2]
+	if _, err := s.Pool.Exec(ctx, `UPDATE posts SET is_public = false, protected_owner_ids = '{}', private_feed_ids = '{}' WHERE id = $1`, private); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Pool.Exec(ctx, `UPDATE posts SET deleted_at = now() WHERE id = $1`, deleted); err != nil {
+		t.Fatal(err)
+	}
+	var viewer int64 // someone who wrote none of them
+	if err := s.Pool.QueryRow(ctx, `SELECT min(id) FROM users WHERE id NOT IN (SELECT author_id FROM posts WHERE id = ANY($1))`, posts).Scan(&viewer); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []int64{0, viewer} {
+		v, err := s.ViewerAccess(ctx, who)
+		if err != nil {
+			t.Fatal(err)
+		}
+		talk, err := s.PostTalk(ctx, v, posts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		threads, err := s.Threads(ctx, v, posts, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name     string
+			post     int64
+			readable bool
+		}{{"public", open, true}, {"private", private, false}, {"deleted", deleted, false}} {
+			likers, err := s.Likers(ctx, v, c.post, 50)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, hasTalk := talk[c.post]
+			got := []bool{hasTalk, len(threads[c.post].Comments) > 0, len(likers) > 0}
+			if want := []bool{c.readable, c.readable, c.readable}; !reflect.DeepEqual(got, want) {
+				t.Errorf("viewer %d, %s post: talk, thread, likers read %v, want %v", who, c.name, got, want)
+			}
+		}
+	}
+}
+
+// A thread is read a page at a time: walking PostThread's pages from the start gives every
+// comment once, in order (ties in time by id), and Threads' first page of each post is
+// PostThread's, with where the next starts.
+func TestThreadPages(t *testing.T) {
+	s, _ := seeded(t, seedSmall(4))
+	ctx := context.Background()
+	var post int64
+	if err := s.Pool.QueryRow(ctx, `SELECT id FROM posts WHERE deleted_at IS NULL AND is_public ORDER BY id LIMIT 1`).Scan(&post); err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.ViewerAccess(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	for i := range 8 {
+		if _, _, err := s.AddComment(ctx, v, post, "comment", at.Add(time.Duration(i/3)*time.Second), tributary.DefaultBumpRule); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := s.PostThread(ctx, v, post, tributary.ThreadCursor{}, 1000)
+	if err != nil || len(all.Comments) < 8 || !all.Next.IsZero() {
+		t.Fatalf("the whole thread: %d comments, next %v, %v", len(all.Comments), all.Next, err)
+	}
+	for _, size := range []int{1, 3, 5} {
+		var walked []tributary.Comment
+		from := tributary.ThreadCursor{}
+		for range 100 {
+			page, err := s.PostThread(ctx, v, post, from, size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page.Comments) > size {
+				t.Fatalf("a page of %d comments, asked for %d", len(page.Comments), size)
+			}
+			walked = append(walked, page.Comments...)
+			if from = page.Next; from.IsZero() {
+				break
+			}
+		}
+		if !reflect.DeepEqual(walked, all.Comments) {
+			t.Errorf("pages of %d: %d comments walked, want the thread's %d in order", size, len(walked), len(all.Comments))
+		}
+		first, err := s.Threads(ctx, v, []int64{post}, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := s.PostThread(ctx, v, post, tributary.ThreadCursor{}, size)
+		if !reflect.DeepEqual(first[post], want) || first[post].Next.IsZero() {
+			t.Errorf("Threads' first page of %d: %+v, want PostThread's %+v", size, first[post].Next, want.Next)
+		}
 	}
 }

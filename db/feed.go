@@ -189,7 +189,7 @@ func (s *Store) readable(ctx context.Context, rows []dbq.FeedSnapshot, v tributa
 			mixed = append(mixed, r.AnchorID)
 		}
 	}
-	redone, err := s.Rollups(ctx, mixed, func(p tributary.PostFacts) bool { return v.CanRead(p.Access) })
+	redone, err := s.readableRollups(ctx, v, mixed)
 	if err != nil {
 		return nil, err
 	}

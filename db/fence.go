@@ -194,7 +194,7 @@ func (s *Store) Items(ctx context.Context, ids []int64, v tributary.Viewer, now 
 			missing = append(missing, id)
 		}
 	}
-	rollups, err := s.Rollups(ctx, missing, func(p tributary.PostFacts) bool { return v.CanRead(p.Access) })
+	rollups, err := s.readableRollups(ctx, v, missing)
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,8 @@ func (s *Store) CreateGroup(ctx context.Context, owner int64, name, title, acces
 	}
 	var g Group
 	err := s.inTx(ctx, func(q *dbq.Queries) error {
-		f, err := q.CreateGroupFeed(ctx, dbq.CreateGroupFeedParams{OwnerID: owner, Name: name, Title: title, Access: access, Moderated: moderated})
+		f, err := q.CreateGroupFeed(ctx, dbq.CreateGroupFeedParams{OwnerID: owner, Name: name, Title: title, Access: access,
+			Moderated: Group{Moderated: moderated, Access: access}.JoinsModerated()})
 		if isUniqueViolation(err) {
 			return tributary.FieldErrorf("name", "Group name %q is taken.", name)
 		} else if err != nil {
@@ -138,6 +139,9 @@ func (s *Store) Members(ctx context.Context, group int64) ([]Member, error) {
 	return out, nil
 }
 
+// JoinsModerated says whether joining waits for an admin: a private group always does.
+func (g Group) JoinsModerated() bool { return g.Moderated || g.Access == "private" }
+
 // Join adds a user to a group, at once or (moderated groups) pending an admin's approval.
 func (s *Store) Join(ctx context.Context, g Group, user int64) (pending bool, err error) {
 	role, state, err := s.Membership(ctx, g.ID, user)
@@ -145,7 +149,7 @@ func (s *Store) Join(ctx context.Context, g Group, user int64) (pending bool, er
 		return false, err
 	}
 	state = "active"
-	if g.Moderated {
+	if g.JoinsModerated() {
 		state, pending = "pending", true
 	}
 	if role == "" {
@@ -154,30 +158,82 @@ func (s *Store) Join(ctx context.Context, g Group, user int64) (pending bool, er
 	return pending, s.setMember(ctx, g.ID, user, role, state)
 }
 
-// ApproveMember lets a pending member in; MakeAdmin promotes a member. Both need an admin.
+// ApproveMember lets in a user who asked to join; it needs an admin. Returns EInvalid when
+// the user has no pending request (an active member or admin stays as they are).
 func (s *Store) ApproveMember(ctx context.Context, g Group, admin, user int64) error {
-	if err := s.requireAdmin(ctx, g, admin); err != nil {
-		return err
-	}
-	return s.setMember(ctx, g.ID, user, "member", "active")
+	return s.memberChange(ctx, g, admin, user, func(q *dbq.Queries) error {
+		n, err := q.ApprovePending(ctx, dbq.ApprovePendingParams{FeedID: g.ID, UserID: user})
+		if err != nil {
+			return fmt.Errorf("db: approve member: %w", err)
+		}
+		if n == 0 {
+			return tributary.Errorf(tributary.EInvalid, "That person has not asked to join %s.", g.Name)
+		}
+		return nil
+	})
 }
 
-// MakeAdmin promotes an active member to admin.
+// MakeAdmin promotes an active member to admin; it needs an admin. Returns EInvalid when the
+// user is not an active member.
 func (s *Store) MakeAdmin(ctx context.Context, g Group, admin, user int64) error {
-	if err := s.requireAdmin(ctx, g, admin); err != nil {
-		return err
-	}
-	return s.setMember(ctx, g.ID, user, "admin", "active")
+	return s.memberChange(ctx, g, admin, user, func(q *dbq.Queries) error {
+		n, err := q.PromoteMember(ctx, dbq.PromoteMemberParams{FeedID: g.ID, UserID: user})
+		if err != nil {
+			return fmt.Errorf("db: make admin: %w", err)
+		}
+		if n == 0 {
+			return tributary.Errorf(tributary.EInvalid, "Only a member of %s can be made an admin.", g.Name)
+		}
+		return nil
+	})
 }
 
-// RemoveMember takes a member out (an admin removing someone, or a member leaving).
-func (s *Store) RemoveMember(ctx context.Context, g Group, by, user int64) error {
-	if by != user {
-		if err := s.requireAdmin(ctx, g, by); err != nil {
+// memberChange runs an admin's change of a member with the group locked, then lets the
+// member read the group when it is private and redoes their feeds.
+func (s *Store) memberChange(ctx context.Context, g Group, admin, user int64, change func(q *dbq.Queries) error) error {
+	return s.inTx(ctx, func(q *dbq.Queries) error {
+		if err := lockedAdmin(ctx, q, g, admin); err != nil {
 			return err
 		}
-	}
+		if err := change(q); err != nil {
+			return err
+		}
+		if err := q.AddMembersAsReaders(ctx, g.ID); err != nil {
+			return fmt.Errorf("db: group readers: %w", err)
+		}
+		return resetFences(ctx, q, user)
+	})
+}
+
+// RemoveMember takes a member out: an admin removing someone (never the group's creator),
+// or a member leaving (never its last admin: EInvalid).
+func (s *Store) RemoveMember(ctx context.Context, g Group, by, user int64) error {
 	return s.inTx(ctx, func(q *dbq.Queries) error {
+		if by != user {
+			if err := lockedAdmin(ctx, q, g, by); err != nil {
+				return err
+			}
+			if user == g.OwnerID {
+				return tributary.Errorf(tributary.EForbidden, "The creator of %s cannot be removed.", g.Name)
+			}
+		} else if err := q.LockGroup(ctx, g.ID); err != nil {
+			return fmt.Errorf("db: lock group: %w", err)
+		}
+		m, err := q.Membership(ctx, dbq.MembershipParams{FeedID: g.ID, UserID: user})
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("db: membership: %w", err)
+		}
+		if m.Role == "admin" && m.State == "active" {
+			others, err := q.OtherAdmins(ctx, dbq.OtherAdminsParams{FeedID: g.ID, UserID: user})
+			if err != nil {
+				return fmt.Errorf("db: admins: %w", err)
+			}
+			if others == 0 {
+				return tributary.Errorf(tributary.EInvalid, "You are the last admin of %s: make someone else an admin before leaving.", g.Name)
+			}
+		}
 		if err := q.RemoveMember(ctx, dbq.RemoveMemberParams{FeedID: g.ID, UserID: user}); err != nil {
 			return fmt.Errorf("db: remove member: %w", err)
 		}
@@ -200,6 +256,11 @@ func (s *Store) SetGroupAccess(ctx context.Context, g Group, admin int64, access
 	err := s.inTx(ctx, func(q *dbq.Queries) error {
 		if err := q.SetFeedAccess(ctx, dbq.SetFeedAccessParams{ID: g.ID, Access: access}); err != nil {
 			return fmt.Errorf("db: group access: %w", err)
+		}
+		if (Group{Access: access}).JoinsModerated() {
+			if err := q.ModerateGroup(ctx, g.ID); err != nil {
+				return fmt.Errorf("db: group access: %w", err)
+			}
 		}
 		var err error
 		anchors, err = s.accessChanged(ctx, q, []int64{g.ID}, nil)
@@ -230,6 +291,22 @@ func (s *Store) requireAdmin(ctx context.Context, g Group, user int64) error {
 		return err
 	}
 	if role != "admin" || state != "active" {
+		return tributary.Errorf(tributary.EForbidden, "Only an admin of %s can do that.", g.Name)
+	}
+	return nil
+}
+
+// lockedAdmin locks the group's members for the rest of q's transaction and checks that
+// user is an active admin of it.
+func lockedAdmin(ctx context.Context, q *dbq.Queries, g Group, user int64) error {
+	if err := q.LockGroup(ctx, g.ID); err != nil {
+		return fmt.Errorf("db: lock group: %w", err)
+	}
+	m, err := q.Membership(ctx, dbq.MembershipParams{FeedID: g.ID, UserID: user})
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("db: membership: %w", err)
+	}
+	if m.Role != "admin" || m.State != "active" {
 		return tributary.Errorf(tributary.EForbidden, "Only an admin of %s can do that.", g.Name)
 	}
 	return nil

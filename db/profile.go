@@ -19,13 +19,14 @@ type Profile struct {
 }
 
 // Profile loads a user page as the viewer may see it.
-func (s *Store) Profile(ctx context.Context, handle string, viewerID int64) (Profile, error) {
+func (s *Store) Profile(ctx context.Context, handle string, v tributary.Viewer) (Profile, error) {
+	viewerID := v.ID
 	u, err := s.UserByHandle(ctx, handle)
 	if err != nil {
 		return Profile{}, err
 	}
 	p := Profile{User: u}
-	if p.Stats, err = s.Stats(ctx, u.ID); err != nil {
+	if p.Stats, err = s.Stats(ctx, u.ID, v); err != nil {
 		return p, err
 	}
 	if p.Visibility, err = s.Visibility(ctx, u.ID); err != nil {

@@ -10,10 +10,10 @@ import (
 	"tributary/db/internal/dbq"
 )
 
-// Rollups rolls up the given anchors from their live posts. keep, when set, keeps only the
-// posts it accepts (what a viewer may read); anchors with no post left are absent.
-func (s *Store) Rollups(ctx context.Context, anchorIDs []int64, keep func(tributary.PostFacts) bool) (map[int64]tributary.Rollup, error) {
-	return rollups(ctx, s.q, anchorIDs, keep)
+// readableRollups rolls up the given anchors from their live posts that v may read;
+// anchors with none left are absent.
+func (s *Store) readableRollups(ctx context.Context, v tributary.Viewer, anchorIDs []int64) (map[int64]tributary.Rollup, error) {
+	return rollups(ctx, s.q, anchorIDs, func(p tributary.PostFacts) bool { return v.CanRead(p.Access) })
 }
 
 func rollups(ctx context.Context, q *dbq.Queries, anchorIDs []int64, keep func(tributary.PostFacts) bool) (map[int64]tributary.Rollup, error) {

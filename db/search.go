@@ -59,6 +59,12 @@ func (q Search) narrowed() bool {
 	return len(q.Authors)+len(q.Groups)+len(q.LikedBy)+len(q.CommentedBy) > 0
 }
 
+// DependsOnBans says whether the viewer's bans change what the search finds: a match by a
+// comment, or by a like, comment or tag that filter_shown hides from them.
+func (q Search) DependsOnBans() bool {
+	return q.Text != "" || len(q.LikedBy)+len(q.CommentedBy)+len(q.Tags) > 0
+}
+
 // SearchArrival is a search result, when it was posted and how well it matches the text.
 type SearchArrival struct {
 	PostArrival
@@ -79,12 +85,15 @@ func (s *Store) SearchArrived(ctx context.Context, sq Search, q ChronoQuery) ([]
 	return s.searchArrived(ctx, sq, q, searchAs{narrow: sq.narrowed()})
 }
 
-// SearchAmong returns which of the posts among (a search's candidates) v finds by the
-// search now: not deleted, readable by v, and still matching in their text or by a comment
-// whose author is not in a ban with v. In no order.
+// SearchAmong returns which of the posts among (a search's candidates, a committed
+// fencepost's posts) v finds by the search now: not deleted, readable by v, still matching
+// in their text or by a comment whose author is not in a ban with v, and still found by its
+// liked-by, commented-by and tag operators as v's bans let them see them. In no order.
 func (s *Store) SearchAmong(ctx context.Context, sq Search, v tributary.Viewer, among []int64) ([]int64, error) {
 	ids, err := s.reads(ctx).SearchAmong(ctx, dbq.SearchAmongParams{Ids: nonNilIDs(among), ViewerID: v.ID,
-		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds), Text: sq.Text})
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds), Text: sq.Text,
+		Liked: filterFeeds(sq.LikedBy, LikedByFeed), Commented: filterFeeds(sq.CommentedBy, CommentedByFeed),
+		Tags: filterFeeds(sq.Tags, TagFeed)})
 	if err != nil {
 		return nil, fmt.Errorf("db: search among %d posts: %w", len(among), err)
 	}
@@ -125,22 +134,11 @@ type searchAs struct {
 
 func (s *Store) searchArrived(ctx context.Context, sq Search, q ChronoQuery, as searchAs) ([]SearchArrival, error) {
 	from, posAt, posID := chronoBounds(q)
-	feeds := func(users []int64, feed func(int64) string) []string {
-		out := make([]string, len(users))
-		for i, u := range users {
-			out[i] = feed(u)
-		}
-		return out
-	}
-	tags := make([]string, len(sq.Tags))
-	for i, t := range sq.Tags {
-		tags[i] = TagFeed(t)
-	}
 	arg := dbq.SearchArrivalsParams{Text: sq.Text, AnyReader: as.anyReader,
 		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 		FromAt: from, ToAt: q.To, PosAt: posAt, PosID: posID, Skip: nonNilIDs(q.Skip),
-		Authors: nonNilIDs(sq.Authors), Feeds: nonNilIDs(sq.Groups), Sites: nonNilStrings(sq.Sites), Tags: tags,
-		Liked: feeds(sq.LikedBy, LikedByFeed), Commented: feeds(sq.CommentedBy, CommentedByFeed), Lim: int32(q.Limit)}
+		Authors: nonNilIDs(sq.Authors), Feeds: nonNilIDs(sq.Groups), Sites: nonNilStrings(sq.Sites), Tags: filterFeeds(sq.Tags, TagFeed),
+		Liked: filterFeeds(sq.LikedBy, LikedByFeed), Commented: filterFeeds(sq.CommentedBy, CommentedByFeed), Lim: int32(q.Limit)}
 	var rows []dbq.SearchArrivalsRow
 	var err error
 	if as.narrow {
@@ -164,4 +162,13 @@ func (s *Store) searchArrived(ctx context.Context, sq Search, q ChronoQuery, as 
 		out[i] = SearchArrival{PostArrival: PostArrival{PostID: r.ID, At: r.Arrival}, Rank: r.Rank}
 	}
 	return out, nil
+}
+
+// filterFeeds names the filter feeds of some users or tags (never nil).
+func filterFeeds[T any](of []T, feed func(T) string) []string {
+	out := make([]string, len(of))
+	for i, x := range of {
+		out[i] = feed(x)
+	}
+	return out
 }

@@ -146,9 +146,10 @@ func (s *Store) Replicated() bool { return s.replica != nil }
 // UserStats counts what a profile shows.
 type UserStats struct{ Following, Followers, Posts int64 }
 
-// Stats counts a user's followees, followers and posts.
-func (s *Store) Stats(ctx context.Context, userID int64) (UserStats, error) {
-	r, err := s.q.UserStats(ctx, userID)
+// Stats counts a user's followees, followers and the posts of theirs the viewer may read.
+func (s *Store) Stats(ctx context.Context, userID int64, v tributary.Viewer) (UserStats, error) {
+	r, err := s.q.UserStats(ctx, dbq.UserStatsParams{ID: userID, ViewerID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	if err != nil {
 		return UserStats{}, fmt.Errorf("db: user stats: %w", err)
 	}

@@ -43,6 +43,9 @@ func TestSeedF1F2Example(t *testing.T) {
 	if _, err := w.store.Join(w.ctx, f1, w.users["v"].ID); err != nil {
 		t.Fatal(err)
 	}
+	if err := w.store.ApproveMember(w.ctx, f1, w.users["owner"].ID, w.users["v"].ID); err != nil { // private: joins wait
+		t.Fatal(err)
+	}
 	if err := w.store.SetVisibility(w.ctx, w.users["owner"].ID, tributary.AccessProtected, w.now); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +170,10 @@ func TestLeavingAGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.store.Join(w.ctx, g, w.users["reader"].ID)
+	w.store.Join(w.ctx, g, w.users["reader"].ID) // a private group's joins wait for an admin
+	if err := w.store.ApproveMember(w.ctx, g, w.users["author"].ID, w.users["reader"].ID); err != nil {
+		t.Fatal(err)
+	}
 	// A post only in a group is read on the group's page (not in its author's followers'
 	// homes): a fencepost committed there before leaving shows it no more.
 	const url = "https://github.com/lab/secret"

@@ -335,6 +335,9 @@ func (c *chronoSource) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 		} else {
 			posts, err = c.store.PostsByID(ctx, c.access, unread)
 		}
+		if err == nil && c.feed.Search != nil && c.feed.Search.DependsOnBans() && len(posts) > 0 {
+			posts, err = c.stillFound(ctx, posts) // a ban made since the fencepost may hide some
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -366,3 +369,16 @@ func (c *chronoSource) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 }
 
 func (c *chronoSource) Hidden(int64) bool { return false }
+
+// stillFound keeps the posts that the search finds for the viewer now (db.SearchAmong).
+func (c *chronoSource) stillFound(ctx context.Context, posts []tributary.Post) ([]tributary.Post, error) {
+	ids := make([]int64, len(posts))
+	for i, p := range posts {
+		ids[i] = p.ID
+	}
+	found, err := c.store.SearchAmong(ctx, *c.feed.Search, c.access, ids)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(posts, func(p tributary.Post) bool { return !slices.Contains(found, p.ID) }), nil
+}

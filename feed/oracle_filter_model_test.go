@@ -261,12 +261,49 @@ type filterArrival struct {
 	at time.Time
 }
 
-// want is a feed as viewer (0: anonymous) reads it: its readable posts, newest arrival
-// first, ties by post id descending.
+// shown says whether viewer may see that post is in feed f for the bans they are in (either
+// way), as comments are hidden between them: a user's likes and comments not at all; a post
+// in a tag or mentions feed only when the post itself tags or mentions (its author not in a
+// ban with the viewer, for a mention) or a comment by someone not in a ban with them does.
+func (fm *filterModel) shown(viewer int64, f filterFeed, post int64) bool {
+	if viewer == 0 {
+		return true
+	}
+	p := fm.post(post)
+	names := func(text string) bool {
+		switch f.kind {
+		case 't':
+			return slices.Contains(tributary.Tags(text), f.tag)
+		case 'm':
+			return slices.Contains(tributary.Mentions(text), fm.handles[f.user])
+		}
+		return false
+	}
+	switch f.kind {
+	case 'l', 'c':
+		return !fm.banned(viewer, f.user)
+	case 't':
+		if slices.Contains(fm.tags[post], f.tag) {
+			return true
+		}
+	case 'm':
+		if names(fm.text[post]) && !fm.banned(viewer, p.author) {
+			return true
+		}
+	default:
+		return true
+	}
+	return slices.ContainsFunc(fm.comments, func(c modelComment) bool {
+		return c.post == post && names(c.body) && !fm.banned(viewer, c.author)
+	})
+}
+
+// want is a feed as viewer (0: anonymous) reads it: its readable posts that their bans let
+// them see there (shown), newest arrival first, ties by post id descending.
 func (fm *filterModel) want(viewer int64, f filterFeed) []filterArrival {
 	var out []filterArrival
 	for id, at := range fm.members(f) {
-		if fm.readable(viewer, fm.post(id)) {
+		if fm.readable(viewer, fm.post(id)) && fm.shown(viewer, f, id) {
 			out = append(out, filterArrival{id, at})
 		}
 	}

@@ -99,7 +99,8 @@ func TestFilterOracle(t *testing.T) {
 		}
 	})
 	filterCases := 0
-	for _, path := range []string{"search in posts", "search in comments", "search from", "committed search"} {
+	for _, path := range []string{"search in posts", "search in comments", "search from", "committed search",
+		"search liked-by", "search commented-by", "search tag"} {
 		if cases[path] == 0 {
 			t.Errorf("no %s checked", path)
 		}
@@ -250,6 +251,8 @@ func filterWorld(t *testing.T, store *db.Store, w int) (cases, left tally, kept 
 				t.Errorf("%s: post %d shown twice (first page %v); arrived at -%s before, -%s now", what, p.ID, c.pageOne, now.Sub(c.members[p.ID]), now.Sub(held[p.ID]))
 			case !fm.readable(id, fm.post(p.ID)):
 				t.Errorf("%s: post %d shown, which the viewer may no longer read (deleted %v)", what, p.ID, fm.post(p.ID).deleted)
+			case !fm.shown(id, c.f, p.ID):
+				t.Errorf("%s: post %d shown, there by the activity of someone in a ban with the viewer", what, p.ID)
 			case !then && !still:
 				t.Errorf("%s: post %d shown, which the feed never held", what, p.ID)
 			}
@@ -257,7 +260,8 @@ func filterWorld(t *testing.T, store *db.Store, w int) (cases, left tally, kept 
 		}
 		for pid, at := range held {
 			was, ok := c.members[pid]
-			if ok && !at.After(was) && slices.Contains(c.shown, pid) && fm.readable(id, fm.post(pid)) && !slices.Contains(c.pageOne, pid) && !shown[pid] {
+			if ok && !at.After(was) && slices.Contains(c.shown, pid) && fm.readable(id, fm.post(pid)) && fm.shown(id, c.f, pid) &&
+				!slices.Contains(c.pageOne, pid) && !shown[pid] {
 				t.Errorf("%s: post %d not shown, which the feed still holds", what, pid)
 			}
 		}

@@ -49,6 +49,22 @@ func (fm *filterModel) searchCases() []searchCase {
 		cases = append(cases, searchCase{path: "search from", q: db.Search{Text: "'post'", Authors: []int64{author}},
 			match: func(v int64, p modelPost) bool { return p.author == author && inText("post")(v, p) }})
 	}
+	// liked-by:, commented-by: and tag: find what those filter feeds hold, as the viewer's
+	// bans let them see it there (shown).
+	in := func(f filterFeed) func(int64, modelPost) bool {
+		return func(v int64, p modelPost) bool {
+			_, ok := fm.entries[f.key][p.id]
+			return ok && fm.shown(v, f, p.id)
+		}
+	}
+	for _, u := range fm.users[:min(3, len(fm.users))] {
+		cases = append(cases,
+			searchCase{path: "search liked-by", q: db.Search{LikedBy: []int64{u.ID}}, match: in(likedBy(u.ID))},
+			searchCase{path: "search commented-by", q: db.Search{CommentedBy: []int64{u.ID}}, match: in(commentedBy(u.ID))})
+	}
+	for _, tag := range filterTags[:2] {
+		cases = append(cases, searchCase{path: "search tag", q: db.Search{Tags: []string{tag}}, match: in(tagged(tag))})
+	}
 	return cases
 }
 

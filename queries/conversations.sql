@@ -120,19 +120,30 @@ WITH del AS (DELETE FROM comments c WHERE c.id = @id RETURNING c.post_id)
 UPDATE posts SET comment_count = comment_count - 1 WHERE posts.id IN (SELECT del.post_id FROM del);
 
 -- name: Thread :many
--- The comments of some posts that a viewer sees (none by someone in a ban with them), in
--- order.
-SELECT c.id, c.post_id, c.body, c.created_at, c.edited_at,
-       u.id AS author_id, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
-  FROM comments c JOIN users u ON u.id = c.author_id
- WHERE c.post_id = ANY(@post_ids::bigint[])
-   AND NOT c.author_id = ANY(@blocked::bigint[])
- ORDER BY c.post_id, c.created_at, c.id;
+-- The first per_post comments of each of some posts that a viewer sees (none by someone in
+-- a ban with them), in order; none of posts deleted or not theirs to read.
+SELECT t.id, t.post_id, t.body, t.created_at, t.edited_at, t.author_id, t.author_handle, t.author_name, t.author_vip
+  FROM posts p
+  CROSS JOIN LATERAL (
+        SELECT c.id, c.post_id, c.body, c.created_at, c.edited_at,
+               u.id AS author_id, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
+          FROM comments c JOIN users u ON u.id = c.author_id
+         WHERE c.post_id = p.id AND NOT c.author_id = ANY(@blocked::bigint[])
+         ORDER BY c.created_at, c.id
+         LIMIT @per_post::int) t
+ WHERE p.id = ANY(@post_ids::bigint[]) AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+ ORDER BY t.post_id, t.created_at, t.id;
 
 -- name: Likers :many
--- Who liked a post, as a viewer sees them, newest first.
+-- Who liked a post, as a viewer sees them, newest first; no one when the post is deleted or
+-- not theirs to read.
 SELECT u.id, u.handle, u.display_name, u.vip
-  FROM likes l JOIN users u ON u.id = l.user_id
- WHERE l.post_id = @post_id AND NOT l.user_id = ANY(@blocked::bigint[])
+  FROM posts p
+  JOIN likes l ON l.post_id = p.id
+  JOIN users u ON u.id = l.user_id
+ WHERE p.id = @post_id AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+   AND NOT l.user_id = ANY(@blocked::bigint[])
  ORDER BY l.created_at DESC, u.id
  LIMIT @lim;

@@ -38,3 +38,23 @@ SELECT * FROM feeds WHERE kind = 'group' ORDER BY name LIMIT 200;
 
 -- name: CreateDirectsFeed :one
 INSERT INTO feeds (kind, owner_id, access) VALUES ('directs', @owner_id, 'private') RETURNING id;
+
+-- name: LockGroup :exec
+-- Serializes changes of a group's members, so that checks such as "another admin stays"
+-- hold until the change commits.
+SELECT id FROM feeds WHERE id = @id FOR NO KEY UPDATE;
+
+-- name: ApprovePending :execrows
+-- Lets a pending member in; no row when the user has not asked to join.
+UPDATE group_members SET state = 'active' WHERE feed_id = @feed_id AND user_id = @user_id AND state = 'pending';
+
+-- name: PromoteMember :execrows
+-- Makes an active member an admin; no row when the user is not one.
+UPDATE group_members SET role = 'admin' WHERE feed_id = @feed_id AND user_id = @user_id AND state = 'active';
+
+-- name: OtherAdmins :one
+SELECT count(*) FROM group_members
+ WHERE feed_id = @feed_id AND user_id <> @user_id AND role = 'admin' AND state = 'active';
+
+-- name: ModerateGroup :exec
+UPDATE feeds SET moderated = true WHERE id = @id;

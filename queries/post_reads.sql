@@ -21,14 +21,15 @@ SELECT sqlc.embed(p), t.likes::integer AS likes, t.comments::integer AS comments
 -- Some posts as a viewer may read them (the rest left out), in no order, with what their
 -- cards show of their conversations (post_talk): a page's posts in one round trip. Given a
 -- filter feed, only those still in it (an unliked post leaves a likes feed that a fencepost
--- listed); each post's entry is probed (OFFSET 0 keeps the subquery a per-row probe: as a
+-- listed) and shown to the viewer (filter_shown: bans); each post's entry is probed (OFFSET 0 keeps the subquery a per-row probe: as a
 -- semi-join its generic plan merged the whole feed in, 40,000 entries of a popular tag,
 -- 6.5 ms).
 SELECT sqlc.embed(p), t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers,
        post_audience(p.id, p.author_id)::json AS audience
   FROM post_cards p, post_talk(p.id, p.like_count, p.comment_count, @viewer_id::bigint, @blocked::bigint[]) AS t (likes, comments, liked, likers)
  WHERE p.id = ANY(@ids::bigint[]) AND p.deleted_at IS NULL
-   AND (@feed::text = '' OR EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = @feed::text AND f.post_id = p.id OFFSET 0))
+   AND (@feed::text = '' OR EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = @feed::text AND f.post_id = p.id
+                                       AND filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[]) OFFSET 0))
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);
 
 -- name: PostPage :one
@@ -47,19 +48,22 @@ SELECT sqlc.embed(p), t.likes::integer AS likes, t.comments::integer AS comments
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);
 
 -- name: PostThread :many
--- Thread for one post, with the post's access checked in the same statement: none when the
--- post does not exist, is deleted or is not the viewer's to read. The post page reads it
--- beside PostPage, at once. The check is a one-time filter (it names no comment column): a
--- post the viewer may not read costs no read of its comments, however long its thread, so
--- its answer takes as long as that for no post.
+-- A page of a post's thread, from a comment on ((from_at, from_id); the start: the zero
+-- time and 0), oldest first, at most lim comments, with the post's access checked in the same
+-- statement: none when the post does not exist, is deleted or is not the viewer's to read.
+-- The post page reads it beside PostPage, at once. The check is a one-time filter (it names
+-- no comment column): a post the viewer may not read costs no read of its comments, however
+-- long its thread, so its answer takes as long as that for no post.
 SELECT c.id, c.body, c.created_at, c.edited_at,
        u.id AS author_id, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
   FROM comments c JOIN users u ON u.id = c.author_id
  WHERE c.post_id = @post_id AND NOT c.author_id = ANY(@blocked::bigint[])
+   AND (c.created_at, c.id) >= (@from_at::timestamptz, @from_id::bigint)
    AND EXISTS (SELECT 1 FROM posts p
                 WHERE p.id = @post_id AND p.deleted_at IS NULL
                   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]))
- ORDER BY c.created_at, c.id;
+ ORDER BY c.created_at, c.id
+ LIMIT @lim::int;
 
 -- name: LivePosts :many
 -- Some posts' items, authors and access (deleted ones left out): what live streams check

@@ -4,7 +4,8 @@
 -- the text (a to_tsquery of the english configuration), and posts with a comment that
 -- matches by someone not in a ban with the viewer; both narrowed by the operators (authors:
 -- any of; feeds: in any of those groups; liked, commented: liked or commented on by any of
--- those filter feeds' users; tags: every one, in the post or its comments). Without text,
+-- those filter feeds' users; tags: every one, in the post or its comments; each as the
+-- viewer's bans let them see it: filter_shown). Without text,
 -- the operators alone choose (the comments' branch is folded away: each run is planned with
 -- its arguments, and a constant condition goes before planning). Each branch reads in time
 -- order up to lim (scope is inlined into both), so a common word stops early and a rare one
@@ -26,12 +27,15 @@ WITH scope AS NOT MATERIALIZED (
        AND (cardinality(@feeds::bigint[]) = 0 OR EXISTS (
             SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = ANY(@feeds::bigint[])))
        AND (cardinality(@liked::text[]) = 0 OR EXISTS (
-            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@liked::text[])))
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@liked::text[])
+               AND (@any_reader::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[]))))
        AND (cardinality(@commented::text[]) = 0 OR EXISTS (
-            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@commented::text[])))
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@commented::text[])
+               AND (@any_reader::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[]))))
        AND (cardinality(@tags::text[]) = 0 OR NOT EXISTS (
             SELECT 1 FROM unnest(@tags::text[]) t
-             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t))))
+             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t
+                                  AND (@any_reader::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[]))))))
 SELECT h.id, h.arrival,
        (CASE WHEN @text::text = '' THEN 0
              WHEN bool_or(h.in_text) THEN ts_rank((SELECT p.search FROM posts p WHERE p.id = h.id), to_tsquery('english', @text::text))
@@ -75,12 +79,15 @@ WITH scope AS NOT MATERIALIZED (
        AND (cardinality(@feeds::bigint[]) = 0 OR EXISTS (
             SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = ANY(@feeds::bigint[])))
        AND (cardinality(@liked::text[]) = 0 OR EXISTS (
-            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@liked::text[])))
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@liked::text[])
+               AND (@any_reader::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[]))))
        AND (cardinality(@commented::text[]) = 0 OR EXISTS (
-            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@commented::text[])))
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@commented::text[])
+               AND (@any_reader::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[]))))
        AND (cardinality(@tags::text[]) = 0 OR NOT EXISTS (
             SELECT 1 FROM unnest(@tags::text[]) t
-             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t))))
+             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t
+                                  AND (@any_reader::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[]))))))
 SELECT s.id, s.created_at AS arrival,
        (CASE WHEN @text::text = '' THEN 0
              WHEN ts_match_vq(s.search, to_tsquery('english', @text::text)) THEN ts_rank(s.search, to_tsquery('english', @text::text))
@@ -95,18 +102,32 @@ SELECT s.id, s.created_at AS arrival,
  LIMIT @lim::int;
 
 -- name: SearchAmong :many
--- Which of a search's candidates the viewer finds now: those not deleted, that the viewer
--- may read, that still match in their text or by a comment whose author is not in a ban
--- with the viewer (feed/searchcache.go: 300 in 1 ms, where the search took 7). It runs on
--- its generic plan: the text is parsed once (an InitPlan), not for every row.
-WITH t AS MATERIALIZED (SELECT to_tsquery('english', @text::text) AS q)
+-- Which of some posts (a search's candidates, or the posts a committed fencepost of a search
+-- lists) the viewer finds by the search now: those not deleted, that the viewer may read,
+-- that still match in their text or by a comment whose author is not in a ban with the
+-- viewer (no text: any), and that the liked, commented and tags operators still find as the
+-- viewer's bans let them see it (filter_shown) (feed/searchcache.go: 300 in 1 ms, where the
+-- search took 7). It runs on its generic plan: the text is parsed once (an InitPlan), not
+-- for every row.
+WITH t AS MATERIALIZED (SELECT CASE WHEN @text::text = '' THEN NULL ELSE to_tsquery('english', @text::text) END AS q)
 SELECT p.id FROM posts p
  WHERE p.id = ANY(@ids::bigint[]) AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
-   AND (ts_match_vq(p.search, (SELECT t.q FROM t))
+   AND (@text::text = ''
+        OR ts_match_vq(p.search, (SELECT t.q FROM t))
         OR EXISTS (SELECT 1 FROM comments c
                     WHERE c.post_id = p.id AND ts_match_vq(c.search, (SELECT t.q FROM t))
-                      AND NOT c.author_id = ANY(@blocked::bigint[])));
+                      AND NOT c.author_id = ANY(@blocked::bigint[])))
+   AND (cardinality(@liked::text[]) = 0 OR EXISTS (
+        SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@liked::text[])
+           AND filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[])))
+   AND (cardinality(@commented::text[]) = 0 OR EXISTS (
+        SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY(@commented::text[])
+           AND filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[])))
+   AND (cardinality(@tags::text[]) = 0 OR NOT EXISTS (
+        SELECT 1 FROM unnest(@tags::text[]) tg
+         WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = tg
+                              AND filter_shown(f.feed, p.id, p.author_id, p.tags, @blocked::bigint[]))));
 
 -- name: SearchTalkSince :one
 -- Whether a comment made or edited at or after since matches the text: it may have made a

@@ -1,9 +1,10 @@
 -- name: PostTalk :many
 -- What the cards of some posts show of their conversations, as a viewer sees them
--- (post_talk). The posts are ones the viewer may read.
+-- (post_talk); posts deleted or not theirs to read are left out.
 SELECT p.id, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers
   FROM posts p, post_talk(p.id, p.like_count, p.comment_count, @viewer_id::bigint, @blocked::bigint[]) AS t (likes, comments, liked, likers)
- WHERE p.id = ANY(@ids::bigint[]);
+ WHERE p.id = ANY(@ids::bigint[]) AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]);
 
 -- name: AnchorTalk :many
 -- PostTalk summed over each item's shares that the viewer may read: the counts of an item

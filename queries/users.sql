@@ -44,10 +44,13 @@ DELETE FROM sessions WHERE token = @token;
 SELECT count(*) FROM users;
 
 -- name: UserStats :one
+-- A user's counts as a viewer sees them: their posts only those the viewer may read (a
+-- direct or a private post is not told by the count).
 SELECT
     (SELECT count(*) FROM follows f WHERE f.follower_id = @id AND f.state = 'active') AS following,
     (SELECT count(*) FROM follows f WHERE f.followed_id = @id AND f.state = 'active') AS followers,
-    (SELECT count(*) FROM posts p WHERE p.author_id = @id AND p.deleted_at IS NULL) AS posts;
+    (SELECT count(*) FROM posts p WHERE p.author_id = @id AND p.deleted_at IS NULL
+        AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])) AS posts;
 
 -- name: DeleteExpiredSessions :execrows
 DELETE FROM sessions WHERE expiry < now();

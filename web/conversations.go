@@ -38,7 +38,12 @@ func (s *Server) postPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	c, err := s.conversation(r, id, views.Talk{})
+	from, err := tributary.ParseThreadCursor(r.URL.Query().Get("from"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	c, err := s.conversationFrom(r, id, views.Talk{}, from)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -52,22 +57,30 @@ func (s *Server) renderPostPage(w http.ResponseWriter, r *http.Request, status i
 	s.render(w, r, status, views.PostPage(pg, c))
 }
 
-// conversation reads a post the viewer may read with its likers and thread; t carries a
-// refused comment's text and message to show again.
+// conversation reads a post the viewer may read with its likers and the first page of its
+// thread; t carries a refused comment's text and message to show again.
 func (s *Server) conversation(r *http.Request, postID int64, t views.Talk) (views.Conversation, error) {
+	return s.conversationFrom(r, postID, t, tributary.ThreadCursor{})
+}
+
+// conversationFrom is conversation with the page of the thread that starts at from.
+func (s *Server) conversationFrom(r *http.Request, postID int64, t views.Talk, from tributary.ThreadCursor) (views.Conversation, error) {
 	v := s.viewerAccess(r)
 	// The post with its talk and likers, and its thread, are read at once, on two connections:
 	// each statement checks that the viewer may read the post (the thread is empty otherwise).
 	var (
 		p         tributary.Post
 		likers    []tributary.UserRef
-		comments  []tributary.Comment
+		thread    tributary.Thread
 		threadErr error
 		wg        sync.WaitGroup
 		ctx       = r.Context()
 	)
 	wg.Add(1)
-	go func() { defer wg.Done(); comments, threadErr = s.store.PostThread(ctx, v, postID) }()
+	go func() {
+		defer wg.Done()
+		thread, threadErr = s.store.PostThread(ctx, v, postID, from, tributary.ThreadPageSize)
+	}()
 	p, likers, err := s.store.PostPage(ctx, v, postID, 50)
 	wg.Wait()
 	if err != nil {
@@ -79,9 +92,19 @@ func (s *Server) conversation(r *http.Request, postID int64, t views.Talk) (view
 	withCard := []tributary.Post{p}
 	s.feed.PostCards(ctx, withCard)
 	p = withCard[0]
-	return views.Conversation{Post: p, Likers: likers, Comments: comments, ViewerID: v.ID,
-		Talk: views.Talk{View: "page", PostID: p.ID, Talk: p.Talk, Return: "/p/" + strconv.FormatInt(p.ID, 10),
+	back := "/p/" + strconv.FormatInt(p.ID, 10)
+	return views.Conversation{Post: p, Likers: likers, Comments: thread.Comments, ViewerID: v.ID,
+		Newer: threadPage(back, thread.Next), Paged: !from.IsZero(),
+		Talk: views.Talk{View: "page", PostID: p.ID, Talk: p.Talk, Return: back,
 			LoggedIn: v.ID != 0, Body: t.Body, Error: t.Error}}, nil
+}
+
+// threadPage is the address of the page of a post's thread that starts at from ("": none).
+func threadPage(post string, from tributary.ThreadCursor) string {
+	if from.IsZero() {
+		return ""
+	}
+	return post + "?from=" + from.String() + "#thread"
 }
 
 // itemDiscussions is how many shares an item page shows with their discussions; the
@@ -132,7 +155,7 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 	for i, p := range talked {
 		tids[i] = p.ID
 	}
-	threads, err := s.store.Threads(r.Context(), v, tids)
+	threads, err := s.store.Threads(r.Context(), v, tids, tributary.ThreadPageSize)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -140,8 +163,9 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 	back := "/i/" + strconv.FormatInt(id, 10)
 	convs := make([]views.Conversation, len(talked))
 	for i, p := range talked {
-		convs[i] = views.Conversation{Post: p, Likers: p.Talk.Likers, Comments: threads[p.ID], ViewerID: v.ID,
-			Talk: views.Talk{View: "page", PostID: p.ID, Talk: p.Talk, Return: back, LoggedIn: v.ID != 0}}
+		convs[i] = views.Conversation{Post: p, Likers: p.Talk.Likers, Comments: threads[p.ID].Comments, ViewerID: v.ID,
+			Newer: threadPage("/p/"+strconv.FormatInt(p.ID, 10), threads[p.ID].Next),
+			Talk:  views.Talk{View: "page", PostID: p.ID, Talk: p.Talk, Return: back, LoggedIn: v.ID != 0}}
 	}
 	pg := s.page(r, posts[0].Title)
 	pg.Description = "Every share of “" + views.Excerpt(posts[0].Title, 120) + "” on Tributary, with their discussions."
@@ -230,6 +254,10 @@ func (s *Server) onPost(w http.ResponseWriter, r *http.Request, act func(*Server
 	if !isHTMX(r) {
 		back := t.Return
 		if added != nil && t.View == "page" {
+			// On a post's own page, a thread longer than a page is shown from the new comment.
+			if back == "/p/"+strconv.FormatInt(id, 10) && done.talk != nil && done.talk.Comments > tributary.ThreadPageSize {
+				back += "?from=" + tributary.CursorOf(*added).String()
+			}
 			back += "#c" + strconv.FormatInt(added.ID, 10)
 		}
 		http.Redirect(w, r, back, http.StatusSeeOther)
@@ -270,7 +298,11 @@ func (s *Server) renderTalk(w http.ResponseWriter, r *http.Request, status int, 
 			s.fail(w, r, err)
 			return
 		}
-		t.Talk = talk[t.PostID]
+		var ok bool
+		if t.Talk, ok = talk[t.PostID]; !ok {
+			s.fail(w, r, tributary.Errorf(tributary.ENotFound, "No such post."))
+			return
+		}
 		s.render(w, r, status, views.CardTalk(t))
 	default:
 		c, err := s.conversation(r, t.PostID, t)

@@ -1,12 +1,15 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"tributary"
 )
 
 // shareAs shares url as the client and returns the new post's id and anchor.
@@ -269,4 +272,142 @@ func TestCommentsBumpPosts(t *testing.T) {
 	want("two comments on an old post", mid, fresh, old)
 	comment(old) // the third comment in a day bumps
 	want("the third comment", old, mid, fresh)
+}
+
+// A refused comment answers with the card's talk; for a post the commenter may not read
+// (private, a direct to others, deleted) that answer must say nothing of it: no counts, no
+// likers; "No such post." where the answer is the post's (an item card's talk counts only
+// the shares the reader may read). Issue 43, point 2.
+func TestRefusedCommentShowsNoTalkOfUnreadablePosts(t *testing.T) {
+	a := newApp(t)
+	ada, bob, carol, dave := a.client(), a.client(), a.client(), a.client()
+	for c, h := range map[*client]string{ada: "ada", bob: "bob", carol: "carol", dave: "dave"} {
+		c.signup(h)
+	}
+	like := func(c *client, post int64) {
+		t.Helper()
+		if r := c.post("/p/"+itoa(post)+"/like", nil); r.status != http.StatusSeeOther {
+			t.Fatalf("like %d: status %d", post, r.status)
+		}
+	}
+	carol.post("/settings/visibility", url.Values{"visibility": {"private"}})
+	private, _ := carol.shareAs("https://example.com/private")
+	like(carol, private)
+	carol.post("/u/ada/follow", nil) // a direct goes only to a follower
+	a.now = a.now.Add(time.Second)
+	if r := ada.post("/share", url.Values{"url": {"https://example.com/direct"}, "dest": {"1"}, "direct": {"@carol"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("direct: status %d %.300s", r.status, r.body)
+	}
+	var direct int64
+	a.store.Pool.QueryRow(t.Context(), "SELECT max(id) FROM posts").Scan(&direct)
+	like(carol, direct)
+	deleted, _ := ada.shareAs("https://example.com/deleted")
+	like(dave, deleted)
+	if r := ada.post("/posts/"+itoa(deleted)+"/delete", nil); r.status != http.StatusSeeOther {
+		t.Fatalf("delete: status %d", r.status)
+	}
+	for _, c := range []struct {
+		name  string
+		post  int64
+		liker string
+	}{{"private", private, "carol"}, {"direct", direct, "carol"}, {"deleted", deleted, "dave"}} {
+		for _, view := range []string{"post", "page", "item"} {
+			r := bob.do("POST", "/p/"+itoa(c.post)+"/comments", url.Values{"body": {""}, "view": {view}, "item": {"1"}}, htmx)
+			if view != "item" && (r.status != http.StatusNotFound || !strings.Contains(r.body, "No such post.")) {
+				t.Errorf("%s post, view %s: status %d, want 404 No such post.", c.name, view, r.status)
+			}
+			if n := attr(r.body, "data-likes"); n != "" && n != "0" || strings.Contains(r.body, c.liker) {
+				t.Errorf("%s post, view %s: the answer shows its talk (%s likes): %.400s", c.name, view, n, r.body)
+			}
+		}
+	}
+}
+
+// A user page counts only the posts its viewer may read: a direct or a private account's
+// post is not told by the count (issue 43, point 13).
+func TestProfilePostCountIsTheViewers(t *testing.T) {
+	a := newApp(t)
+	ada, bob, carol, dave, anon := a.client(), a.client(), a.client(), a.client(), a.client()
+	for c, h := range map[*client]string{ada: "ada", bob: "bob", carol: "carol", dave: "dave"} {
+		c.signup(h)
+	}
+	carol.post("/u/ada/follow", nil)
+	ada.shareAs("https://example.com/public")
+	a.now = a.now.Add(time.Second)
+	if r := ada.post("/share", url.Values{"url": {"https://example.com/direct"}, "dest": {"1"}, "direct": {"@carol"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("direct: status %d", r.status)
+	}
+	dave.post("/settings/visibility", url.Values{"visibility": {"private"}})
+	dave.shareAs("https://example.com/dave")
+	count := regexp.MustCompile(`<strong>(\d+)</strong> posts`)
+	for _, c := range []struct {
+		who   *client
+		name  string
+		page  string
+		posts string
+	}{
+		{anon, "anonymous", "/u/ada", "1"}, {bob, "bob", "/u/ada", "1"}, {carol, "carol", "/u/ada", "2"}, {ada, "ada", "/u/ada", "2"},
+		{anon, "anonymous", "/u/dave", "0"}, {bob, "bob", "/u/dave", "0"}, {dave, "dave", "/u/dave", "1"},
+	} {
+		m := count.FindStringSubmatch(c.who.get(c.page).body)
+		if m == nil || m[1] != c.posts {
+			t.Errorf("%s on %s: post count %v, want %s", c.name, c.page, m, c.posts)
+		}
+	}
+}
+
+// A long thread is shown a page at a time: the post page and the item page show its first
+// comments with a link to the newer ones, which leads on to the rest (issue 43, point 15).
+func TestLongThreadsArePaged(t *testing.T) {
+	a := newApp(t)
+	ada, bob := a.client(), a.client()
+	ada.signup("ada")
+	bob.signup("bob")
+	post, anchor := ada.shareAs("https://example.com/long-talk")
+	v, err := a.store.ViewerAccess(t.Context(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = tributary.ThreadPageSize + 5
+	for i := range n {
+		if _, _, err := a.store.AddComment(t.Context(), v, post, fmt.Sprintf("comment number %d", i), a.now.Add(time.Duration(i)*time.Second), tributary.DefaultBumpRule); err != nil {
+			t.Fatal(err)
+		}
+	}
+	items := regexp.MustCompile(`data-testid="comment"`)
+	link := func(body, testid string) string {
+		m := regexp.MustCompile(`href="([^"]*)" data-testid="` + testid + `"`).FindStringSubmatch(body)
+		if m == nil {
+			return ""
+		}
+		return strings.ReplaceAll(m[1], "&amp;", "&")
+	}
+	for _, page := range []string{"/p/" + itoa(post), "/i/" + itoa(anchor)} {
+		body := bob.get(page).body
+		if got := len(items.FindAllString(body, -1)); got != tributary.ThreadPageSize {
+			t.Errorf("%s: %d comments shown, want the first %d", page, got, tributary.ThreadPageSize)
+		}
+		if !strings.Contains(body, "comment number 0<") || strings.Contains(body, fmt.Sprintf("comment number %d<", tributary.ThreadPageSize)) {
+			t.Errorf("%s: not the first page of the thread", page)
+		}
+		next := link(body, "newer-comments")
+		if next == "" {
+			t.Fatalf("%s: no link to the newer comments", page)
+		}
+		r := bob.get(next)
+		if got := len(items.FindAllString(r.body, -1)); r.status != http.StatusOK || got != n-tributary.ThreadPageSize {
+			t.Errorf("%s's newer comments (%s): status %d, %d comments, want %d", page, next, r.status, got, n-tributary.ThreadPageSize)
+		}
+		if !strings.Contains(r.body, fmt.Sprintf("comment number %d<", n-1)) || link(r.body, "newer-comments") != "" || link(r.body, "earlier-comments") == "" {
+			t.Errorf("%s's newer comments: want the last ones, no further page and a link back to the first", page)
+		}
+	}
+	if r := bob.get("/p/" + itoa(post) + "?from=nonsense"); r.status != http.StatusBadRequest {
+		t.Errorf("a bad thread cursor: status %d, want 400", r.status)
+	}
+	// A new comment on a long thread is shown where the form leads back to.
+	r := bob.post("/p/"+itoa(post)+"/comments", url.Values{"body": {"the very last word"}, "view": {"page"}, "return": {"/p/" + itoa(post)}})
+	if r.status != http.StatusSeeOther || !strings.Contains(bob.get(r.location).body, "the very last word") {
+		t.Errorf("after commenting on a long thread: %d to %q, which does not show the comment", r.status, r.location)
+	}
 }

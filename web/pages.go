@@ -40,7 +40,7 @@ func (s *Server) userPage(w http.ResponseWriter, r *http.Request) {
 	if viewer != nil {
 		viewerID = viewer.ID
 	}
-	p, err := s.store.Profile(r.Context(), u.Handle, viewerID)
+	p, err := s.store.Profile(r.Context(), u.Handle, s.viewerAccess(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -265,16 +265,22 @@ func (q *Queries) Like(ctx context.Context, arg LikeParams) (LikeRow, error) {
 
 const likers = `-- name: Likers :many
 SELECT u.id, u.handle, u.display_name, u.vip
-  FROM likes l JOIN users u ON u.id = l.user_id
- WHERE l.post_id = $1 AND NOT l.user_id = ANY($2::bigint[])
+  FROM posts p
+  JOIN likes l ON l.post_id = p.id
+  JOIN users u ON u.id = l.user_id
+ WHERE p.id = $1 AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
+   AND NOT l.user_id = ANY($3::bigint[])
  ORDER BY l.created_at DESC, u.id
- LIMIT $3
+ LIMIT $5
 `
 
 type LikersParams struct {
-	PostID  int64
-	Blocked []int64
-	Lim     int32
+	PostID       int64
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+	Lim          int32
 }
 
 type LikersRow struct {
@@ -284,9 +290,16 @@ type LikersRow struct {
 	Vip         bool
 }
 
-// Who liked a post, as a viewer sees them, newest first.
+// Who liked a post, as a viewer sees them, newest first; no one when the post is deleted or
+// not theirs to read.
 func (q *Queries) Likers(ctx context.Context, arg LikersParams) ([]LikersRow, error) {
-	rows, err := q.db.Query(ctx, likers, arg.PostID, arg.Blocked, arg.Lim)
+	rows, err := q.db.Query(ctx, likers,
+		arg.PostID,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -311,17 +324,26 @@ func (q *Queries) Likers(ctx context.Context, arg LikersParams) ([]LikersRow, er
 }
 
 const thread = `-- name: Thread :many
-SELECT c.id, c.post_id, c.body, c.created_at, c.edited_at,
-       u.id AS author_id, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
-  FROM comments c JOIN users u ON u.id = c.author_id
- WHERE c.post_id = ANY($1::bigint[])
-   AND NOT c.author_id = ANY($2::bigint[])
- ORDER BY c.post_id, c.created_at, c.id
+SELECT t.id, t.post_id, t.body, t.created_at, t.edited_at, t.author_id, t.author_handle, t.author_name, t.author_vip
+  FROM posts p
+  CROSS JOIN LATERAL (
+        SELECT c.id, c.post_id, c.body, c.created_at, c.edited_at,
+               u.id AS author_id, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
+          FROM comments c JOIN users u ON u.id = c.author_id
+         WHERE c.post_id = p.id AND NOT c.author_id = ANY($1::bigint[])
+         ORDER BY c.created_at, c.id
+         LIMIT $2::int) t
+ WHERE p.id = ANY($3::bigint[]) AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $4::bigint, $1::bigint[], $5::bigint[])
+ ORDER BY t.post_id, t.created_at, t.id
 `
 
 type ThreadParams struct {
-	PostIds []int64
-	Blocked []int64
+	Blocked      []int64
+	PerPost      int32
+	PostIds      []int64
+	ViewerID     int64
+	PrivateFeeds []int64
 }
 
 type ThreadRow struct {
@@ -336,10 +358,16 @@ type ThreadRow struct {
 	AuthorVip    bool
 }
 
-// The comments of some posts that a viewer sees (none by someone in a ban with them), in
-// order.
+// The first per_post comments of each of some posts that a viewer sees (none by someone in
+// a ban with them), in order; none of posts deleted or not theirs to read.
 func (q *Queries) Thread(ctx context.Context, arg ThreadParams) ([]ThreadRow, error) {
-	rows, err := q.db.Query(ctx, thread, arg.PostIds, arg.Blocked)
+	rows, err := q.db.Query(ctx, thread,
+		arg.Blocked,
+		arg.PerPost,
+		arg.PostIds,
+		arg.ViewerID,
+		arg.PrivateFeeds,
+	)
 	if err != nil {
 		return nil, err
 	}

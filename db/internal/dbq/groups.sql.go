@@ -20,6 +20,24 @@ func (q *Queries) AddMembersAsReaders(ctx context.Context, feedID int64) error {
 	return err
 }
 
+const approvePending = `-- name: ApprovePending :execrows
+UPDATE group_members SET state = 'active' WHERE feed_id = $1 AND user_id = $2 AND state = 'pending'
+`
+
+type ApprovePendingParams struct {
+	FeedID int64
+	UserID int64
+}
+
+// Lets a pending member in; no row when the user has not asked to join.
+func (q *Queries) ApprovePending(ctx context.Context, arg ApprovePendingParams) (int64, error) {
+	result, err := q.db.Exec(ctx, approvePending, arg.FeedID, arg.UserID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const createDirectsFeed = `-- name: CreateDirectsFeed :one
 INSERT INTO feeds (kind, owner_id, access) VALUES ('directs', $1, 'private') RETURNING id
 `
@@ -199,6 +217,17 @@ func (q *Queries) ListGroups(ctx context.Context) ([]Feed, error) {
 	return items, nil
 }
 
+const lockGroup = `-- name: LockGroup :exec
+SELECT id FROM feeds WHERE id = $1 FOR NO KEY UPDATE
+`
+
+// Serializes changes of a group's members, so that checks such as "another admin stays"
+// hold until the change commits.
+func (q *Queries) LockGroup(ctx context.Context, id int64) error {
+	_, err := q.db.Exec(ctx, lockGroup, id)
+	return err
+}
+
 const membership = `-- name: Membership :one
 SELECT role, state FROM group_members WHERE feed_id = $1 AND user_id = $2
 `
@@ -218,6 +247,50 @@ func (q *Queries) Membership(ctx context.Context, arg MembershipParams) (Members
 	var i MembershipRow
 	err := row.Scan(&i.Role, &i.State)
 	return i, err
+}
+
+const moderateGroup = `-- name: ModerateGroup :exec
+UPDATE feeds SET moderated = true WHERE id = $1
+`
+
+func (q *Queries) ModerateGroup(ctx context.Context, id int64) error {
+	_, err := q.db.Exec(ctx, moderateGroup, id)
+	return err
+}
+
+const otherAdmins = `-- name: OtherAdmins :one
+SELECT count(*) FROM group_members
+ WHERE feed_id = $1 AND user_id <> $2 AND role = 'admin' AND state = 'active'
+`
+
+type OtherAdminsParams struct {
+	FeedID int64
+	UserID int64
+}
+
+func (q *Queries) OtherAdmins(ctx context.Context, arg OtherAdminsParams) (int64, error) {
+	row := q.db.QueryRow(ctx, otherAdmins, arg.FeedID, arg.UserID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const promoteMember = `-- name: PromoteMember :execrows
+UPDATE group_members SET role = 'admin' WHERE feed_id = $1 AND user_id = $2 AND state = 'active'
+`
+
+type PromoteMemberParams struct {
+	FeedID int64
+	UserID int64
+}
+
+// Makes an active member an admin; no row when the user is not one.
+func (q *Queries) PromoteMember(ctx context.Context, arg PromoteMemberParams) (int64, error) {
+	result, err := q.db.Exec(ctx, promoteMember, arg.FeedID, arg.UserID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const removeMember = `-- name: RemoveMember :exec

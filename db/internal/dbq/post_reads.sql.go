@@ -140,17 +140,22 @@ SELECT c.id, c.body, c.created_at, c.edited_at,
        u.id AS author_id, u.handle AS author_handle, u.display_name AS author_name, u.vip AS author_vip
   FROM comments c JOIN users u ON u.id = c.author_id
  WHERE c.post_id = $1 AND NOT c.author_id = ANY($2::bigint[])
+   AND (c.created_at, c.id) >= ($3::timestamptz, $4::bigint)
    AND EXISTS (SELECT 1 FROM posts p
                 WHERE p.id = $1 AND p.deleted_at IS NULL
-                  AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $3::bigint, $2::bigint[], $4::bigint[]))
+                  AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $5::bigint, $2::bigint[], $6::bigint[]))
  ORDER BY c.created_at, c.id
+ LIMIT $7::int
 `
 
 type PostThreadParams struct {
 	PostID       int64
 	Blocked      []int64
+	FromAt       time.Time
+	FromID       int64
 	ViewerID     int64
 	PrivateFeeds []int64
+	Lim          int32
 }
 
 type PostThreadRow struct {
@@ -164,17 +169,21 @@ type PostThreadRow struct {
 	AuthorVip    bool
 }
 
-// Thread for one post, with the post's access checked in the same statement: none when the
-// post does not exist, is deleted or is not the viewer's to read. The post page reads it
-// beside PostPage, at once. The check is a one-time filter (it names no comment column): a
-// post the viewer may not read costs no read of its comments, however long its thread, so
-// its answer takes as long as that for no post.
+// A page of a post's thread, from a comment on ((from_at, from_id); the start: the zero
+// time and 0), oldest first, at most lim comments, with the post's access checked in the same
+// statement: none when the post does not exist, is deleted or is not the viewer's to read.
+// The post page reads it beside PostPage, at once. The check is a one-time filter (it names
+// no comment column): a post the viewer may not read costs no read of its comments, however
+// long its thread, so its answer takes as long as that for no post.
 func (q *Queries) PostThread(ctx context.Context, arg PostThreadParams) ([]PostThreadRow, error) {
 	rows, err := q.db.Query(ctx, postThread,
 		arg.PostID,
 		arg.Blocked,
+		arg.FromAt,
+		arg.FromID,
 		arg.ViewerID,
 		arg.PrivateFeeds,
+		arg.Lim,
 	)
 	if err != nil {
 		return nil, err
@@ -208,7 +217,8 @@ SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, 
        post_audience(p.id, p.author_id)::json AS audience
   FROM post_cards p, post_talk(p.id, p.like_count, p.comment_count, $1::bigint, $2::bigint[]) AS t (likes, comments, liked, likers)
  WHERE p.id = ANY($3::bigint[]) AND p.deleted_at IS NULL
-   AND ($4::text = '' OR EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = $4::text AND f.post_id = p.id OFFSET 0))
+   AND ($4::text = '' OR EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = $4::text AND f.post_id = p.id
+                                       AND filter_shown(f.feed, p.id, p.author_id, p.tags, $2::bigint[]) OFFSET 0))
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, $2::bigint[], $5::bigint[])
 `
 
@@ -232,7 +242,7 @@ type ReadablePostsByIDRow struct {
 // Some posts as a viewer may read them (the rest left out), in no order, with what their
 // cards show of their conversations (post_talk): a page's posts in one round trip. Given a
 // filter feed, only those still in it (an unliked post leaves a likes feed that a fencepost
-// listed); each post's entry is probed (OFFSET 0 keeps the subquery a per-row probe: as a
+// listed) and shown to the viewer (filter_shown: bans); each post's entry is probed (OFFSET 0 keeps the subquery a per-row probe: as a
 // semi-join its generic plan merged the whole feed in, 40,000 entries of a popular tag,
 // 6.5 ms).
 func (q *Queries) ReadablePostsByID(ctx context.Context, arg ReadablePostsByIDParams) ([]ReadablePostsByIDRow, error) {

@@ -11,14 +11,25 @@ import (
 )
 
 const searchAmong = `-- name: SearchAmong :many
-WITH t AS MATERIALIZED (SELECT to_tsquery('english', $5::text) AS q)
+WITH t AS MATERIALIZED (SELECT CASE WHEN $5::text = '' THEN NULL ELSE to_tsquery('english', $5::text) END AS q)
 SELECT p.id FROM posts p
  WHERE p.id = ANY($1::bigint[]) AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
-   AND (ts_match_vq(p.search, (SELECT t.q FROM t))
+   AND ($5::text = ''
+        OR ts_match_vq(p.search, (SELECT t.q FROM t))
         OR EXISTS (SELECT 1 FROM comments c
                     WHERE c.post_id = p.id AND ts_match_vq(c.search, (SELECT t.q FROM t))
                       AND NOT c.author_id = ANY($3::bigint[])))
+   AND (cardinality($6::text[]) = 0 OR EXISTS (
+        SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($6::text[])
+           AND filter_shown(f.feed, p.id, p.author_id, p.tags, $3::bigint[])))
+   AND (cardinality($7::text[]) = 0 OR EXISTS (
+        SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($7::text[])
+           AND filter_shown(f.feed, p.id, p.author_id, p.tags, $3::bigint[])))
+   AND (cardinality($8::text[]) = 0 OR NOT EXISTS (
+        SELECT 1 FROM unnest($8::text[]) tg
+         WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = tg
+                              AND filter_shown(f.feed, p.id, p.author_id, p.tags, $3::bigint[]))))
 `
 
 type SearchAmongParams struct {
@@ -27,12 +38,18 @@ type SearchAmongParams struct {
 	Blocked      []int64
 	PrivateFeeds []int64
 	Text         string
+	Liked        []string
+	Commented    []string
+	Tags         []string
 }
 
-// Which of a search's candidates the viewer finds now: those not deleted, that the viewer
-// may read, that still match in their text or by a comment whose author is not in a ban
-// with the viewer (feed/searchcache.go: 300 in 1 ms, where the search took 7). It runs on
-// its generic plan: the text is parsed once (an InitPlan), not for every row.
+// Which of some posts (a search's candidates, or the posts a committed fencepost of a search
+// lists) the viewer finds by the search now: those not deleted, that the viewer may read,
+// that still match in their text or by a comment whose author is not in a ban with the
+// viewer (no text: any), and that the liked, commented and tags operators still find as the
+// viewer's bans let them see it (filter_shown) (feed/searchcache.go: 300 in 1 ms, where the
+// search took 7). It runs on its generic plan: the text is parsed once (an InitPlan), not
+// for every row.
 func (q *Queries) SearchAmong(ctx context.Context, arg SearchAmongParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, searchAmong,
 		arg.Ids,
@@ -40,6 +57,9 @@ func (q *Queries) SearchAmong(ctx context.Context, arg SearchAmongParams) ([]int
 		arg.Blocked,
 		arg.PrivateFeeds,
 		arg.Text,
+		arg.Liked,
+		arg.Commented,
+		arg.Tags,
 	)
 	if err != nil {
 		return nil, err
@@ -73,12 +93,15 @@ WITH scope AS NOT MATERIALIZED (
        AND (cardinality($14::bigint[]) = 0 OR EXISTS (
             SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = ANY($14::bigint[])))
        AND (cardinality($15::text[]) = 0 OR EXISTS (
-            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($15::text[])))
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($15::text[])
+               AND ($3::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, $4::bigint[]))))
        AND (cardinality($16::text[]) = 0 OR EXISTS (
-            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($16::text[])))
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($16::text[])
+               AND ($3::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, $4::bigint[]))))
        AND (cardinality($17::text[]) = 0 OR NOT EXISTS (
             SELECT 1 FROM unnest($17::text[]) t
-             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t))))
+             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t
+                                  AND ($3::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, $4::bigint[]))))))
 SELECT h.id, h.arrival,
        (CASE WHEN $1::text = '' THEN 0
              WHEN bool_or(h.in_text) THEN ts_rank((SELECT p.search FROM posts p WHERE p.id = h.id), to_tsquery('english', $1::text))
@@ -133,7 +156,8 @@ type SearchArrivalsRow struct {
 // the text (a to_tsquery of the english configuration), and posts with a comment that
 // matches by someone not in a ban with the viewer; both narrowed by the operators (authors:
 // any of; feeds: in any of those groups; liked, commented: liked or commented on by any of
-// those filter feeds' users; tags: every one, in the post or its comments). Without text,
+// those filter feeds' users; tags: every one, in the post or its comments; each as the
+// viewer's bans let them see it: filter_shown). Without text,
 // the operators alone choose (the comments' branch is folded away: each run is planned with
 // its arguments, and a constant condition goes before planning). Each branch reads in time
 // order up to lim (scope is inlined into both), so a common word stops early and a rare one
@@ -194,12 +218,15 @@ WITH scope AS NOT MATERIALIZED (
        AND (cardinality($14::bigint[]) = 0 OR EXISTS (
             SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = ANY($14::bigint[])))
        AND (cardinality($15::text[]) = 0 OR EXISTS (
-            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($15::text[])))
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($15::text[])
+               AND ($2::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, $3::bigint[]))))
        AND (cardinality($16::text[]) = 0 OR EXISTS (
-            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($16::text[])))
+            SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = ANY($16::text[])
+               AND ($2::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, $3::bigint[]))))
        AND (cardinality($17::text[]) = 0 OR NOT EXISTS (
             SELECT 1 FROM unnest($17::text[]) t
-             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t))))
+             WHERE NOT EXISTS (SELECT 1 FROM filter_posts f WHERE f.post_id = p.id AND f.feed = t
+                                  AND ($2::bool OR filter_shown(f.feed, p.id, p.author_id, p.tags, $3::bigint[]))))))
 SELECT s.id, s.created_at AS arrival,
        (CASE WHEN $1::text = '' THEN 0
              WHEN ts_match_vq(s.search, to_tsquery('english', $1::text)) THEN ts_rank(s.search, to_tsquery('english', $1::text))

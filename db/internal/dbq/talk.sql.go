@@ -180,13 +180,15 @@ func (q *Queries) LikedOf(ctx context.Context, arg LikedOfParams) ([]LikedOfRow,
 const postTalk = `-- name: PostTalk :many
 SELECT p.id, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers
   FROM posts p, post_talk(p.id, p.like_count, p.comment_count, $1::bigint, $2::bigint[]) AS t (likes, comments, liked, likers)
- WHERE p.id = ANY($3::bigint[])
+ WHERE p.id = ANY($3::bigint[]) AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, $2::bigint[], $4::bigint[])
 `
 
 type PostTalkParams struct {
-	ViewerID int64
-	Blocked  []int64
-	Ids      []int64
+	ViewerID     int64
+	Blocked      []int64
+	Ids          []int64
+	PrivateFeeds []int64
 }
 
 type PostTalkRow struct {
@@ -198,9 +200,14 @@ type PostTalkRow struct {
 }
 
 // What the cards of some posts show of their conversations, as a viewer sees them
-// (post_talk). The posts are ones the viewer may read.
+// (post_talk); posts deleted or not theirs to read are left out.
 func (q *Queries) PostTalk(ctx context.Context, arg PostTalkParams) ([]PostTalkRow, error) {
-	rows, err := q.db.Query(ctx, postTalk, arg.ViewerID, arg.Blocked, arg.Ids)
+	rows, err := q.db.Query(ctx, postTalk,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.Ids,
+		arg.PrivateFeeds,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -391,8 +391,16 @@ const userStats = `-- name: UserStats :one
 SELECT
     (SELECT count(*) FROM follows f WHERE f.follower_id = $1 AND f.state = 'active') AS following,
     (SELECT count(*) FROM follows f WHERE f.followed_id = $1 AND f.state = 'active') AS followers,
-    (SELECT count(*) FROM posts p WHERE p.author_id = $1 AND p.deleted_at IS NULL) AS posts
+    (SELECT count(*) FROM posts p WHERE p.author_id = $1 AND p.deleted_at IS NULL
+        AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])) AS posts
 `
+
+type UserStatsParams struct {
+	ID           int64
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+}
 
 type UserStatsRow struct {
 	Following int64
@@ -400,8 +408,15 @@ type UserStatsRow struct {
 	Posts     int64
 }
 
-func (q *Queries) UserStats(ctx context.Context, id int64) (UserStatsRow, error) {
-	row := q.db.QueryRow(ctx, userStats, id)
+// A user's counts as a viewer sees them: their posts only those the viewer may read (a
+// direct or a private post is not told by the count).
+func (q *Queries) UserStats(ctx context.Context, arg UserStatsParams) (UserStatsRow, error) {
+	row := q.db.QueryRow(ctx, userStats,
+		arg.ID,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+	)
 	var i UserStatsRow
 	err := row.Scan(&i.Following, &i.Followers, &i.Posts)
 	return i, err
