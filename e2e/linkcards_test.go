@@ -61,11 +61,7 @@ func TestSharedPaperGetsItsCard(t *testing.T) {
 	var pngBytes bytes.Buffer
 	must(t, png.Encode(&pngBytes, img))
 	fx.Serve("arxiv.org", "/static/preview.png", pngBytes.Bytes(), "image/png")
-	args := []string{"--poll-seconds", "3600", "--fetch", "mapped", "--fetch-ca", fx.CAFile}
-	for _, r := range fx.Rules {
-		args = append(args, "--fetch-connect-to", r)
-	}
-	srv := startServer(t, args...)
+	srv := startServerFetching(t, fx, "--poll-seconds", "3600")
 	f := newFixture(t, srv)
 	f.user("reader", "Rea Der", false)
 	f.user("ada", "Ada Lovelace", false)
@@ -135,11 +131,7 @@ func TestShareFormPreviewsTheLink(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write([]byte(arxivAbs))
 	})
-	args := []string{"--poll-seconds", "-1", "--fetch", "mapped", "--fetch-ca", fx.CAFile}
-	for _, r := range fx.Rules {
-		args = append(args, "--fetch-connect-to", r)
-	}
-	srv := startServer(t, args...)
+	srv := startServerFetching(t, fx, "--poll-seconds", "-1")
 	f := newFixture(t, srv)
 	f.user("ada", "Ada Lovelace", false)
 	page := pageAs(t, srv, "ada")
@@ -155,4 +147,14 @@ func TestShareFormPreviewsTheLink(t *testing.T) {
 	if n := asked.Load(); n != 1 {
 		t.Errorf("the fixture was asked %d times, want once (the preview's fetch is reused)", n)
 	}
+}
+
+// startServerFetching starts a server that fetches link cards from fx alone.
+func startServerFetching(t *testing.T, fx *linkcardtest.Fixture, extraArgs ...string) *server {
+	t.Helper()
+	args := append([]string{"--fetch", "mapped", "--fetch-ca", fx.CAFile}, extraArgs...)
+	for _, r := range fx.Rules {
+		args = append(args, "--fetch-connect-to", r)
+	}
+	return startServer(t, args...)
 }

@@ -58,7 +58,7 @@ func (c *linkCards) heard(changes []db.SiteChange, reset bool) {
 	}
 }
 
-// of returns the cards of some items, reading those not kept.
+// linkCardsOf returns the cards of some items, reading those not kept.
 func (s *Service) linkCardsOf(ctx context.Context, ids []int64) map[int64]*tributary.LinkCard {
 	out := make(map[int64]*tributary.LinkCard, len(ids))
 	c := s.linkCards
@@ -100,31 +100,27 @@ func (s *Service) linkCardsOf(ctx context.Context, ids []int64) map[int64]*tribu
 
 // withCards gives items their link cards.
 func (s *Service) withCards(ctx context.Context, items []tributary.Item) {
-	if len(items) == 0 {
-		return
-	}
-	ids := make([]int64, len(items))
-	for i, it := range items {
-		ids[i] = it.ID
-	}
-	cards := s.linkCardsOf(ctx, ids)
-	for i := range items {
-		items[i].Card = cards[items[i].ID]
-	}
+	fill(s, ctx, items, func(it *tributary.Item) (int64, **tributary.LinkCard) { return it.ID, &it.Card })
 }
 
 // withPostCards gives posts their items' link cards.
 func (s *Service) withPostCards(ctx context.Context, posts []tributary.Post) {
-	if len(posts) == 0 {
+	fill(s, ctx, posts, func(p *tributary.Post) (int64, **tributary.LinkCard) { return p.AnchorID, &p.Card })
+}
+
+// fill gives each of xs the card of its item (of names its item and its card's place).
+func fill[T any](s *Service, ctx context.Context, xs []T, of func(*T) (int64, **tributary.LinkCard)) {
+	if len(xs) == 0 {
 		return
 	}
-	ids := make([]int64, len(posts))
-	for i, p := range posts {
-		ids[i] = p.AnchorID
+	ids := make([]int64, len(xs))
+	for i := range xs {
+		ids[i], _ = of(&xs[i])
 	}
 	cards := s.linkCardsOf(ctx, ids)
-	for i := range posts {
-		posts[i].Card = cards[posts[i].AnchorID]
+	for i := range xs {
+		id, card := of(&xs[i])
+		*card = cards[id]
 	}
 }
 
