@@ -53,7 +53,8 @@ func startServer(ctx context.Context, bin, dsn string) (*server, error) {
 		"--log-level", "info", "--snapshot-rebuild", // the startup refresh is the full rebuild the report measures
 		"--pprof-addr", "127.0.0.1:0", // to collect its garbage before its memory is measured (liveMemory)
 		"--metrics-addr", "127.0.0.1:0", "--server-timing", // its own figures: metrics and server-side latency
-		"--fetch", "mapped") // link cards are dispatched and their jobs run, but nothing leaves the machine
+		"--fetch", "mapped", // link cards are dispatched and their jobs run, but nothing leaves the machine
+		"--live-per-address", "100000") // every stream of the bench comes from loopback
 	cmd.Env = append(os.Environ(), "GOTRACEBACK=all")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
