@@ -35,6 +35,10 @@ type PostFacts struct {
 // MaxSharers is how many sharers an item's pre-rendered sharer stack keeps.
 const MaxSharers = 12
 
+// StackShown is how many of an item's sharers its card pictures; the feed names a reader's
+// followees missing from the stack only up to it.
+const StackShown = 5
+
 // Rollup is one anchor summarized from its posts: what the snapshot stores per row and what
 // the live path scores. It is computed by RollupOf only, so every path agrees.
 type Rollup struct {

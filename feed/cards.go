@@ -30,7 +30,8 @@ import (
 // instance is not listening (site.Bus.Up): another instance's change reaches it within a
 // wake-up, as open pages hear of it.
 type cards struct {
-	rows *lru.Cache[int64, keptRow]
+	rows    *lru.Cache[int64, keptRow]
+	sharers *lru.Cache[sharerKey, keptSharer] // followees named beyond kept rows' stacks
 
 	mu    sync.Mutex
 	gen   uint64      // moves with every drop
@@ -46,6 +47,15 @@ type cards struct {
 type keptRow struct {
 	version rowVersion
 	c       db.Candidate
+}
+
+// sharerKey names a user's newest share of an item; keptSharer is that share as read for one
+// version of the item's all-public row (the same for every reader in no ban).
+type sharerKey struct{ anchor, user int64 }
+
+type keptSharer struct {
+	version rowVersion
+	s       tributary.Sharer
 }
 
 // rowVersion names one version of a snapshot row in the ranking copy: the copy's base, and
@@ -77,6 +87,7 @@ const (
 
 func newCards(now func() time.Time) *cards {
 	return &cards{rows: lru.New[int64, keptRow](rowsTTL, cardsKept, now),
+		sharers: lru.New[sharerKey, keptSharer](rowsTTL, 8*cardsKept, now),
 		talk:    lru.New[int64, db.PublicTalk](talkTTL, cardsKept, now),
 		writers: lru.New[int64, uint64](time.Minute, cardsKept, now)}
 }

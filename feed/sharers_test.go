@@ -91,3 +91,41 @@ func followedFirst(it tributary.Item) int {
 	}
 	return n
 }
+
+// TestNamedFolloweesKeepTheirNewestShare: a followee named beyond a card's stack, kept by
+// the instance for the item's row, is read again once they share the item anew.
+func TestNamedFolloweesKeepTheirNewestShare(t *testing.T) {
+	w := newWorld(t)
+	const url = "https://example.com/paper"
+	w.user("early", false, 0)
+	w.share("early", url, 30*time.Hour, false)
+	for i := range 14 {
+		w.user(fmt.Sprintf("late%d", i), false, 0)
+		w.share(fmt.Sprintf("late%d", i), url, time.Duration(20-i)*time.Hour, false)
+	}
+	w.user("ann", false, 0)
+	w.follow("ann", "early")
+	w.refresh()
+	s := w.service(nil)
+	sharedAt := func() time.Time {
+		t.Helper()
+		for _, sh := range cardOf(t, w.timeline(s, "ann", tributary.FeedQuery{IncludeSeen: true}), url).Sharers {
+			if sh.Handle == "early" {
+				return sh.At
+			}
+		}
+		t.Fatal("ann's card does not name early")
+		return time.Time{}
+	}
+	for range 2 { // the second page uses what the first kept
+		if got, want := sharedAt(), w.now.Add(-30*time.Hour); !got.Equal(want) {
+			t.Fatalf("early shared at %v, want %v", got, want)
+		}
+	}
+	w.share("early", url, 25*time.Hour, false) // still older than the stack's dozen
+	for range 2 { // the first page after the share catches the ranking copy up; the second uses it
+		if got, want := sharedAt(), w.now.Add(-25*time.Hour); !got.Equal(want) {
+			t.Fatalf("after sharing again early shared at %v, want %v", got, want)
+		}
+	}
+}

@@ -58,7 +58,7 @@ func SharerStack(it tributary.Item) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		for i, s := range it.Sharers {
-			if i < 5 {
+			if i < tributary.StackShown {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<span class=\"avatar\" style=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
