@@ -123,7 +123,7 @@ func TestNamedFolloweesKeepTheirNewestShare(t *testing.T) {
 		}
 	}
 	w.share("early", url, 25*time.Hour, false) // still older than the stack's dozen
-	for range 2 { // the first page after the share catches the ranking copy up; the second uses it
+	for range 2 {                              // the first page after the share catches the ranking copy up; the second uses it
 		if got, want := sharedAt(), w.now.Add(-25*time.Hour); !got.Equal(want) {
 			t.Fatalf("after sharing again early shared at %v, want %v", got, want)
 		}
