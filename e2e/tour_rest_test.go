@@ -1,11 +1,15 @@
 package e2e
 
 import (
+	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/playwright-community/playwright-go"
+
+	"tributary"
 )
 
 // The rest of the newcomer's tour (issue 44, point 18): Hide can be undone without
@@ -70,4 +74,37 @@ func TestFollowCountsLeadToTheirLists(t *testing.T) {
 	must(t, page.GetByTestId("following-link").Click())
 	must(t, expect.Locator(page.GetByTestId("feed-heading")).ToHaveText("People Cy Young follows"))
 	must(t, expect.Locator(people).ToHaveText([]string{"Ada Lovelace @ada"}))
+}
+
+// An author's edit reaches the open pages that show the post's card, over their live
+// streams: the reader sees the new title, text and tags marked "edited", without a reload
+// (issue 44, point 13).
+func TestLiveCardsFollowAnEdit(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, "--poll-seconds", "3600")
+	f := newFixture(t, srv)
+	f.user("reader", "Rea Der", false)
+	f.user("ada", "Ada Lovelace", false)
+	post := filterPost(f, "ada", "https://blog.example.com/ada/draft", "Ada's first draft", "Rough notes.", nil, 30*time.Hour)
+
+	page := pageAs(t, srv, "reader")
+	_, err := page.ExpectResponse(regexp.MustCompile(`/live\?src=`), func() error {
+		_, err := page.Goto(srv.URL + "/u/ada")
+		return err
+	})
+	must(t, err)
+	card := page.GetByTestId("card")
+	must(t, expect.Locator(card).ToHaveCount(1))
+	must(t, expect.Locator(card.GetByTestId("edited")).ToHaveCount(0))
+	markDocument(t, page)
+
+	e, err := tributary.PrepareEdit("Ada's final word", "Polished notes on #lattices.", []string{"maths"})
+	must(t, err)
+	must(t, f.store.EditPost(context.Background(), f.users["ada"].ID, post, e, time.Now()))
+	live := playwright.LocatorAssertionsToHaveTextOptions{Timeout: playwright.Float(10000)}
+	must(t, expect.Locator(card.Locator(".card-title")).ToHaveText("Ada's final word", live))
+	must(t, expect.Locator(card.Locator(".excerpt")).ToHaveText("Polished notes on #lattices."))
+	must(t, expect.Locator(card.GetByRole("link", playwright.LocatorGetByRoleOptions{Name: "#maths"})).ToHaveAttribute("href", "/t/maths"))
+	must(t, expect.Locator(card.GetByTestId("edited")).ToBeVisible())
+	sameDocument(t, page)
 }
