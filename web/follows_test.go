@@ -42,7 +42,7 @@ func TestFollowListsApplyAccessAndBans(t *testing.T) {
 		want []string
 	}{
 		{anon, "anonymous", "/u/ada/followers", []string{"bob", "erin"}}, // the ban ended carol's follow
-		{bob, "bob", "/u/ada/followers", []string{"bob"}}, // erin is in a ban with bob
+		{bob, "bob", "/u/ada/followers", []string{"bob"}},                // erin is in a ban with bob
 		{carol, "carol", "/u/ada/followers", nil},
 		{ada, "ada", "/u/ada/following", []string{"dave"}},
 		{anon, "anonymous", "/u/dave/followers", nil},
