@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"tributary"
+	"tributary/db/internal/dbq"
 )
 
 // Profile is what a user page shows to one viewer.
@@ -101,4 +102,34 @@ func (s *Store) GroupPage(ctx context.Context, name string, viewerID int64) (Gro
 		gp.Members, err = s.Members(ctx, g.ID)
 	}
 	return gp, err
+}
+
+// FollowList asks for a page of a user's followers (Followers) or of the people they follow.
+type FollowList struct {
+	Owner     int64
+	Followers bool
+	After     string // the handle the page starts after ("" from the first)
+	Limit     int
+}
+
+// FollowPage lists people of a follow list as the viewer may see it (see FollowersPage):
+// a user whose own feed the viewer may not read shows nobody.
+func (s *Store) FollowPage(ctx context.Context, l FollowList, v tributary.Viewer) ([]tributary.User, error) {
+	var rows []dbq.User
+	var err error
+	p := dbq.FollowersPageParams{OwnerID: l.Owner, After: l.After, Blocked: nonNilIDs(v.Blocked), ViewerID: v.ID,
+		PrivateFeeds: nonNilIDs(v.PrivateFeeds), Lim: int32(l.Limit)}
+	if l.Followers {
+		rows, err = s.q.FollowersPage(ctx, p)
+	} else {
+		rows, err = s.q.FollowingPage(ctx, dbq.FollowingPageParams(p))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("db: follow list: %w", err)
+	}
+	out := make([]tributary.User, len(rows))
+	for i, r := range rows {
+		out[i] = userOf(r)
+	}
+	return out, nil
 }

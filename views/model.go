@@ -25,12 +25,18 @@ type Page struct {
 	URL         string
 	User        *tributary.User // nil when anonymous
 	Flash       string
+	FlashUndo   *Undo // a button beside the flash that takes back what it tells of
 	Now         time.Time
 	// RequestID names the request on a 5xx page, for a report.
 	RequestID string
 	// DwellFlushMs is how often the dwell tracker reports (tests shorten it); "" for the default.
 	DwellFlushMs string
 	Query        string // the search asked for, kept in the header's search box
+}
+
+// Undo is a form that takes an action back: a POST to Action that returns to Return.
+type Undo struct {
+	Action, Return string
 }
 
 // DefaultDescription describes the site, for pages without a summary of their own.

@@ -77,3 +77,35 @@ func TestAuthorEditsAPost(t *testing.T) {
 		t.Errorf("no change recorded for the edit (%v)", err)
 	}
 }
+
+// An edit reaches open pages as a change of the post's talk: GET /talk then brings the
+// edited post's card its new title, text and "edited", to readers who may read it only
+// (issue 44, point 13).
+func TestTalkNowBringsAnEditedPostsText(t *testing.T) {
+	a := newApp(t)
+	ada, bob, carol := a.client(), a.client(), a.client()
+	ada.signup("ada")
+	bob.signup("bob")
+	carol.signup("carol")
+	bob.post("/u/ada/follow", url.Values{})
+	ada.post("/settings/visibility", url.Values{"visibility": {"private"}})
+	ada.post("/settings/requests/bob/approve", nil)
+	post, _ := ada.shareAs("https://example.com/edited-live")
+	if r := ada.post("/posts/"+itoa(post)+"/edit", url.Values{"title": {"A better title"}, "body": {"Now with #words"}, "tags": {"fresh"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("edit: status %d %s", r.status, r.body)
+	}
+	talk := "/talk?p=" + itoa(post) + "&return=/u/ada"
+	r := bob.get(talk)
+	for _, want := range []string{
+		`id="ph-` + itoa(post) + `" hx-swap-oob="true"`, "A better title",
+		`id="px-` + itoa(post) + `" hx-swap-oob="true"`, "Now with", `href="/t/words"`, `href="/t/fresh"`,
+		`id="pe-` + itoa(post) + `" hx-swap-oob="true"`, `data-testid="edited"`,
+	} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("a follower's /talk after the edit lacks %s: %s", want, r.body)
+		}
+	}
+	if r := carol.get(talk); strings.Contains(r.body, "A better title") || strings.Contains(r.body, `id="px-`) {
+		t.Errorf("a stranger's /talk told the private post's edit: %s", r.body)
+	}
+}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strconv"
 
 	"tributary"
 	"tributary/views"
@@ -31,7 +32,7 @@ func (s *Server) setHidden(w http.ResponseWriter, r *http.Request, hide bool) {
 		s.fail(w, r, err)
 		return
 	}
-	stub, msg, back := views.HiddenStub(id), "Hidden from your feeds. Bring it back from Hidden posts.", "/"
+	stub, msg, back := views.HiddenStub(id), "Hidden from your feeds.", "/"
 	if !hide {
 		stub, msg, back = views.UnhiddenStub(id), "Back in your feeds.", "/hidden"
 	}
@@ -39,8 +40,13 @@ func (s *Server) setHidden(w http.ResponseWriter, r *http.Request, hide bool) {
 		s.render(w, r, http.StatusOK, stub)
 		return
 	}
-	s.flash(r, msg)
-	http.Redirect(w, r, localPath(r.PostFormValue("return"), back), http.StatusSeeOther)
+	back = localPath(r.PostFormValue("return"), back)
+	if hide {
+		s.flashUndo(r, msg, views.Undo{Action: "/p/" + strconv.FormatInt(id, 10) + "/unhide", Return: back})
+	} else {
+		s.flash(r, msg)
+	}
+	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
 func (s *Server) hiddenPage(w http.ResponseWriter, r *http.Request) {

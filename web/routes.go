@@ -56,6 +56,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/search", s.apiSearch)
 	mux.HandleFunc("GET /u/{handle}/likes", s.likesPage)
 	mux.HandleFunc("GET /u/{handle}/comments", s.commentsPage)
+	mux.HandleFunc("GET /u/{handle}/followers", s.followersPage)
+	mux.HandleFunc("GET /u/{handle}/following", s.followingPage)
 	mux.HandleFunc("GET /mentions", s.requireUser(s.mentionsPage))
 	mux.HandleFunc("GET /discussions", s.requireUser(s.discussionsPage))
 	mux.HandleFunc("POST /p/{id}/hide", s.requireUser(s.hidePost))

@@ -138,7 +138,7 @@ func (s *Server) Metrics() *Metrics { return s.metrics }
 
 // page builds the layout data of the current request.
 func (s *Server) page(r *http.Request, title string) views.Page {
-	return views.Page{
+	p := views.Page{
 		Title: title,
 		User:  currentUser(r.Context()),
 		Flash: s.sessions.PopString(r.Context(), "flash"),
@@ -146,6 +146,10 @@ func (s *Server) page(r *http.Request, title string) views.Page {
 
 		DwellFlushMs: s.dwellFlush,
 	}
+	if action, back := s.sessions.PopString(r.Context(), "flash_undo"), s.sessions.PopString(r.Context(), "flash_undo_return"); action != "" && p.Flash != "" {
+		p.FlashUndo = &views.Undo{Action: action, Return: back}
+	}
+	return p
 }
 
 // absoluteURL is path on the host the request came to (for link previews).
@@ -209,6 +213,13 @@ func (s *Server) readersChanged(ctx context.Context, users ...int64) {
 
 // flash shows msg on the next page rendered for this session.
 func (s *Server) flash(r *http.Request, msg string) { s.sessions.Put(r.Context(), "flash", msg) }
+
+// flashUndo shows msg as flash does, with a button that takes it back (no-JS pages' undo).
+func (s *Server) flashUndo(r *http.Request, msg string, undo views.Undo) {
+	s.flash(r, msg)
+	s.sessions.Put(r.Context(), "flash_undo", undo.Action) // strings: the session codec's own types
+	s.sessions.Put(r.Context(), "flash_undo_return", undo.Return)
+}
 
 type ctxKey int
 

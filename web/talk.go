@@ -16,8 +16,9 @@ const liveTalkMost = 200
 // talkNow serves GET /talk?p=<post ids>&i=<item id>:<post id>,…&return=<path>: the open page's
 // cards named there, brought up to date for the reader (a live stream said their talk
 // changed, or told the page to check every card): post cards and item cards get their
-// counts, like button and likers anew; cards the reader may no longer read leave (an item
-// card when none of the item's shares is theirs to read).
+// counts, like button and likers anew, edited posts' cards their title and text; cards the
+// reader may no longer read leave (an item card when none of the item's shares is theirs to
+// read).
 func (s *Server) talkNow(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	posts, err := idList(q.Get("p"), "p", "post ids")
@@ -47,6 +48,7 @@ func (s *Server) talkNow(w http.ResponseWriter, r *http.Request) {
 	var talks []views.Talk
 	var gone []string
 	var fresh []views.FreshCard
+	var edited []tributary.Post // their cards get their text anew: an edit is told as talk
 	if len(posts) > 0 {
 		readable, err := s.store.PostsByID(r.Context(), v, posts)
 		if err != nil {
@@ -57,6 +59,9 @@ func (s *Server) talkNow(w http.ResponseWriter, r *http.Request) {
 		talk := make(map[int64]tributary.Talk, len(readable))
 		for _, p := range readable {
 			talk[p.ID] = p.Talk
+			if p.EditedAt != nil {
+				edited = append(edited, p)
+			}
 		}
 		for _, id := range posts {
 			if t, ok := talk[id]; ok {
@@ -103,7 +108,7 @@ func (s *Server) talkNow(w http.ResponseWriter, r *http.Request) {
 			fresh = append(fresh, s.freshCards(r.Context(), "item", reps, func(p tributary.Post) int64 { return p.AnchorID })...)
 		}
 	}
-	s.render(w, r, http.StatusOK, views.TalkNow(talks, gone, fresh))
+	s.render(w, r, http.StatusOK, views.TalkNow(talks, gone, fresh, edited))
 }
 
 // freshCards are the cards among posts' items that arrived while pages showed them, by the

@@ -42,6 +42,124 @@ func (q *Queries) FollowState(ctx context.Context, arg FollowStateParams) (strin
 	return state, err
 }
 
+const followersPage = `-- name: FollowersPage :many
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity FROM follows f JOIN users u ON u.id = f.follower_id
+ WHERE f.followed_id = $1 AND f.state = 'active' AND u.handle > $2::text
+   AND NOT u.id = ANY ($3::bigint[])
+   AND EXISTS (SELECT 1 FROM feeds fd WHERE fd.owner_id = $1 AND fd.kind = 'posts' AND fd.name = ''
+       AND NOT $1 = ANY ($3::bigint[])
+       AND (fd.access = 'public' OR fd.access = 'protected' AND $4::bigint > 0 OR fd.id = ANY ($5::bigint[])))
+ ORDER BY u.handle LIMIT $6
+`
+
+type FollowersPageParams struct {
+	OwnerID      int64
+	After        string
+	Blocked      []int64
+	ViewerID     int64
+	PrivateFeeds []int64
+	Lim          int32
+}
+
+// A page of a user's followers, by handle after @after, as a viewer may see them: none when
+// the viewer may not read the user's own feed (its access) or is in a ban with the user;
+// people in a ban with the viewer are left out.
+func (q *Queries) FollowersPage(ctx context.Context, arg FollowersPageParams) ([]User, error) {
+	rows, err := q.db.Query(ctx, followersPage,
+		arg.OwnerID,
+		arg.After,
+		arg.Blocked,
+		arg.ViewerID,
+		arg.PrivateFeeds,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []User{}
+	for rows.Next() {
+		var i User
+		if err := rows.Scan(
+			&i.ID,
+			&i.Handle,
+			&i.DisplayName,
+			&i.PasswordHash,
+			&i.Vip,
+			&i.Notability,
+			&i.IsPrivate,
+			&i.CreatedAt,
+			&i.FollowsVersion,
+			&i.HomeActivity,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const followingPage = `-- name: FollowingPage :many
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity FROM follows f JOIN users u ON u.id = f.followed_id
+ WHERE f.follower_id = $1 AND f.state = 'active' AND u.handle > $2::text
+   AND NOT u.id = ANY ($3::bigint[])
+   AND EXISTS (SELECT 1 FROM feeds fd WHERE fd.owner_id = $1 AND fd.kind = 'posts' AND fd.name = ''
+       AND NOT $1 = ANY ($3::bigint[])
+       AND (fd.access = 'public' OR fd.access = 'protected' AND $4::bigint > 0 OR fd.id = ANY ($5::bigint[])))
+ ORDER BY u.handle LIMIT $6
+`
+
+type FollowingPageParams struct {
+	OwnerID      int64
+	After        string
+	Blocked      []int64
+	ViewerID     int64
+	PrivateFeeds []int64
+	Lim          int32
+}
+
+// A page of the people a user follows, as FollowersPage.
+func (q *Queries) FollowingPage(ctx context.Context, arg FollowingPageParams) ([]User, error) {
+	rows, err := q.db.Query(ctx, followingPage,
+		arg.OwnerID,
+		arg.After,
+		arg.Blocked,
+		arg.ViewerID,
+		arg.PrivateFeeds,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []User{}
+	for rows.Next() {
+		var i User
+		if err := rows.Scan(
+			&i.ID,
+			&i.Handle,
+			&i.DisplayName,
+			&i.PasswordHash,
+			&i.Vip,
+			&i.Notability,
+			&i.IsPrivate,
+			&i.CreatedAt,
+			&i.FollowsVersion,
+			&i.HomeActivity,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const unfollow = `-- name: Unfollow :exec
 DELETE FROM follows WHERE follower_id = $1 AND followed_id = $2
 `
