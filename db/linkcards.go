@@ -251,9 +251,10 @@ func (s *Store) HostSlot(ctx context.Context, host string, every, most time.Dura
 }
 
 // CardOf returns the card of the item at an (anchor) URL, when one was fetched in the last 14
-// days.
-func (s *Store) CardOf(ctx context.Context, url string) (tributary.LinkCard, bool, error) {
-	r, err := s.q.LinkCardByURL(ctx, url)
+// days and the viewer may read one of the item's shares (or it has none yet).
+func (s *Store) CardOf(ctx context.Context, v tributary.Viewer, url string) (tributary.LinkCard, bool, error) {
+	r, err := s.q.LinkCardByURL(ctx, dbq.LinkCardByURLParams{Url: url, ViewerID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return tributary.LinkCard{}, false, nil
 	} else if err != nil {

@@ -224,7 +224,7 @@ func TestLinkCardRoundTrips(t *testing.T) {
 		if got := cards[tc.anchor]; !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: CardsOf gives %+v, want %+v", tc.name, got, want)
 		}
-		got, ok, err := s.CardOf(ctx, tc.url)
+		got, ok, err := s.CardOf(ctx, tributary.Viewer{ID: 1}, tc.url)
 		if err != nil || !ok || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: CardOf gives %+v, %v, %v; want %+v", tc.name, got, ok, err, want)
 		}

@@ -86,10 +86,16 @@ UNION ALL
 SELECT 'talk', @post_ids::bigint[] WHERE cardinality(@post_ids::bigint[]) > 0;
 
 -- name: LinkCardByURL :one
--- An item's card by its URL, when fetched in the last 14 days.
+-- An item's card by its URL, when fetched in the last 14 days, for a viewer: a card whose item
+-- has live shares is known only to those who may read one (no private share shows through it,
+-- not even by being known); one made by a preview, before any share, to every viewer.
 SELECT sqlc.embed(c)
   FROM anchors a JOIN link_cards c ON c.anchor_id = a.id
- WHERE a.url = @url AND c.state = 'ok' AND c.fetched_at > now() - interval '14 days';
+ WHERE a.url = @url AND c.state = 'ok' AND c.fetched_at > now() - interval '14 days'
+   AND (NOT EXISTS (SELECT 1 FROM posts p WHERE p.anchor_id = a.id AND p.deleted_at IS NULL)
+        OR EXISTS (SELECT 1 FROM posts p WHERE p.anchor_id = a.id AND p.deleted_at IS NULL
+                      AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids,
+                                   @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])));
 
 -- name: AnchorOfURL :one
 -- The item at a URL, made if new, as a share would make it (a share form's preview keeps its

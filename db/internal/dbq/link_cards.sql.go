@@ -170,15 +170,33 @@ const linkCardByURL = `-- name: LinkCardByURL :one
 SELECT c.anchor_id, c.url, c.state, c.kind, c.title, c.description, c.site, c.canonical, c.image, c.image_alt, c.authors, c.abstract, c.published, c.lang, c.due, c.failures, c.reason, c.fetched_at, c.next_at
   FROM anchors a JOIN link_cards c ON c.anchor_id = a.id
  WHERE a.url = $1 AND c.state = 'ok' AND c.fetched_at > now() - interval '14 days'
+   AND (NOT EXISTS (SELECT 1 FROM posts p WHERE p.anchor_id = a.id AND p.deleted_at IS NULL)
+        OR EXISTS (SELECT 1 FROM posts p WHERE p.anchor_id = a.id AND p.deleted_at IS NULL
+                      AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids,
+                                   $2::bigint, $3::bigint[], $4::bigint[])))
 `
+
+type LinkCardByURLParams struct {
+	Url          string
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+}
 
 type LinkCardByURLRow struct {
 	LinkCard LinkCard
 }
 
-// An item's card by its URL, when fetched in the last 14 days.
-func (q *Queries) LinkCardByURL(ctx context.Context, url string) (LinkCardByURLRow, error) {
-	row := q.db.QueryRow(ctx, linkCardByURL, url)
+// An item's card by its URL, when fetched in the last 14 days, for a viewer: a card whose item
+// has live shares is known only to those who may read one (no private share shows through it,
+// not even by being known); one made by a preview, before any share, to every viewer.
+func (q *Queries) LinkCardByURL(ctx context.Context, arg LinkCardByURLParams) (LinkCardByURLRow, error) {
+	row := q.db.QueryRow(ctx, linkCardByURL,
+		arg.Url,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+	)
 	var i LinkCardByURLRow
 	err := row.Scan(
 		&i.LinkCard.AnchorID,
