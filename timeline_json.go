@@ -385,15 +385,46 @@ func appendJSONTime(b []byte, t time.Time) ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// appendCard appends a link card's field, when there is a card.
+// appendCard appends a link card's field, when there is a card, as encoding/json would write
+// it (empty fields left out): a page of cards pays no reflection.
 func appendCard(b []byte, c *LinkCard) ([]byte, error) {
 	if c == nil {
 		return b, nil
 	}
-	j, err := json.Marshal(c)
-	if err != nil {
-		return nil, err
+	b = append(appendField(b, "card"), '{')
+	start := len(b)
+	field := func(name string) {
+		if len(b) > start {
+			b = append(b, ',')
+		}
+		b = append(append(append(b, '"'), name...), '"', ':')
 	}
-	b = appendField(b, "card")
-	return append(b, j...), nil
+	for _, f := range [...]struct{ name, value string }{{"kind", c.Kind}, {"title", c.Title},
+		{"description", c.Description}, {"site", c.Site}, {"canonical_url", c.Canonical}, {"image", c.Image},
+		{"image_alt", c.ImageAlt}} {
+		if f.value != "" {
+			field(f.name)
+			b = appendJSONString(b, f.value)
+		}
+	}
+	if len(c.Authors) > 0 {
+		field("authors")
+		b = appendJSONStrings(b, c.Authors)
+	}
+	if c.Abstract != "" {
+		field("abstract")
+		b = appendJSONString(b, c.Abstract)
+	}
+	if !c.Published.IsZero() {
+		field("published")
+		var err error
+		if b, err = appendJSONTime(b, c.Published); err != nil {
+			return nil, err
+		}
+	}
+	if c.Lang != "" {
+		field("lang")
+		b = appendJSONString(b, c.Lang)
+	}
+	return append(b, '}'), nil
 }

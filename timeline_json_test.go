@@ -39,6 +39,25 @@ func TestTimelineAppendJSON(t *testing.T) {
 			t.Errorf("AppendJSON of %v: %s, %v; want %s", d, got, err, want)
 		}
 	}
+	// Cards leave their empty fields out (an empty list of authors, a zero date), each in turn.
+	full := LinkCard{Kind: "paper", Title: "t", Description: "d", Site: "s", Canonical: "c", Image: "/img/x",
+		ImageAlt: "a", Authors: []string{"Ada"}, Abstract: "ab", Published: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), Lang: "en"}
+	cards := []LinkCard{{}, full, {Authors: []string{}}, {Published: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC)}}
+	for i := range reflect.TypeFor[LinkCard]().NumField() {
+		c := full
+		reflect.ValueOf(&c).Elem().Field(i).SetZero()
+		cards = append(cards, c)
+	}
+	for _, c := range cards {
+		tl := Timeline{Items: []Item{{Card: &c}}}
+		want, err := json.Marshal(tl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := tl.AppendJSON(nil); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("AppendJSON of card %+v:\n%s, %v\nwant %s", c, got, err, want)
+		}
+	}
 	for _, tl := range bad {
 		if _, err := json.Marshal(tl); err == nil {
 			t.Fatalf("json.Marshal accepts %+v", tl)

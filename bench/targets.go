@@ -157,7 +157,7 @@ func evaluate(r Report) []Target {
 				Measured: fmt.Sprintf("goroutines %d before, %d open, %d after; %d streams counted open", l.GoroutinesBefore, l.GoroutinesOpen, l.GoroutinesAfter, l.OpenAfter),
 				Met:      l.OpenAfter == 0 && l.GoroutinesAfter <= l.GoroutinesBefore+10})
 	}
-	return out
+	return append(out, cardTargets(r)...)
 }
 
 // streamKiB is the memory per open stream a run judges: live in the heap and stacks, or

@@ -121,15 +121,7 @@ func clipReason(s string) string {
 func (s *Store) SaveCard(ctx context.Context, anchorID int64, c tributary.LinkCard) error {
 	c = c.Clean()
 	err := s.inPipedTx(ctx, func(tx *pipedTx, q *dbq.Queries) error {
-		var published pgtype.Date
-		if !c.Published.IsZero() {
-			published = pgtype.Date{Time: c.Published, Valid: true}
-		}
-		if err := q.SaveLinkCard(ctx, dbq.SaveLinkCardParams{
-			AnchorID: anchorID, Kind: c.Kind, Title: c.Title, Description: c.Description, Site: c.Site,
-			Canonical: c.Canonical, Image: c.Image, ImageAlt: c.ImageAlt, Authors: nonNilStrings(c.Authors),
-			Abstract: c.Abstract, Published: published, Lang: c.Lang,
-		}); err != nil {
+		if err := q.SaveLinkCard(ctx, saveCardParams(anchorID, c)); err != nil {
 			return fmt.Errorf("save: %w", err)
 		}
 		if c.Title != "" {
@@ -171,11 +163,27 @@ func (s *Store) CardsOf(ctx context.Context, anchorIDs []int64) (map[int64]tribu
 		return nil, fmt.Errorf("db: link cards: %w", err)
 	}
 	for _, r := range rows {
-		out[r.AnchorID] = tributary.LinkCard{Kind: r.Kind, Title: r.Title, Description: r.Description, Site: r.Site,
-			Canonical: r.Canonical, Image: r.Image, ImageAlt: r.ImageAlt, Authors: r.Authors, Abstract: r.Abstract,
-			Published: r.Published.Time, Lang: r.Lang}
+		out[r.LinkCard.AnchorID] = linkCardOf(r.LinkCard)
 	}
 	return out, nil
+}
+
+// linkCardOf is the card a link_cards row keeps; saveCardParams is its inverse.
+func linkCardOf(r dbq.LinkCard) tributary.LinkCard {
+	return tributary.LinkCard{Kind: r.Kind, Title: r.Title, Description: r.Description, Site: r.Site,
+		Canonical: r.Canonical, Image: r.Image, ImageAlt: r.ImageAlt, Authors: r.Authors, Abstract: r.Abstract,
+		Published: r.Published.Time, Lang: r.Lang}
+}
+
+// saveCardParams stores a (cleaned) card as an item's.
+func saveCardParams(anchorID int64, c tributary.LinkCard) dbq.SaveLinkCardParams {
+	var published pgtype.Date
+	if !c.Published.IsZero() {
+		published = pgtype.Date{Time: c.Published, Valid: true}
+	}
+	return dbq.SaveLinkCardParams{AnchorID: anchorID, Kind: c.Kind, Title: c.Title, Description: c.Description,
+		Site: c.Site, Canonical: c.Canonical, Image: c.Image, ImageAlt: c.ImageAlt, Authors: nonNilStrings(c.Authors),
+		Abstract: c.Abstract, Published: published, Lang: c.Lang}
 }
 
 // DispatchCards hands up to n due cards to fetch jobs, leasing them for lease (a card whose
@@ -243,30 +251,28 @@ func (s *Store) HostSlot(ctx context.Context, host string, every, most time.Dura
 }
 
 // CardOf returns the card of the item at an (anchor) URL, when one was fetched in the last 14
-// days.
-func (s *Store) CardOf(ctx context.Context, url string) (tributary.LinkCard, bool, error) {
-	r, err := s.q.LinkCardByURL(ctx, url)
+// days and the viewer may read one of the item's shares (or it has none yet).
+func (s *Store) CardOf(ctx context.Context, v tributary.Viewer, url string) (tributary.LinkCard, bool, error) {
+	r, err := s.q.LinkCardByURL(ctx, dbq.LinkCardByURLParams{Url: url, ViewerID: v.ID,
+		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return tributary.LinkCard{}, false, nil
 	} else if err != nil {
 		return tributary.LinkCard{}, false, fmt.Errorf("db: link card: %w", err)
 	}
-	return tributary.LinkCard{Kind: r.Kind, Title: r.Title, Description: r.Description, Site: r.Site,
-		Canonical: r.Canonical, Image: r.Image, ImageAlt: r.ImageAlt, Authors: r.Authors, Abstract: r.Abstract,
-		Published: r.Published.Time, Lang: r.Lang}, true, nil
+	return linkCardOf(r.LinkCard), true, nil
 }
 
 // SavePreviewCard keeps a card fetched for a share form's preview as its item's, making the
 // item if it is new, so that the share's job finds it fetched.
 func (s *Store) SavePreviewCard(ctx context.Context, url string, kind tributary.Kind, c tributary.LinkCard) error {
-	c = c.Clean()
-	var published pgtype.Date
-	if !c.Published.IsZero() {
-		published = pgtype.Date{Time: c.Published, Valid: true}
-	}
-	err := s.q.SavePreviewCard(ctx, dbq.SavePreviewCardParams{Url: url, AnchorKind: string(kind), Kind: c.Kind,
-		Title: c.Title, Description: c.Description, Site: c.Site, Canonical: c.Canonical, Image: c.Image,
-		ImageAlt: c.ImageAlt, Authors: nonNilStrings(c.Authors), Abstract: c.Abstract, Published: published, Lang: c.Lang})
+	err := s.runTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx, q *dbq.Queries) error {
+		anchorID, err := q.AnchorOfURL(ctx, dbq.AnchorOfURLParams{Url: url, AnchorKind: string(kind)})
+		if err != nil {
+			return err
+		}
+		return q.SaveLinkCard(ctx, saveCardParams(anchorID, c.Clean()))
+	})
 	if err != nil {
 		return fmt.Errorf("db: save previewed link card: %w", err)
 	}

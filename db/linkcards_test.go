@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -188,5 +189,44 @@ func TestHostSlotsAreShared(t *testing.T) {
 	}
 	if err := s.HostSlot(ctx, "github.com", 3*time.Second, 0); err != nil {
 		t.Errorf("another host waits for nobody: %v", err)
+	}
+}
+
+// Every field of a card comes back as saved, whichever way it was saved (a job, a share
+// form's preview) and read (by items, by URL): one mapping each way.
+func TestLinkCardRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	s := dbtest.Store(t)
+	want := tributary.LinkCard{Kind: "paper", Title: "Tiny Experts", Description: "A description.", Site: "arXiv",
+		Canonical: "https://arxiv.org/abs/2401.00001", Image: "/img/0123456789abcdef.jpg", ImageAlt: "a logo",
+		Authors: []string{"Ada Lovelace", "Alan Turing"}, Abstract: "We study experts.",
+		Published: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), Lang: "en"}
+	_, shared := shareOf(t, s, "ada", "https://example.org/shared", "", time.Now().UTC())
+	if err := s.SaveCard(ctx, shared, want); err != nil {
+		t.Fatal(err)
+	}
+	previewURL := "https://example.org/previewed"
+	if err := s.SavePreviewCard(ctx, previewURL, tributary.KindArxiv, want); err != nil {
+		t.Fatal(err)
+	}
+	var previewed int64
+	if err := s.Pool.QueryRow(ctx, "SELECT id FROM anchors WHERE url = $1", previewURL).Scan(&previewed); err != nil {
+		t.Fatal(err)
+	}
+	cards, err := s.CardsOf(ctx, []int64{shared, previewed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, url string
+		anchor    int64
+	}{{"job", "https://example.org/shared", shared}, {"preview", previewURL, previewed}} {
+		if got := cards[tc.anchor]; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: CardsOf gives %+v, want %+v", tc.name, got, want)
+		}
+		got, ok, err := s.CardOf(ctx, tributary.Viewer{ID: 1}, tc.url)
+		if err != nil || !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: CardOf gives %+v, %v, %v; want %+v", tc.name, got, ok, err, want)
+		}
 	}
 }

@@ -42,12 +42,17 @@ func newLinkCards(now func() time.Time) *linkCards {
 func (c *linkCards) heard(changes []db.SiteChange, reset bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if reset { // a reset names no change: anything may have been missed
+		c.gen++
+		c.kept.Clear()
+		return
+	}
 	for _, ch := range changes {
-		if ch.Kind != "cards" && !reset {
+		if ch.Kind != "cards" {
 			continue
 		}
 		c.gen++
-		if reset || len(ch.IDs) == 0 {
+		if len(ch.IDs) == 0 {
 			c.kept.Clear()
 			return
 		}

@@ -28,7 +28,7 @@ type fixture struct {
 
 // fixtureHosts are the names the fixture answers for, on ports 80 and 443.
 var fixtureHosts = []string{
-	"arxiv.org", "doi.org", "api.crossref.org", "github.com", "api.github.com",
+	"arxiv.org", "export.arxiv.org", "doi.org", "api.crossref.org", "github.com", "api.github.com",
 	"huggingface.co", "openreview.net", "blog.example", "journal.example",
 	"video.example", "hostile.example", "ru.example", "jp.example",
 }

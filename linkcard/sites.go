@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 )
 
@@ -35,26 +34,6 @@ func hostIn(hosts ...string) func(*url.URL) bool {
 		}
 		return false
 	}
-}
-
-var arxivPath = regexp.MustCompile(`^/(?:abs|pdf|html)/([a-z\-.]*/?[0-9.]+(?:v[0-9]+)?)(?:\.pdf)?/?$`)
-
-// readArxiv reads the abs page, whatever form of link was shared: its
-// citation_* tags carry title, authors, date, id and abstract.
-func readArxiv(ctx context.Context, f *Fetcher, u *url.URL) (Card, error) {
-	abs := *u
-	if m := arxivPath.FindStringSubmatch(u.Path); m != nil {
-		abs.Path, abs.RawQuery, abs.Fragment = "/abs/"+m[1], "", ""
-	}
-	c, err := f.readPage(ctx, abs.String())
-	if err != nil {
-		return c, err
-	}
-	c.SiteName = firstOf(c.SiteName, "arXiv")
-	if c.Abstract != "" {
-		c.Kind = KindPaper
-	}
-	return c, nil
 }
 
 // readOpenReview reads a forum page, whose citation_* tags describe the paper.

@@ -15,12 +15,17 @@ RETURNING c.anchor_id, c.url;
 SELECT due, fetched_at, failures FROM link_cards WHERE anchor_id = @anchor_id;
 
 -- name: SaveLinkCard :exec
--- A fetched card; it is not due again until the item is shared after 14 days.
-UPDATE link_cards SET state = 'ok', due = false, failures = 0, reason = '', fetched_at = now(),
-       kind = @kind, title = @title, description = @description, site = @site, canonical = @canonical,
-       image = @image, image_alt = @image_alt, authors = @authors, abstract = @abstract,
-       published = sqlc.narg(published)::date, lang = @lang
- WHERE anchor_id = @anchor_id;
+-- A fetched card (by a job, or by a share form's preview, before any share made the row); it
+-- is not due again until the item is shared after 14 days.
+INSERT INTO link_cards AS c (anchor_id, url, state, due, fetched_at, kind, title, description, site, canonical,
+                             image, image_alt, authors, abstract, published, lang)
+SELECT a.id, a.url, 'ok', false, now(), @kind, @title, @description, @site, @canonical,
+       @image, @image_alt, @authors, @abstract, sqlc.narg(published)::date, @lang
+  FROM anchors a WHERE a.id = @anchor_id
+ON CONFLICT (anchor_id) DO UPDATE SET state = 'ok', due = false, fetched_at = now(), failures = 0, reason = '',
+       kind = EXCLUDED.kind, title = EXCLUDED.title, description = EXCLUDED.description, site = EXCLUDED.site,
+       canonical = EXCLUDED.canonical, image = EXCLUDED.image, image_alt = EXCLUDED.image_alt,
+       authors = EXCLUDED.authors, abstract = EXCLUDED.abstract, published = EXCLUDED.published, lang = EXCLUDED.lang;
 
 -- name: FailLinkCard :exec
 -- A failed fetch: tried again after a back-off that doubles with each failure (1 h to 7 days),
@@ -69,8 +74,7 @@ UPDATE fetch_hosts SET next_at = sqlc.arg(slot)::timestamptz + make_interval(0, 
 
 -- name: LinkCardsOf :many
 -- The cards of some items, for pages that show them.
-SELECT anchor_id, kind, title, description, site, canonical, image, image_alt, authors, abstract, published, lang
-  FROM link_cards WHERE anchor_id = ANY(@anchor_ids::bigint[]) AND state = 'ok';
+SELECT sqlc.embed(c) FROM link_cards c WHERE c.anchor_id = ANY(@anchor_ids::bigint[]) AND c.state = 'ok';
 
 -- name: RecordCardChange :exec
 -- Every instance drops the card it kept ("cards"), and open pages showing these posts bring
@@ -82,24 +86,20 @@ UNION ALL
 SELECT 'talk', @post_ids::bigint[] WHERE cardinality(@post_ids::bigint[]) > 0;
 
 -- name: LinkCardByURL :one
--- An item's card by its URL, when fetched in the last 14 days.
-SELECT c.kind, c.title, c.description, c.site, c.canonical, c.image, c.image_alt, c.authors, c.abstract, c.published, c.lang
+-- An item's card by its URL, when fetched in the last 14 days, for a viewer: a card whose item
+-- has live shares is known only to those who may read one (no private share shows through it,
+-- not even by being known); one made by a preview, before any share, to every viewer.
+SELECT sqlc.embed(c)
   FROM anchors a JOIN link_cards c ON c.anchor_id = a.id
- WHERE a.url = @url AND c.state = 'ok' AND c.fetched_at > now() - interval '14 days';
+ WHERE a.url = @url AND c.state = 'ok' AND c.fetched_at > now() - interval '14 days'
+   AND (NOT EXISTS (SELECT 1 FROM posts p WHERE p.anchor_id = a.id AND p.deleted_at IS NULL)
+        OR EXISTS (SELECT 1 FROM posts p WHERE p.anchor_id = a.id AND p.deleted_at IS NULL
+                      AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids,
+                                   @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])));
 
--- name: SavePreviewCard :exec
--- A card fetched for a share form's preview, kept for the share's item so its job need not
--- fetch it again: the item is made if new, as a share would make it.
-WITH a AS (
-    INSERT INTO anchors (url, kind) VALUES (@url, @anchor_kind)
-    ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
-    RETURNING id)
-INSERT INTO link_cards AS c (anchor_id, url, state, due, fetched_at, kind, title, description, site, canonical,
-                             image, image_alt, authors, abstract, published, lang)
-SELECT a.id, @url, 'ok', false, now(), @kind, @title, @description, @site, @canonical,
-       @image, @image_alt, @authors, @abstract, sqlc.narg(published)::date, @lang
-  FROM a
-ON CONFLICT (anchor_id) DO UPDATE SET state = 'ok', due = false, fetched_at = now(), failures = 0, reason = '',
-       kind = EXCLUDED.kind, title = EXCLUDED.title, description = EXCLUDED.description, site = EXCLUDED.site,
-       canonical = EXCLUDED.canonical, image = EXCLUDED.image, image_alt = EXCLUDED.image_alt,
-       authors = EXCLUDED.authors, abstract = EXCLUDED.abstract, published = EXCLUDED.published, lang = EXCLUDED.lang;
+-- name: AnchorOfURL :one
+-- The item at a URL, made if new, as a share would make it (a share form's preview keeps its
+-- card for the share to come).
+INSERT INTO anchors (url, kind) VALUES (@url, @anchor_kind)
+ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
+RETURNING id;

@@ -27,7 +27,9 @@ func (s *Server) sharePreview(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusOK, views.SharePreview(nil, false))
 		return
 	}
-	card, ok, err := s.store.CardOf(r.Context(), d.AnchorURL)
+	// A card known only through shares the sharer may not read is fetched anew, as for a
+	// link never shared: the preview says nothing of them, not even by its speed.
+	card, ok, err := s.store.CardOf(r.Context(), s.viewerAccess(r), d.AnchorURL)
 	if err != nil {
 		s.fail(w, r, err)
 		return

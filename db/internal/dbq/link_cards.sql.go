@@ -58,6 +58,26 @@ func (q *Queries) AdoptCardTitle(ctx context.Context, arg AdoptCardTitleParams) 
 	return err
 }
 
+const anchorOfURL = `-- name: AnchorOfURL :one
+INSERT INTO anchors (url, kind) VALUES ($1, $2)
+ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
+RETURNING id
+`
+
+type AnchorOfURLParams struct {
+	Url        string
+	AnchorKind string
+}
+
+// The item at a URL, made if new, as a share would make it (a share form's preview keeps its
+// card for the share to come).
+func (q *Queries) AnchorOfURL(ctx context.Context, arg AnchorOfURLParams) (int64, error) {
+	row := q.db.QueryRow(ctx, anchorOfURL, arg.Url, arg.AnchorKind)
+	var id int64
+	err := row.Scan(&id)
+	return id, err
+}
+
 const anchorPostIDs = `-- name: AnchorPostIDs :many
 SELECT id FROM posts WHERE anchor_id = $1 AND deleted_at IS NULL ORDER BY id LIMIT 1000
 `
@@ -147,41 +167,57 @@ func (q *Queries) FailLinkCard(ctx context.Context, arg FailLinkCardParams) erro
 }
 
 const linkCardByURL = `-- name: LinkCardByURL :one
-SELECT c.kind, c.title, c.description, c.site, c.canonical, c.image, c.image_alt, c.authors, c.abstract, c.published, c.lang
+SELECT c.anchor_id, c.url, c.state, c.kind, c.title, c.description, c.site, c.canonical, c.image, c.image_alt, c.authors, c.abstract, c.published, c.lang, c.due, c.failures, c.reason, c.fetched_at, c.next_at
   FROM anchors a JOIN link_cards c ON c.anchor_id = a.id
  WHERE a.url = $1 AND c.state = 'ok' AND c.fetched_at > now() - interval '14 days'
+   AND (NOT EXISTS (SELECT 1 FROM posts p WHERE p.anchor_id = a.id AND p.deleted_at IS NULL)
+        OR EXISTS (SELECT 1 FROM posts p WHERE p.anchor_id = a.id AND p.deleted_at IS NULL
+                      AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids,
+                                   $2::bigint, $3::bigint[], $4::bigint[])))
 `
 
-type LinkCardByURLRow struct {
-	Kind        string
-	Title       string
-	Description string
-	Site        string
-	Canonical   string
-	Image       string
-	ImageAlt    string
-	Authors     []string
-	Abstract    string
-	Published   pgtype.Date
-	Lang        string
+type LinkCardByURLParams struct {
+	Url          string
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
 }
 
-// An item's card by its URL, when fetched in the last 14 days.
-func (q *Queries) LinkCardByURL(ctx context.Context, url string) (LinkCardByURLRow, error) {
-	row := q.db.QueryRow(ctx, linkCardByURL, url)
+type LinkCardByURLRow struct {
+	LinkCard LinkCard
+}
+
+// An item's card by its URL, when fetched in the last 14 days, for a viewer: a card whose item
+// has live shares is known only to those who may read one (no private share shows through it,
+// not even by being known); one made by a preview, before any share, to every viewer.
+func (q *Queries) LinkCardByURL(ctx context.Context, arg LinkCardByURLParams) (LinkCardByURLRow, error) {
+	row := q.db.QueryRow(ctx, linkCardByURL,
+		arg.Url,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+	)
 	var i LinkCardByURLRow
 	err := row.Scan(
-		&i.Kind,
-		&i.Title,
-		&i.Description,
-		&i.Site,
-		&i.Canonical,
-		&i.Image,
-		&i.ImageAlt,
-		&i.Authors,
-		&i.Abstract,
-		&i.Published,
-		&i.Lang,
+		&i.LinkCard.AnchorID,
+		&i.LinkCard.Url,
+		&i.LinkCard.State,
+		&i.LinkCard.Kind,
+		&i.LinkCard.Title,
+		&i.LinkCard.Description,
+		&i.LinkCard.Site,
+		&i.LinkCard.Canonical,
+		&i.LinkCard.Image,
+		&i.LinkCard.ImageAlt,
+		&i.LinkCard.Authors,
+		&i.LinkCard.Abstract,
+		&i.LinkCard.Published,
+		&i.LinkCard.Lang,
+		&i.LinkCard.Due,
+		&i.LinkCard.Failures,
+		&i.LinkCard.Reason,
+		&i.LinkCard.FetchedAt,
+		&i.LinkCard.NextAt,
 	)
 	return i, err
 }
@@ -204,23 +240,11 @@ func (q *Queries) LinkCardState(ctx context.Context, anchorID int64) (LinkCardSt
 }
 
 const linkCardsOf = `-- name: LinkCardsOf :many
-SELECT anchor_id, kind, title, description, site, canonical, image, image_alt, authors, abstract, published, lang
-  FROM link_cards WHERE anchor_id = ANY($1::bigint[]) AND state = 'ok'
+SELECT c.anchor_id, c.url, c.state, c.kind, c.title, c.description, c.site, c.canonical, c.image, c.image_alt, c.authors, c.abstract, c.published, c.lang, c.due, c.failures, c.reason, c.fetched_at, c.next_at FROM link_cards c WHERE c.anchor_id = ANY($1::bigint[]) AND c.state = 'ok'
 `
 
 type LinkCardsOfRow struct {
-	AnchorID    int64
-	Kind        string
-	Title       string
-	Description string
-	Site        string
-	Canonical   string
-	Image       string
-	ImageAlt    string
-	Authors     []string
-	Abstract    string
-	Published   pgtype.Date
-	Lang        string
+	LinkCard LinkCard
 }
 
 // The cards of some items, for pages that show them.
@@ -234,18 +258,25 @@ func (q *Queries) LinkCardsOf(ctx context.Context, anchorIds []int64) ([]LinkCar
 	for rows.Next() {
 		var i LinkCardsOfRow
 		if err := rows.Scan(
-			&i.AnchorID,
-			&i.Kind,
-			&i.Title,
-			&i.Description,
-			&i.Site,
-			&i.Canonical,
-			&i.Image,
-			&i.ImageAlt,
-			&i.Authors,
-			&i.Abstract,
-			&i.Published,
-			&i.Lang,
+			&i.LinkCard.AnchorID,
+			&i.LinkCard.Url,
+			&i.LinkCard.State,
+			&i.LinkCard.Kind,
+			&i.LinkCard.Title,
+			&i.LinkCard.Description,
+			&i.LinkCard.Site,
+			&i.LinkCard.Canonical,
+			&i.LinkCard.Image,
+			&i.LinkCard.ImageAlt,
+			&i.LinkCard.Authors,
+			&i.LinkCard.Abstract,
+			&i.LinkCard.Published,
+			&i.LinkCard.Lang,
+			&i.LinkCard.Due,
+			&i.LinkCard.Failures,
+			&i.LinkCard.Reason,
+			&i.LinkCard.FetchedAt,
+			&i.LinkCard.NextAt,
 		); err != nil {
 			return nil, err
 		}
@@ -298,11 +329,15 @@ func (q *Queries) ReserveHostSlot(ctx context.Context, host string) (ReserveHost
 }
 
 const saveLinkCard = `-- name: SaveLinkCard :exec
-UPDATE link_cards SET state = 'ok', due = false, failures = 0, reason = '', fetched_at = now(),
-       kind = $1, title = $2, description = $3, site = $4, canonical = $5,
-       image = $6, image_alt = $7, authors = $8, abstract = $9,
-       published = $10::date, lang = $11
- WHERE anchor_id = $12
+INSERT INTO link_cards AS c (anchor_id, url, state, due, fetched_at, kind, title, description, site, canonical,
+                             image, image_alt, authors, abstract, published, lang)
+SELECT a.id, a.url, 'ok', false, now(), $1, $2, $3, $4, $5,
+       $6, $7, $8, $9, $10::date, $11
+  FROM anchors a WHERE a.id = $12
+ON CONFLICT (anchor_id) DO UPDATE SET state = 'ok', due = false, fetched_at = now(), failures = 0, reason = '',
+       kind = EXCLUDED.kind, title = EXCLUDED.title, description = EXCLUDED.description, site = EXCLUDED.site,
+       canonical = EXCLUDED.canonical, image = EXCLUDED.image, image_alt = EXCLUDED.image_alt,
+       authors = EXCLUDED.authors, abstract = EXCLUDED.abstract, published = EXCLUDED.published, lang = EXCLUDED.lang
 `
 
 type SaveLinkCardParams struct {
@@ -320,7 +355,8 @@ type SaveLinkCardParams struct {
 	AnchorID    int64
 }
 
-// A fetched card; it is not due again until the item is shared after 14 days.
+// A fetched card (by a job, or by a share form's preview, before any share made the row); it
+// is not due again until the item is shared after 14 days.
 func (q *Queries) SaveLinkCard(ctx context.Context, arg SaveLinkCardParams) error {
 	_, err := q.db.Exec(ctx, saveLinkCard,
 		arg.Kind,
@@ -335,59 +371,6 @@ func (q *Queries) SaveLinkCard(ctx context.Context, arg SaveLinkCardParams) erro
 		arg.Published,
 		arg.Lang,
 		arg.AnchorID,
-	)
-	return err
-}
-
-const savePreviewCard = `-- name: SavePreviewCard :exec
-WITH a AS (
-    INSERT INTO anchors (url, kind) VALUES ($1, $13)
-    ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
-    RETURNING id)
-INSERT INTO link_cards AS c (anchor_id, url, state, due, fetched_at, kind, title, description, site, canonical,
-                             image, image_alt, authors, abstract, published, lang)
-SELECT a.id, $1, 'ok', false, now(), $2, $3, $4, $5, $6,
-       $7, $8, $9, $10, $11::date, $12
-  FROM a
-ON CONFLICT (anchor_id) DO UPDATE SET state = 'ok', due = false, fetched_at = now(), failures = 0, reason = '',
-       kind = EXCLUDED.kind, title = EXCLUDED.title, description = EXCLUDED.description, site = EXCLUDED.site,
-       canonical = EXCLUDED.canonical, image = EXCLUDED.image, image_alt = EXCLUDED.image_alt,
-       authors = EXCLUDED.authors, abstract = EXCLUDED.abstract, published = EXCLUDED.published, lang = EXCLUDED.lang
-`
-
-type SavePreviewCardParams struct {
-	Url         string
-	Kind        string
-	Title       string
-	Description string
-	Site        string
-	Canonical   string
-	Image       string
-	ImageAlt    string
-	Authors     []string
-	Abstract    string
-	Published   pgtype.Date
-	Lang        string
-	AnchorKind  string
-}
-
-// A card fetched for a share form's preview, kept for the share's item so its job need not
-// fetch it again: the item is made if new, as a share would make it.
-func (q *Queries) SavePreviewCard(ctx context.Context, arg SavePreviewCardParams) error {
-	_, err := q.db.Exec(ctx, savePreviewCard,
-		arg.Url,
-		arg.Kind,
-		arg.Title,
-		arg.Description,
-		arg.Site,
-		arg.Canonical,
-		arg.Image,
-		arg.ImageAlt,
-		arg.Authors,
-		arg.Abstract,
-		arg.Published,
-		arg.Lang,
-		arg.AnchorKind,
 	)
 	return err
 }
