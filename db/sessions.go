@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -18,13 +19,33 @@ import (
 	"tributary/internal/lru"
 )
 
-// Sessions (scs) live in PostgreSQL, so that any instance serves any request. A session's
+// Sessions (scs) live in PostgreSQL, so that any instance serves any request, named by the
+// SHA-256 of their token (tokenHash): the table alone opens no session. A session ends at
+// its expiry (scs's Lifetime) or after sessionIdle unused, whichever comes first; its row's
+// seen_at moves at most once per sessionTouch, so a request writes nothing. A session's
 // row names its user beside its data: a signed-in request's first round trip reads the
 // session, its user and what the access rules need of them together (SessionWithAccess)
 // and leaves the user in the request's SessionUser.
 
 // SessionUserKey is the name of the session value holding the signed-in user's id.
 const SessionUserKey = "user_id"
+
+// sessionIdle is how long a session may go unused (the queries' "30 days"); sessionTouch is
+// how stale its last use may be recorded.
+const (
+	sessionIdle  = 30 * 24 * time.Hour
+	sessionTouch = time.Hour
+)
+
+// SessionTokenHash is what the sessions table knows of a token (the bench mints sessions
+// with it).
+func SessionTokenHash(token string) []byte { return tokenHash(token) }
+
+// tokenHash is what the sessions table knows of a token.
+func tokenHash(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
 
 // SessionStore is an scs store on the sessions table.
 type SessionStore struct {
@@ -48,8 +69,10 @@ type SessionUser struct {
 	// a viewer id (false: nothing). The session's read then reads it in the same round trip
 	// for the user this instance last found on the session's token, and keeps it when the
 	// session does name that user: a guess the database confirms.
-	Ahead   func(viewerID int64) (Ahead, bool)
-	ahead   *viewerRead
+	Ahead func(viewerID int64) (Ahead, bool)
+	// UserAgent, set before the session is written, is kept with it (the sessions page's device).
+	UserAgent string
+	ahead     *viewerRead
 	arrived atomic.Pointer[arrivedRead]
 }
 
@@ -151,18 +174,29 @@ func (ss SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool,
 		if u := SessionUserOf(ctx); u != nil {
 			u.User, u.Access = userOf(r.User), viewerAccessOf(r.ViewerAccess)
 		}
-		return r.Data, true, nil
+		return r.Data, true, ss.touch(ctx, token, r.SeenAt)
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return nil, false, fmt.Errorf("db: session: %w", err)
 	}
-	data, err := ss.s.q.SessionData(ctx, token)
+	d, err := ss.s.q.SessionData(ctx, tokenHash(token))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, false, nil
 	} else if err != nil {
 		return nil, false, fmt.Errorf("db: session: %w", err)
 	}
-	return data, true, nil
+	return d.Data, true, ss.touch(ctx, token, d.SeenAt)
+}
+
+// touch records a session's use when the one recorded is older than sessionTouch.
+func (ss SessionStore) touch(ctx context.Context, token string, seen time.Time) error {
+	if time.Since(seen) < sessionTouch {
+		return nil
+	}
+	if err := ss.s.q.TouchSession(ctx, tokenHash(token)); err != nil {
+		return fmt.Errorf("db: session: touch: %w", err)
+	}
+	return nil
 }
 
 // withAccess reads a session that names its user, with the user and their access; and, when
@@ -172,18 +206,18 @@ func (ss SessionStore) withAccess(ctx context.Context, token string) (dbq.Sessio
 	su := SessionUserOf(ctx)
 	guess, ok := ss.users.Get(token)
 	if su == nil || su.Ahead == nil || !ok {
-		return ss.s.q.SessionWithAccess(ctx, token)
+		return ss.s.q.SessionWithAccess(ctx, tokenHash(token))
 	}
 	ahead, ok := su.Ahead(guess)
 	vq := ahead.Viewer
 	if !ok || vq.ViewerID != guess {
-		return ss.s.q.SessionWithAccess(ctx, token)
+		return ss.s.q.SessionWithAccess(ctx, tokenHash(token))
 	}
 	vq.AccessKnown = true // the session's row brings it
 	var r dbq.SessionWithAccessRow
 	var vr dbq.ViewerStateRow
 	steps := []func(*dbq.Queries) error{
-		func(q *dbq.Queries) (err error) { r, err = q.SessionWithAccess(ctx, token); return err },
+		func(q *dbq.Queries) (err error) { r, err = q.SessionWithAccess(ctx, tokenHash(token)); return err },
 		func(q *dbq.Queries) (err error) { vr, err = q.ViewerState(ctx, viewerParams(vq)); return err }}
 	var arrivals *arrivalsRead
 	if aq := ahead.Arrived; aq != nil && aq.Viewer.ID == guess {
@@ -221,7 +255,13 @@ func (ss SessionStore) CommitCtx(ctx context.Context, token string, b []byte, ex
 			user = pgtype.Int8{Int64: id, Valid: true}
 		}
 	}
-	if err := ss.s.q.CommitSession(ctx, dbq.CommitSessionParams{Token: token, Data: b, Expiry: expiry, UserID: user}); err != nil {
+	var agent string
+	if su := SessionUserOf(ctx); su != nil {
+		agent = su.UserAgent
+	}
+	err := ss.s.q.CommitSession(ctx, dbq.CommitSessionParams{TokenHash: tokenHash(token), Data: b, Expiry: expiry,
+		UserID: user, UserAgent: agent})
+	if err != nil {
 		return fmt.Errorf("db: commit session: %w", err)
 	}
 	if user.Valid {
@@ -235,7 +275,7 @@ func (ss SessionStore) CommitCtx(ctx context.Context, token string, b []byte, ex
 // DeleteCtx removes a session.
 func (ss SessionStore) DeleteCtx(ctx context.Context, token string) error {
 	ss.users.Delete(token)
-	if err := ss.s.q.DeleteSession(ctx, token); err != nil {
+	if err := ss.s.q.DeleteSession(ctx, tokenHash(token)); err != nil {
 		return fmt.Errorf("db: delete session: %w", err)
 	}
 	return nil
