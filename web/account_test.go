@@ -342,3 +342,38 @@ func TestAvatarUpload(t *testing.T) {
 		t.Error("the avatar is still shown after it was removed")
 	}
 }
+
+// A profile change through one instance shows on the next request to another: the pages it
+// keeps a user's name for and the cards of its feeds.
+func TestProfileChangeReachesEveryInstance(t *testing.T) {
+	ts := newTestSite(t)
+	a, _ := ts.instance()
+	b, _ := ts.instance()
+	ada := a.client()
+	ada.signup("ada")
+	ada.shareAs("https://arxiv.org/abs/2401.00002")
+	bob := b.client()
+	bob.signup("bob")
+	if r := bob.post("/u/ada/follow", url.Values{}); r.status != http.StatusSeeOther {
+		t.Fatalf("follow: %d", r.status)
+	}
+	ada.post("/settings/profile", url.Values{"display_name": {"Ada One"}})
+	if p := b.client().get("/u/ada/likes").body; !strings.Contains(p, "Ada One") {
+		t.Fatal("B's likes page of ada lacks her name")
+	}
+	if home := bob.get("/").body; !strings.Contains(home, "Ada One") || avatarImg.MatchString(home) {
+		t.Fatal("bob's home on B: no card of ada's, or an avatar already")
+	}
+
+	ada.post("/settings/profile", url.Values{"display_name": {"Ada Two"}})
+	if r := ada.upload("/settings/avatar", pngOf(t, 40, 40)); r.status != http.StatusSeeOther {
+		t.Fatalf("upload: %d", r.status)
+	}
+	if p := b.client().get("/u/ada/likes").body; !strings.Contains(p, "Ada Two") {
+		t.Error("B's likes page still names ada as before")
+	}
+	home := bob.get("/").body
+	if !strings.Contains(home, "Ada Two") || !avatarImg.MatchString(home) {
+		t.Error("bob's home on B does not show ada's new name and avatar")
+	}
+}
