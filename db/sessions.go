@@ -72,6 +72,7 @@ type SessionUser struct {
 	Ahead func(viewerID int64) (Ahead, bool)
 	// UserAgent, set before the session is written, is kept with it (the sessions page's device).
 	UserAgent string
+	read      string // the token whose session was read: its write only updates its row
 	ahead     *viewerRead
 	arrived atomic.Pointer[arrivedRead]
 }
@@ -172,7 +173,7 @@ func (ss SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool,
 	if err == nil {
 		ss.users.Put(token, r.User.ID)
 		if u := SessionUserOf(ctx); u != nil {
-			u.User, u.Access = userOf(r.User), viewerAccessOf(r.ViewerAccess)
+			u.User, u.Access, u.read = userOf(r.User), viewerAccessOf(r.ViewerAccess), token
 		}
 		return r.Data, true, ss.touch(ctx, token, r.SeenAt)
 	}
@@ -184,6 +185,9 @@ func (ss SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool,
 		return nil, false, nil
 	} else if err != nil {
 		return nil, false, fmt.Errorf("db: session: %w", err)
+	}
+	if u := SessionUserOf(ctx); u != nil {
+		u.read = token
 	}
 	return d.Data, true, ss.touch(ctx, token, d.SeenAt)
 }
@@ -247,7 +251,9 @@ func (ss SessionStore) withAccess(ctx context.Context, token string) (dbq.Sessio
 	return r, nil
 }
 
-// CommitCtx writes a session with the user its data names.
+// CommitCtx writes a session with the user its data names. A session the request read is
+// only updated, never written anew: a request still running when its session was ended
+// (every session of a user ends with a new password) must not bring it back.
 func (ss SessionStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
 	var user pgtype.Int8
 	if _, values, err := (SessionCodec{}).Decode(b); err == nil {
@@ -256,11 +262,19 @@ func (ss SessionStore) CommitCtx(ctx context.Context, token string, b []byte, ex
 		}
 	}
 	var agent string
-	if su := SessionUserOf(ctx); su != nil {
+	su := SessionUserOf(ctx)
+	if su != nil {
 		agent = su.UserAgent
 	}
-	err := ss.s.q.CommitSession(ctx, dbq.CommitSessionParams{TokenHash: tokenHash(token), Data: b, Expiry: expiry,
-		UserID: user, UserAgent: agent})
+	var err error
+	if su != nil && su.read == token {
+		// Read at the request's start: if it was ended since, it stays ended.
+		err = ss.s.q.UpdateSession(ctx, dbq.UpdateSessionParams{TokenHash: tokenHash(token), Data: b, Expiry: expiry,
+			UserID: user, UserAgent: agent})
+	} else {
+		err = ss.s.q.CommitSession(ctx, dbq.CommitSessionParams{TokenHash: tokenHash(token), Data: b, Expiry: expiry,
+			UserID: user, UserAgent: agent})
+	}
 	if err != nil {
 		return fmt.Errorf("db: commit session: %w", err)
 	}

@@ -43,6 +43,13 @@ VALUES (@token_hash, @data, @expiry, @user_id, @user_agent)
 ON CONFLICT (token_hash) DO UPDATE SET data = EXCLUDED.data, expiry = EXCLUDED.expiry, user_id = EXCLUDED.user_id,
     seen_at = now(), user_agent = CASE WHEN EXCLUDED.user_agent = '' THEN sessions.user_agent ELSE EXCLUDED.user_agent END;
 
+-- name: UpdateSession :exec
+-- Writes a session read at the request's start: a session ended meanwhile (logged out from
+-- elsewhere, a password changed) stays ended rather than being written again.
+UPDATE sessions SET data = @data, expiry = @expiry, user_id = @user_id, seen_at = now(),
+       user_agent = CASE WHEN @user_agent::text = '' THEN user_agent ELSE @user_agent::text END
+ WHERE token_hash = @token_hash;
+
 -- name: TouchSession :exec
 -- A session is used: its idle timeout starts again.
 UPDATE sessions SET seen_at = now() WHERE token_hash = @token_hash;

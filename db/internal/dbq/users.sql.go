@@ -484,6 +484,33 @@ func (q *Queries) Unmute(ctx context.Context, arg UnmuteParams) error {
 	return err
 }
 
+const updateSession = `-- name: UpdateSession :exec
+UPDATE sessions SET data = $1, expiry = $2, user_id = $3, seen_at = now(),
+       user_agent = CASE WHEN $4::text = '' THEN user_agent ELSE $4::text END
+ WHERE token_hash = $5
+`
+
+type UpdateSessionParams struct {
+	Data      []byte
+	Expiry    time.Time
+	UserID    pgtype.Int8
+	UserAgent string
+	TokenHash []byte
+}
+
+// Writes a session read at the request's start: a session ended meanwhile (logged out from
+// elsewhere, a password changed) stays ended rather than being written again.
+func (q *Queries) UpdateSession(ctx context.Context, arg UpdateSessionParams) error {
+	_, err := q.db.Exec(ctx, updateSession,
+		arg.Data,
+		arg.Expiry,
+		arg.UserID,
+		arg.UserAgent,
+		arg.TokenHash,
+	)
+	return err
+}
+
 const userByHandle = `-- name: UserByHandle :one
 SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, bio, avatar, avatar_large FROM users WHERE lower(handle) = lower($1)
 `
