@@ -377,3 +377,34 @@ func TestProfileChangeReachesEveryInstance(t *testing.T) {
 		t.Error("bob's home on B does not show ada's new name and avatar")
 	}
 }
+
+// The account pages and actions are their signed-in user's alone: anonymous visitors are sent
+// to log in (401 for a form sent), and nothing of one user's shows on another's pages.
+func TestAccountPagesNeedTheirUser(t *testing.T) {
+	a := newApp(t)
+	ada := a.client()
+	ada.signup("ada")
+	ada.post("/settings/profile", url.Values{"display_name": {"Ada Secretsession"}, "bio": {"hello"}})
+	anon := a.client()
+	for _, p := range []string{"/settings/profile", "/settings/password", "/settings/sessions"} {
+		if r := anon.get(p); r.status != http.StatusSeeOther || !strings.HasPrefix(r.location, "/login?next=") {
+			t.Errorf("anonymous GET %s: %d to %q, want 303 to the log-in page", p, r.status, r.location)
+		}
+	}
+	for _, p := range []string{"/settings/profile", "/settings/avatar", "/settings/avatar/remove", "/settings/password",
+		"/settings/sessions/1/end", "/settings/sessions/end-all"} {
+		if r := anon.post(p, url.Values{"display_name": {"Mallory"}}); r.status != http.StatusUnauthorized {
+			t.Errorf("anonymous POST %s: %d, want 401", p, r.status)
+		}
+	}
+	bob := a.client()
+	bob.signup("bob")
+	for _, p := range []string{"/settings/profile", "/settings/sessions"} {
+		if r := bob.get(p); r.status != http.StatusOK || strings.Contains(r.body, "Secretsession") || strings.Contains(r.body, ">hello<") {
+			t.Errorf("bob's %s: %d, or it shows ada's", p, r.status)
+		}
+	}
+	if n := len(sessionRow.FindAllString(bob.get("/settings/sessions").body, -1)); n != 1 {
+		t.Errorf("bob's sessions page lists %d sessions, want his one", n)
+	}
+}
