@@ -271,17 +271,18 @@ func TestProfileSettings(t *testing.T) {
 			t.Errorf("%s: status %d, want 400 with %q", c.name, r.status, c.want)
 		}
 	}
-	r := ada.post("/settings/profile", url.Values{"display_name": {"  Ada   Lovelace "}, "bio": {"Notes with @bob on #graphs."}})
+	r := ada.post("/settings/profile", url.Values{"display_name": {"  Ada   Lovelace "}, "bio": {"Notes with @bob on #graphs at https://ada.example.org/notes."}})
 	if r.status != http.StatusSeeOther {
 		t.Fatalf("save profile: %d: %s", r.status, r.body)
 	}
 	page := a.client().get("/u/ada").body
-	for _, want := range []string{"<h1>Ada Lovelace</h1>", `<a href="/u/bob">@bob</a>`, `<a href="/t/graphs">#graphs</a>`} {
+	for _, want := range []string{"<h1>Ada Lovelace</h1>", `<a href="/u/bob">@bob</a>`, `<a href="/t/graphs">#graphs</a>`,
+		`<a href="https://ada.example.org/notes" rel="nofollow ugc noopener">https://ada.example.org/notes</a>.`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the user page lacks %s", want)
 		}
 	}
-	if f := ada.get("/settings/profile").body; !strings.Contains(f, `value="Ada Lovelace"`) || !strings.Contains(f, "Notes with @bob on #graphs.</textarea>") {
+	if f := ada.get("/settings/profile").body; !strings.Contains(f, `value="Ada Lovelace"`) || !strings.Contains(f, "Notes with @bob on #graphs at https://ada.example.org/notes.</textarea>") {
 		t.Error("the profile form does not show the saved profile")
 	}
 }
