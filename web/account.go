@@ -239,4 +239,3 @@ func userAgent(r *http.Request) string {
 	}
 	return strings.ReplaceAll(strings.ToValidUTF8(ua, ""), "\x00", "")
 }
-
