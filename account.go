@@ -66,3 +66,15 @@ func NormalizeDisplayName(name, handle string) (string, error) {
 	}
 	return name, nil
 }
+
+// BioMaxLen bounds a bio, in characters.
+const BioMaxLen = 500
+
+// NormalizeBio trims a bio's surrounding space (its lines are kept, with \n line ends).
+func NormalizeBio(bio string) (string, error) {
+	bio = strings.TrimSpace(strings.ReplaceAll(bio, "\r\n", "\n"))
+	if utf8.RuneCountInString(bio) > BioMaxLen {
+		return "", Errorf(EInvalid, "Bio must be at most %d characters long.", BioMaxLen)
+	}
+	return bio, nil
+}

@@ -1,6 +1,7 @@
 package tributary
 
 import (
+	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -73,20 +74,32 @@ func (r BumpRule) Bumps(created, now time.Time, recent int) bool {
 	return now.Sub(created) < r.MaxAge || recent > r.Comments
 }
 
-// Segment is a run of text, a link when Href is set: a post's or comment's text with its
-// @mentions and #tags made links.
+// Segment is a run of text, a link when Href is set: a post's, comment's or bio's text with
+// its @mentions, #tags and web addresses made links (External: a web address).
 type Segment struct {
-	Text string
-	Href string
+	Text     string
+	Href     string
+	External bool
 }
 
-// Linkify splits text into plain runs, @handle mentions (linking the user's page) and #tag
-// tags (linking the tag's feed). A mention or tag starts a word; "a@b.c" and "x#1" stay text.
+// Linkify splits text into plain runs, @handle mentions (linking the user's page), #tag
+// tags (linking the tag's feed) and http(s) addresses (linking themselves). A mention, tag or
+// address starts a word; "a@b.c" and "x#1" stay text, and an address's '#' or '@' is its own.
 func Linkify(text string) []Segment {
 	var out []Segment
 	plain := 0
 	for i := 0; i < len(text); {
 		c := text[i]
+		if (c == 'h' || c == 'H') && (i == 0 || !wordRune(lastRune(text[:i]))) {
+			if n := webAddress(text[i:]); n > 0 {
+				if plain < i {
+					out = append(out, Segment{Text: text[plain:i]})
+				}
+				out = append(out, Segment{Text: text[i : i+n], Href: text[i : i+n], External: true})
+				plain, i = i+n, i+n
+				continue
+			}
+		}
 		if (c == '@' || c == '#') && (i == 0 || !wordRune(lastRune(text[:i]))) {
 			word := i + 1
 			for word < len(text) {
@@ -126,6 +139,33 @@ func Linkify(text string) []Segment {
 		out = append(out, Segment{Text: text[plain:]})
 	}
 	return out
+}
+
+// webAddress is the length of the http(s) address s starts with (0: none): up to a space or
+// a character no address holds unescaped, less trailing punctuation ("see https://x.org/a.")
+// and a closing parenthesis the address did not open.
+func webAddress(s string) int {
+	lower := strings.ToLower(s[:min(len(s), 8)])
+	if !strings.HasPrefix(lower, "http://") && !strings.HasPrefix(lower, "https://") {
+		return 0
+	}
+	n := strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(`<>"`+"`", r) })
+	if n < 0 {
+		n = len(s)
+	}
+	for n > 0 {
+		last := s[n-1]
+		if strings.IndexByte(".,;:!?'*", last) >= 0 || last == ')' && strings.Count(s[:n], "(") < strings.Count(s[:n], ")") {
+			n--
+			continue
+		}
+		break
+	}
+	u, err := url.Parse(s[:n])
+	if err != nil || u.Host == "" || u.User != nil {
+		return 0
+	}
+	return n
 }
 
 func lastRune(s string) rune {

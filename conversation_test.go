@@ -70,6 +70,14 @@ func TestLinkify(t *testing.T) {
 		{"lone @ and # signs", []Segment{{Text: "lone @ and # signs"}}},
 		{"@x is too short", []Segment{{Text: "@x is too short"}}},
 		{"#日本語 tag", []Segment{{Text: "#日本語", Href: "/t/日本語"}, {Text: " tag"}}},
+		{"see https://arxiv.org/abs/2401.1#sec-2, by @ada.", []Segment{{Text: "see "},
+			{Text: "https://arxiv.org/abs/2401.1#sec-2", Href: "https://arxiv.org/abs/2401.1#sec-2", External: true},
+			{Text: ", by "}, {Text: "@ada", Href: "/u/ada"}, {Text: "."}}},
+		{"(HTTP://x.org/a_(b)) and http://y.org/q?a=1&b=2!", []Segment{{Text: "("},
+			{Text: "HTTP://x.org/a_(b)", Href: "HTTP://x.org/a_(b)", External: true}, {Text: ") and "},
+			{Text: "http://y.org/q?a=1&b=2", Href: "http://y.org/q?a=1&b=2", External: true}, {Text: "!"}}},
+		{"not links: http:// javascript:alert(1) xhttps://a.org https://user@evil.org", []Segment{
+			{Text: "not links: http:// javascript:alert(1) xhttps://a.org https://user@evil.org"}}},
 	} {
 		if got := Linkify(c.in); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Linkify(%q) =\n %+v\nwant\n %+v", c.in, got, c.want)
@@ -81,6 +89,9 @@ func TestLinkify(t *testing.T) {
 		if joined.String() != c.in {
 			t.Errorf("Linkify(%q) loses text: %q", c.in, joined.String())
 		}
+	}
+	if got := Tags("#ml https://x.org/#frag"); !reflect.DeepEqual(got, []string{"ml"}) {
+		t.Errorf("Tags = %v: an address's fragment is not a tag", got)
 	}
 	if got := Mentions("@ada and @Ada and @bob"); !reflect.DeepEqual(got, []string{"ada", "bob"}) {
 		t.Errorf("Mentions = %v", got)

@@ -21,6 +21,9 @@ type User struct {
 	CreatedAt   time.Time
 	// HomeActivity: their home feed brings in what people they follow liked or commented on.
 	HomeActivity bool
+	Bio          string // their own words, rendered as a post's text is
+	Avatar       string // hash of their avatar's small square ("": none, initials are shown)
+	AvatarLarge  string // hash of its large square
 }
 
 // UserRef is the part of a user shown beside their posts.
@@ -29,6 +32,7 @@ type UserRef struct {
 	Handle string `json:"handle"`
 	Name   string `json:"name"`
 	VIP    bool   `json:"vip"`
+	Avatar string `json:"avatar,omitempty"` // hash of their avatar's small square ("": none)
 }
 
 // Link is a URL a post links, with its preview image when it has one.

@@ -257,7 +257,12 @@ func (u UserRef) appendFields(b []byte) []byte {
 	b = appendField(b, "name")
 	b = appendJSONString(b, u.Name)
 	b = appendField(b, "vip")
-	return strconv.AppendBool(b, u.VIP)
+	b = strconv.AppendBool(b, u.VIP)
+	if u.Avatar != "" {
+		b = appendField(b, "avatar")
+		b = appendJSONString(b, u.Avatar)
+	}
+	return b
 }
 
 // appendField starts a field after an earlier one: `,"name":`.

@@ -261,9 +261,9 @@ func mintSessions(ctx context.Context, pool *pgxpool.Pool, users []int64) ([]str
 		if err != nil {
 			return nil, fmt.Errorf("bench: encode session: %w", err)
 		}
-		rows[i] = []any{tokens[i], data, deadline, id}
+		rows[i] = []any{db.SessionTokenHash(tokens[i]), data, deadline, id}
 	}
-	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"sessions"}, []string{"token", "data", "expiry", "user_id"}, pgx.CopyFromRows(rows)); err != nil {
+	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"sessions"}, []string{"token_hash", "data", "expiry", "user_id"}, pgx.CopyFromRows(rows)); err != nil {
 		return nil, fmt.Errorf("bench: store sessions: %w", err)
 	}
 	return tokens, nil

@@ -78,7 +78,8 @@ func (s *Store) SharersOf(ctx context.Context, v tributary.Viewer, want map[int6
 	}
 	for _, r := range rows {
 		out[r.AnchorID] = append(out[r.AnchorID], tributary.Sharer{
-			UserRef: tributary.UserRef{ID: r.ID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip}, At: r.At, Public: r.Public})
+			UserRef: tributary.UserRef{ID: r.ID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip, Avatar: r.Avatar},
+			At:      r.At, Public: r.Public})
 	}
 	return out, nil
 }

@@ -22,7 +22,8 @@ func postOf(r dbq.PostCard) (tributary.Post, error) {
 		ID: r.ID, AnchorID: r.AnchorID, URL: r.Url, Title: r.Title, Body: r.Body,
 		CanonicalURL: r.CanonicalUrl, AnchorURL: r.AnchorUrl, Kind: tributary.Kind(r.Kind), Host: r.Host,
 		Links: links, ImageCount: int(r.ImageCount), Tags: r.Tags, CreatedAt: r.CreatedAt,
-		Author:   tributary.UserRef{ID: r.AuthorID, Handle: r.AuthorHandle, Name: r.AuthorName, VIP: r.AuthorVip},
+		Author: tributary.UserRef{ID: r.AuthorID, Handle: r.AuthorHandle, Name: r.AuthorName, VIP: r.AuthorVip,
+			Avatar: r.AuthorAvatar.String},
 		EditedAt: r.EditedAt,
 	}, nil
 }

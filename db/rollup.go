@@ -87,7 +87,7 @@ func postFacts(r dbq.PostFact) (tributary.PostFacts, error) {
 		URL: r.Url, CanonicalURL: r.CanonicalUrl, Title: r.Title, Body: r.Body, Host: r.Host, Links: links,
 		ImageCount: int(r.ImageCount), URLCount: int(r.UrlCount), SciScore: int(r.SciScore), Tags: r.Tags,
 		CreatedAt: r.CreatedAt, Notability: r.Notability, ToFollowers: r.ToFollowers.Bool,
-		Author: tributary.UserRef{ID: r.AuthorID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip},
+		Author: tributary.UserRef{ID: r.AuthorID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip, Avatar: r.Avatar.String},
 		Access: tributary.PostAccess{Public: r.IsPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds},
 	}, nil
 }
@@ -109,13 +109,14 @@ type sharerJSON struct {
 	VIP    bool      `json:"vip"`
 	Public bool      `json:"public"`
 	At     time.Time `json:"at"`
+	Avatar string    `json:"avatar,omitempty"` // a row written before avatars has none
 }
 
 // snapshotRow is the feed_snapshot row of a rollup, scored as of now.
 func snapshotRow(r tributary.Rollup, w tributary.Weights, now time.Time) ([]any, error) {
 	sharers := make([]sharerJSON, len(r.Sharers))
 	for i, s := range r.Sharers {
-		sharers[i] = sharerJSON{ID: s.ID, Handle: s.Handle, Name: s.Name, VIP: s.VIP, Public: s.Public, At: s.At}
+		sharers[i] = sharerJSON{ID: s.ID, Handle: s.Handle, Name: s.Name, VIP: s.VIP, Public: s.Public, At: s.At, Avatar: s.Avatar}
 	}
 	sj, err := json.Marshal(sharers)
 	if err != nil {
@@ -164,7 +165,7 @@ func (st *Store) rollupOfRow(s dbq.FeedSnapshot) (tributary.Rollup, error) {
 	}
 	r.Sharers = make([]tributary.Sharer, 0, len(sharers))
 	for _, sh := range sharers {
-		ref := tributary.UserRef{ID: sh.ID, Handle: sh.Handle, Name: sh.Name, VIP: sh.VIP}
+		ref := tributary.UserRef{ID: sh.ID, Handle: sh.Handle, Name: sh.Name, VIP: sh.VIP, Avatar: sh.Avatar}
 		r.Sharers = append(r.Sharers, tributary.Sharer{UserRef: ref, At: sh.At, Public: sh.Public})
 		if sh.ID == s.PrimaryUserID {
 			r.Rep.Author = ref

@@ -2,14 +2,13 @@ package db
 
 import (
 	"context"
-	"encoding/binary"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
 	"time"
 
-	"github.com/alexedwards/scs/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -18,13 +17,33 @@ import (
 	"tributary/internal/lru"
 )
 
-// Sessions (scs) live in PostgreSQL, so that any instance serves any request. A session's
+// Sessions (scs) live in PostgreSQL, so that any instance serves any request, named by the
+// SHA-256 of their token (tokenHash): the table alone opens no session. A session ends at
+// its expiry (scs's Lifetime) or after sessionIdle unused, whichever comes first; its row's
+// seen_at moves at most once per sessionTouch, so a request writes nothing. A session's
 // row names its user beside its data: a signed-in request's first round trip reads the
 // session, its user and what the access rules need of them together (SessionWithAccess)
 // and leaves the user in the request's SessionUser.
 
 // SessionUserKey is the name of the session value holding the signed-in user's id.
 const SessionUserKey = "user_id"
+
+// sessionIdle is how long a session may go unused (the queries' "30 days"); sessionTouch is
+// how stale its last use may be recorded.
+const (
+	sessionIdle  = 30 * 24 * time.Hour
+	sessionTouch = time.Hour
+)
+
+// SessionTokenHash is what the sessions table knows of a token (the bench mints sessions
+// with it).
+func SessionTokenHash(token string) []byte { return tokenHash(token) }
+
+// tokenHash is what the sessions table knows of a token.
+func tokenHash(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
 
 // SessionStore is an scs store on the sessions table.
 type SessionStore struct {
@@ -48,9 +67,12 @@ type SessionUser struct {
 	// a viewer id (false: nothing). The session's read then reads it in the same round trip
 	// for the user this instance last found on the session's token, and keeps it when the
 	// session does name that user: a guess the database confirms.
-	Ahead   func(viewerID int64) (Ahead, bool)
-	ahead   *viewerRead
-	arrived atomic.Pointer[arrivedRead]
+	Ahead func(viewerID int64) (Ahead, bool)
+	// UserAgent, set before the session is written, is kept with it (the sessions page's device).
+	UserAgent string
+	read      string // the token whose session was read: its write only updates its row
+	ahead     *viewerRead
+	arrived   atomic.Pointer[arrivedRead]
 }
 
 // Ahead is what a page will read first: its viewer's state and, when its page can guess it
@@ -149,20 +171,34 @@ func (ss SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool,
 	if err == nil {
 		ss.users.Put(token, r.User.ID)
 		if u := SessionUserOf(ctx); u != nil {
-			u.User, u.Access = userOf(r.User), viewerAccessOf(r.ViewerAccess)
+			u.User, u.Access, u.read = userOf(r.User), viewerAccessOf(r.ViewerAccess), token
 		}
-		return r.Data, true, nil
+		return r.Data, true, ss.touch(ctx, token, r.SeenAt)
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return nil, false, fmt.Errorf("db: session: %w", err)
 	}
-	data, err := ss.s.q.SessionData(ctx, token)
+	d, err := ss.s.q.SessionData(ctx, tokenHash(token))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, false, nil
 	} else if err != nil {
 		return nil, false, fmt.Errorf("db: session: %w", err)
 	}
-	return data, true, nil
+	if u := SessionUserOf(ctx); u != nil {
+		u.read = token
+	}
+	return d.Data, true, ss.touch(ctx, token, d.SeenAt)
+}
+
+// touch records a session's use when the one recorded is older than sessionTouch.
+func (ss SessionStore) touch(ctx context.Context, token string, seen time.Time) error {
+	if time.Since(seen) < sessionTouch {
+		return nil
+	}
+	if err := ss.s.q.TouchSession(ctx, tokenHash(token)); err != nil {
+		return fmt.Errorf("db: session: touch: %w", err)
+	}
+	return nil
 }
 
 // withAccess reads a session that names its user, with the user and their access; and, when
@@ -172,18 +208,18 @@ func (ss SessionStore) withAccess(ctx context.Context, token string) (dbq.Sessio
 	su := SessionUserOf(ctx)
 	guess, ok := ss.users.Get(token)
 	if su == nil || su.Ahead == nil || !ok {
-		return ss.s.q.SessionWithAccess(ctx, token)
+		return ss.s.q.SessionWithAccess(ctx, tokenHash(token))
 	}
 	ahead, ok := su.Ahead(guess)
 	vq := ahead.Viewer
 	if !ok || vq.ViewerID != guess {
-		return ss.s.q.SessionWithAccess(ctx, token)
+		return ss.s.q.SessionWithAccess(ctx, tokenHash(token))
 	}
 	vq.AccessKnown = true // the session's row brings it
 	var r dbq.SessionWithAccessRow
 	var vr dbq.ViewerStateRow
 	steps := []func(*dbq.Queries) error{
-		func(q *dbq.Queries) (err error) { r, err = q.SessionWithAccess(ctx, token); return err },
+		func(q *dbq.Queries) (err error) { r, err = q.SessionWithAccess(ctx, tokenHash(token)); return err },
 		func(q *dbq.Queries) (err error) { vr, err = q.ViewerState(ctx, viewerParams(vq)); return err }}
 	var arrivals *arrivalsRead
 	if aq := ahead.Arrived; aq != nil && aq.Viewer.ID == guess {
@@ -213,7 +249,9 @@ func (ss SessionStore) withAccess(ctx context.Context, token string) (dbq.Sessio
 	return r, nil
 }
 
-// CommitCtx writes a session with the user its data names.
+// CommitCtx writes a session with the user its data names. A session the request read is
+// only updated, never written anew: a request still running when its session was ended
+// (every session of a user ends with a new password) must not bring it back.
 func (ss SessionStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
 	var user pgtype.Int8
 	if _, values, err := (SessionCodec{}).Decode(b); err == nil {
@@ -221,7 +259,21 @@ func (ss SessionStore) CommitCtx(ctx context.Context, token string, b []byte, ex
 			user = pgtype.Int8{Int64: id, Valid: true}
 		}
 	}
-	if err := ss.s.q.CommitSession(ctx, dbq.CommitSessionParams{Token: token, Data: b, Expiry: expiry, UserID: user}); err != nil {
+	var agent string
+	su := SessionUserOf(ctx)
+	if su != nil {
+		agent = su.UserAgent
+	}
+	var err error
+	if su != nil && su.read == token {
+		// Read at the request's start: if it was ended since, it stays ended.
+		err = ss.s.q.UpdateSession(ctx, dbq.UpdateSessionParams{TokenHash: tokenHash(token), Data: b, Expiry: expiry,
+			UserID: user, UserAgent: agent})
+	} else {
+		err = ss.s.q.CommitSession(ctx, dbq.CommitSessionParams{TokenHash: tokenHash(token), Data: b, Expiry: expiry,
+			UserID: user, UserAgent: agent})
+	}
+	if err != nil {
 		return fmt.Errorf("db: commit session: %w", err)
 	}
 	if user.Valid {
@@ -235,7 +287,7 @@ func (ss SessionStore) CommitCtx(ctx context.Context, token string, b []byte, ex
 // DeleteCtx removes a session.
 func (ss SessionStore) DeleteCtx(ctx context.Context, token string) error {
 	ss.users.Delete(token)
-	if err := ss.s.q.DeleteSession(ctx, token); err != nil {
+	if err := ss.s.q.DeleteSession(ctx, tokenHash(token)); err != nil {
 		return fmt.Errorf("db: delete session: %w", err)
 	}
 	return nil
@@ -250,135 +302,3 @@ func (ss SessionStore) Commit(token string, b []byte, expiry time.Time) error {
 }
 
 func (ss SessionStore) Delete(token string) error { return ss.DeleteCtx(context.Background(), token) }
-
-// SessionData is the data of a new session of a user, as the app writes it (the bench mints
-// its viewers' sessions with it).
-func SessionData(userID int64, deadline time.Time) ([]byte, error) {
-	return SessionCodec{}.Encode(deadline, map[string]any{SessionUserKey: userID})
-}
-
-// SessionCodec stores a session's values in a few bytes: what Tributary keeps there is an
-// id, a time and a flash message. scs's gob codec compiled a decoder for every request's
-// session (5 % of a next page's CPU); this one reads the bytes in place. Sessions written by
-// the gob codec (before this one, or holding a value of another type) are still read.
-//
-// The encoding: a zero byte (no gob stream starts with one: it begins with its message's
-// length), the version, the deadline in Unix nanoseconds (varint), then per value its key
-// (length-prefixed), a type byte and the value: 'i' an int64 (varint), 's' a string
-// (length-prefixed), 'b' a bool (one byte).
-type SessionCodec struct{}
-
-const sessionCodecVersion = 1
-
-var errSessionBytes = errors.New("db: session: malformed")
-
-func (SessionCodec) Encode(deadline time.Time, values map[string]any) ([]byte, error) {
-	b := make([]byte, 0, 32+16*len(values))
-	b = append(b, 0, sessionCodecVersion)
-	b = binary.AppendVarint(b, deadline.UnixNano())
-	b = binary.AppendUvarint(b, uint64(len(values)))
-	for k, v := range values {
-		b = binary.AppendUvarint(b, uint64(len(k)))
-		b = append(b, k...)
-		switch v := v.(type) {
-		case int64:
-			b = binary.AppendVarint(append(b, 'i'), v)
-		case string:
-			b = binary.AppendUvarint(append(b, 's'), uint64(len(v)))
-			b = append(b, v...)
-		case bool:
-			c := byte(0)
-			if v {
-				c = 1
-			}
-			b = append(b, 'b', c)
-		default: // a type only gob knows
-			return scs.GobCodec{}.Encode(deadline, values)
-		}
-	}
-	return b, nil
-}
-
-func (SessionCodec) Decode(b []byte) (time.Time, map[string]any, error) {
-	if len(b) < 2 || b[0] != 0 {
-		return scs.GobCodec{}.Decode(b)
-	}
-	if b[1] != sessionCodecVersion {
-		return time.Time{}, nil, errSessionBytes
-	}
-	r := sessionReader{b: b[2:]}
-	deadline := time.Unix(0, r.varint()).UTC()
-	n := r.uvarint()
-	if n > uint64(len(r.b)) { // each value takes at least two bytes
-		r.err = errSessionBytes
-	}
-	values := make(map[string]any, min(n, 8))
-	for ; r.err == nil && n > 0; n-- {
-		k := string(r.bytes())
-		switch r.byte() {
-		case 'i':
-			values[k] = r.varint()
-		case 's':
-			values[k] = string(r.bytes())
-		case 'b':
-			values[k] = r.byte() == 1
-		default:
-			r.err = errSessionBytes
-		}
-	}
-	if r.err == nil && len(r.b) > 0 {
-		r.err = errSessionBytes
-	}
-	if r.err != nil {
-		return time.Time{}, nil, r.err
-	}
-	return deadline, values, nil
-}
-
-// sessionReader reads a session's bytes; the first short read sets err (and reads zeros).
-type sessionReader struct {
-	b   []byte
-	err error
-}
-
-func (r *sessionReader) next(n int) []byte {
-	if r.err != nil || n < 0 || n > len(r.b) {
-		r.err = errSessionBytes
-		return make([]byte, max(n, 0))
-	}
-	out := r.b[:n]
-	r.b = r.b[n:]
-	return out
-}
-
-func (r *sessionReader) byte() byte { return r.next(1)[0] }
-
-func (r *sessionReader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 || r.err != nil {
-		r.err = errSessionBytes
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *sessionReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errSessionBytes
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *sessionReader) bytes() []byte {
-	n, k := binary.Uvarint(r.b)
-	if k <= 0 || n > uint64(len(r.b)-k) {
-		r.err = errSessionBytes
-		return nil
-	}
-	r.b = r.b[k:]
-	return r.next(int(n))
-}

@@ -168,7 +168,8 @@ func notFound(err error, format string, args ...any) error {
 
 func userOf(u dbq.User) tributary.User {
 	return tributary.User{ID: u.ID, Handle: u.Handle, DisplayName: u.DisplayName, VIP: u.Vip,
-		Notability: u.Notability, Private: u.IsPrivate, CreatedAt: u.CreatedAt, HomeActivity: u.HomeActivity}
+		Notability: u.Notability, Private: u.IsPrivate, CreatedAt: u.CreatedAt, HomeActivity: u.HomeActivity,
+		Bio: u.Bio, Avatar: u.Avatar.String, AvatarLarge: u.AvatarLarge.String}
 }
 
 // resetFences drops a viewer's fence state: their feeds grew (a new follow, an approval, a

@@ -22,23 +22,71 @@ SELECT sqlc.embed(u), sqlc.embed(a)
 
 -- name: SessionWithAccess :one
 -- A session that names its user, with the user and what the access rules need of them: the
--- one round trip every signed-in request makes before its page's.
-SELECT s.data, sqlc.embed(u), sqlc.embed(a)
+-- one round trip every signed-in request makes before its page's. A session unused for 30
+-- days (sessionIdle in db/sessions.go) is over, as one past its expiry is.
+SELECT s.data, s.seen_at, sqlc.embed(u), sqlc.embed(a)
   FROM sessions s
   JOIN users u ON u.id = s.user_id
   JOIN viewer_access a ON a.viewer_id = u.id
- WHERE s.token = @token AND current_timestamp < s.expiry;
+ WHERE s.token_hash = @token_hash AND current_timestamp < s.expiry
+   AND s.seen_at > current_timestamp - interval '30 days';
 
 -- name: SessionData :one
 -- A session's data (one that names no user, or whose user is gone).
-SELECT data FROM sessions WHERE token = @token AND current_timestamp < expiry;
+SELECT data, seen_at FROM sessions
+ WHERE token_hash = @token_hash AND current_timestamp < expiry AND seen_at > current_timestamp - interval '30 days';
 
 -- name: CommitSession :exec
-INSERT INTO sessions (token, data, expiry, user_id) VALUES (@token, @data, @expiry, @user_id)
-ON CONFLICT (token) DO UPDATE SET data = EXCLUDED.data, expiry = EXCLUDED.expiry, user_id = EXCLUDED.user_id;
+-- Writes a session; its User-Agent is kept when the write has none (a write outside a request).
+INSERT INTO sessions (token_hash, data, expiry, user_id, user_agent)
+VALUES (@token_hash, @data, @expiry, @user_id, @user_agent)
+ON CONFLICT (token_hash) DO UPDATE SET data = EXCLUDED.data, expiry = EXCLUDED.expiry, user_id = EXCLUDED.user_id,
+    seen_at = now(), user_agent = CASE WHEN EXCLUDED.user_agent = '' THEN sessions.user_agent ELSE EXCLUDED.user_agent END;
+
+-- name: UpdateSession :exec
+-- Writes a session read at the request's start: a session ended meanwhile (logged out from
+-- elsewhere, a password changed) stays ended rather than being written again.
+UPDATE sessions SET data = @data, expiry = @expiry, user_id = @user_id, seen_at = now(),
+       user_agent = CASE WHEN @user_agent::text = '' THEN user_agent ELSE @user_agent::text END
+ WHERE token_hash = @token_hash;
+
+-- name: TouchSession :exec
+-- A session is used: its idle timeout starts again.
+UPDATE sessions SET seen_at = now() WHERE token_hash = @token_hash;
 
 -- name: DeleteSession :exec
-DELETE FROM sessions WHERE token = @token;
+DELETE FROM sessions WHERE token_hash = @token_hash;
+
+-- name: UserSessions :many
+-- A user's open sessions, the most recently used first; current says which is token_hash's.
+SELECT id, created_at, seen_at, user_agent, (token_hash = @token_hash)::boolean AS current
+  FROM sessions
+ WHERE user_id = @user_id AND current_timestamp < expiry AND seen_at > current_timestamp - interval '30 days'
+ ORDER BY seen_at DESC, id DESC;
+
+-- name: DeleteUserSession :one
+-- Ends one of a user's sessions, by its id; current says whether it was token_hash's.
+DELETE FROM sessions WHERE id = @id AND user_id = @user_id RETURNING (token_hash = @token_hash)::boolean AS current;
+
+-- name: DeleteUserSessions :execrows
+-- Ends every session of a user but the one of keep_hash (none: every one).
+DELETE FROM sessions WHERE user_id = @user_id AND token_hash <> @keep_hash;
+
+-- name: SetPassword :exec
+UPDATE users SET password_hash = @password_hash WHERE id = @id;
+
+-- name: SetProfile :exec
+UPDATE users SET display_name = @display_name, bio = @bio WHERE id = @id;
+
+-- name: SetAvatar :exec
+UPDATE users SET avatar = sqlc.narg(avatar), avatar_large = sqlc.narg(avatar_large) WHERE id = @id;
+
+-- name: SnapshotAnchorsOf :many
+-- The items in the snapshot a user shared, whose rows name them (a profile change redoes them).
+SELECT DISTINCT p.anchor_id
+  FROM posts p
+ WHERE p.author_id = @author_id AND EXISTS (SELECT 1 FROM feed_snapshot f WHERE f.anchor_id = p.anchor_id)
+ ORDER BY p.anchor_id;
 
 -- name: CountUsers :one
 SELECT count(*) FROM users;
@@ -53,7 +101,8 @@ SELECT
         AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])) AS posts;
 
 -- name: DeleteExpiredSessions :execrows
-DELETE FROM sessions WHERE expiry < now();
+-- Sessions past their expiry or unused for 30 days.
+DELETE FROM sessions WHERE expiry < now() OR seen_at < now() - interval '30 days';
 
 -- name: HideItem :one
 -- Hides the item of a post the user may read, by that post; no row when the post is not

@@ -33,11 +33,15 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		if s.isHTTPS(r) {
 			h.Set("Strict-Transport-Security", hsts)
 		}
-		if r.ContentLength > maxBody {
-			s.fail(w, r, tributary.Errorf(tributary.ETooLarge, "The request is too large (at most %d KB).", maxBody>>10))
+		limit := int64(maxBody)
+		if r.URL.Path == avatarPath {
+			limit = maxAvatarBody
+		}
+		if r.ContentLength > limit {
+			s.fail(w, r, tributary.Errorf(tributary.ETooLarge, "The request is too large (at most %d KB).", limit>>10))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})
 }

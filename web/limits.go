@@ -27,6 +27,7 @@ var (
 	loginPerAddress  = limit{"login-addr", 30, 5 * time.Minute}
 	loginPerHandle   = limit{"login-handle-addr", 10, 5 * time.Minute}
 	signupPerAddress = limit{"signup-addr", 10, time.Hour}
+	passwordPerUser  = limit{"password-user", 10, 5 * time.Minute} // a password change's current password
 	sharesPerUser    = limit{"share-user", 60, 10 * time.Minute}
 	commentsPerUser  = limit{"comment-user", 120, 10 * time.Minute}
 	followsPerUser   = limit{"follow-user", 120, 10 * time.Minute}

@@ -83,6 +83,7 @@ func (s *Server) session(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, su := db.WithSessionUser(r.Context())
 		su.Ahead = s.readAhead(r)
+		su.UserAgent = userAgent(r)
 		if s.isHTTPS(r) {
 			hostCookies(w, r.WithContext(ctx), load)
 			return

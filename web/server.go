@@ -73,8 +73,9 @@ func NewServer(cfg Config) *Server {
 	sm := scs.New()
 	sm.Store = cfg.Store.Sessions() // the scheduler deletes the expired
 	sm.Codec = db.SessionCodec{}
-	sm.Lifetime = 30 * 24 * time.Hour
-	// No idle timeout: it would rewrite the session row on every request.
+	// At most 90 days from log-in, and 30 days unused: the store's own idle timeout
+	// (db/sessions.go), since scs's IdleTimeout would rewrite the session row on every request.
+	sm.Lifetime = 90 * 24 * time.Hour
 	sm.Cookie.Name = sessionCookie
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode

@@ -88,8 +88,8 @@ func TestOlderSessionsAndGoneUsers(t *testing.T) {
 		if nameUser {
 			named = &userID
 		}
-		if _, err := a.store.Pool.Exec(ctx, "INSERT INTO sessions (token, data, expiry, user_id) VALUES ($1, $2, $3, $4)",
-			token, data, time.Now().Add(time.Hour), named); err != nil {
+		if _, err := a.store.Pool.Exec(ctx, "INSERT INTO sessions (token_hash, data, expiry, user_id) VALUES ($1, $2, $3, $4)",
+			db.SessionTokenHash(token), data, time.Now().Add(time.Hour), named); err != nil {
 			t.Fatal(err)
 		}
 		c := a.client()

@@ -39,7 +39,8 @@ func (q *Queries) EachPostFactsInWindow(ctx context.Context, since time.Time, fn
 		var i PostFact
 		if err := rows.Scan(&i.ID, &i.AnchorID, &i.AnchorUrl, &i.AnchorKind, &i.Url, &i.CanonicalUrl, &i.Title, &i.Body,
 			&i.Host, &i.LinkedUrls, &i.ImageCount, &i.UrlCount, &i.SciScore, &i.Tags, &i.CreatedAt, &i.AuthorID,
-			&i.Handle, &i.DisplayName, &i.Vip, &i.Notability, &i.IsPublic, &i.ProtectedOwnerIds, &i.PrivateFeedIds, &i.DeletedAt, &i.ToFollowers); err != nil {
+			&i.Handle, &i.DisplayName, &i.Vip, &i.Notability, &i.IsPublic, &i.ProtectedOwnerIds, &i.PrivateFeedIds, &i.DeletedAt, &i.ToFollowers,
+			&i.Avatar); err != nil {
 			return err
 		}
 		if err := fn(i); err != nil {

@@ -336,6 +336,7 @@ type PostCard struct {
 	AuthorName        string
 	AuthorVip         bool
 	EditedAt          *time.Time
+	AuthorAvatar      pgtype.Text
 }
 
 type PostFact struct {
@@ -364,6 +365,7 @@ type PostFact struct {
 	PrivateFeedIds    []int64
 	DeletedAt         *time.Time
 	ToFollowers       pgtype.Bool
+	Avatar            pgtype.Text
 }
 
 type RateLimit struct {
@@ -373,10 +375,14 @@ type RateLimit struct {
 }
 
 type Session struct {
-	Token  string
-	Data   []byte
-	Expiry time.Time
-	UserID pgtype.Int8
+	TokenHash []byte
+	Data      []byte
+	Expiry    time.Time
+	UserID    pgtype.Int8
+	ID        int64
+	CreatedAt time.Time
+	SeenAt    time.Time
+	UserAgent string
 }
 
 type SiteChange struct {
@@ -424,6 +430,9 @@ type User struct {
 	CreatedAt      time.Time
 	FollowsVersion int64
 	HomeActivity   bool
+	Bio            string
+	Avatar         pgtype.Text
+	AvatarLarge    pgtype.Text
 }
 
 type ViewerAccess struct {

@@ -11,7 +11,7 @@ import (
 )
 
 const sharersOf = `-- name: SharersOf :many
-SELECT p.anchor_id, u.id, u.handle, u.display_name, u.vip,
+SELECT p.anchor_id, u.id, u.handle, u.display_name, u.vip, coalesce(u.avatar, '')::text AS avatar,
        max(p.created_at)::timestamptz AS at, bool_or(p.is_public)::boolean AS public
   FROM (SELECT unnest($1::bigint[]) AS anchor_id, unnest($2::bigint[]) AS author_id) x
   JOIN posts p ON p.author_id = x.author_id AND p.anchor_id = x.anchor_id
@@ -35,6 +35,7 @@ type SharersOfRow struct {
 	Handle      string
 	DisplayName string
 	Vip         bool
+	Avatar      string
 	At          time.Time
 	Public      bool
 }
@@ -63,6 +64,7 @@ func (q *Queries) SharersOf(ctx context.Context, arg SharersOfParams) ([]Sharers
 			&i.Handle,
 			&i.DisplayName,
 			&i.Vip,
+			&i.Avatar,
 			&i.At,
 			&i.Public,
 		); err != nil {

@@ -13,23 +13,28 @@ import (
 )
 
 const commitSession = `-- name: CommitSession :exec
-INSERT INTO sessions (token, data, expiry, user_id) VALUES ($1, $2, $3, $4)
-ON CONFLICT (token) DO UPDATE SET data = EXCLUDED.data, expiry = EXCLUDED.expiry, user_id = EXCLUDED.user_id
+INSERT INTO sessions (token_hash, data, expiry, user_id, user_agent)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (token_hash) DO UPDATE SET data = EXCLUDED.data, expiry = EXCLUDED.expiry, user_id = EXCLUDED.user_id,
+    seen_at = now(), user_agent = CASE WHEN EXCLUDED.user_agent = '' THEN sessions.user_agent ELSE EXCLUDED.user_agent END
 `
 
 type CommitSessionParams struct {
-	Token  string
-	Data   []byte
-	Expiry time.Time
-	UserID pgtype.Int8
+	TokenHash []byte
+	Data      []byte
+	Expiry    time.Time
+	UserID    pgtype.Int8
+	UserAgent string
 }
 
+// Writes a session; its User-Agent is kept when the write has none (a write outside a request).
 func (q *Queries) CommitSession(ctx context.Context, arg CommitSessionParams) error {
 	_, err := q.db.Exec(ctx, commitSession,
-		arg.Token,
+		arg.TokenHash,
 		arg.Data,
 		arg.Expiry,
 		arg.UserID,
+		arg.UserAgent,
 	)
 	return err
 }
@@ -71,7 +76,7 @@ func (q *Queries) CreatePostsFeed(ctx context.Context, ownerID int64) (int64, er
 const createUser = `-- name: CreateUser :one
 INSERT INTO users (handle, display_name, password_hash, vip, notability, created_at)
 VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity
+RETURNING id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, bio, avatar, avatar_large
 `
 
 type CreateUserParams struct {
@@ -104,14 +109,18 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 		&i.CreatedAt,
 		&i.FollowsVersion,
 		&i.HomeActivity,
+		&i.Bio,
+		&i.Avatar,
+		&i.AvatarLarge,
 	)
 	return i, err
 }
 
 const deleteExpiredSessions = `-- name: DeleteExpiredSessions :execrows
-DELETE FROM sessions WHERE expiry < now()
+DELETE FROM sessions WHERE expiry < now() OR seen_at < now() - interval '30 days'
 `
 
+// Sessions past their expiry or unused for 30 days.
 func (q *Queries) DeleteExpiredSessions(ctx context.Context) (int64, error) {
 	result, err := q.db.Exec(ctx, deleteExpiredSessions)
 	if err != nil {
@@ -121,16 +130,52 @@ func (q *Queries) DeleteExpiredSessions(ctx context.Context) (int64, error) {
 }
 
 const deleteSession = `-- name: DeleteSession :exec
-DELETE FROM sessions WHERE token = $1
+DELETE FROM sessions WHERE token_hash = $1
 `
 
-func (q *Queries) DeleteSession(ctx context.Context, token string) error {
-	_, err := q.db.Exec(ctx, deleteSession, token)
+func (q *Queries) DeleteSession(ctx context.Context, tokenHash []byte) error {
+	_, err := q.db.Exec(ctx, deleteSession, tokenHash)
 	return err
 }
 
+const deleteUserSession = `-- name: DeleteUserSession :one
+DELETE FROM sessions WHERE id = $1 AND user_id = $2 RETURNING (token_hash = $3)::boolean AS current
+`
+
+type DeleteUserSessionParams struct {
+	ID        int64
+	UserID    pgtype.Int8
+	TokenHash []byte
+}
+
+// Ends one of a user's sessions, by its id; current says whether it was token_hash's.
+func (q *Queries) DeleteUserSession(ctx context.Context, arg DeleteUserSessionParams) (bool, error) {
+	row := q.db.QueryRow(ctx, deleteUserSession, arg.ID, arg.UserID, arg.TokenHash)
+	var current bool
+	err := row.Scan(&current)
+	return current, err
+}
+
+const deleteUserSessions = `-- name: DeleteUserSessions :execrows
+DELETE FROM sessions WHERE user_id = $1 AND token_hash <> $2
+`
+
+type DeleteUserSessionsParams struct {
+	UserID   pgtype.Int8
+	KeepHash []byte
+}
+
+// Ends every session of a user but the one of keep_hash (none: every one).
+func (q *Queries) DeleteUserSessions(ctx context.Context, arg DeleteUserSessionsParams) (int64, error) {
+	result, err := q.db.Exec(ctx, deleteUserSessions, arg.UserID, arg.KeepHash)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const hiddenPosts = `-- name: HiddenPosts :many
-SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, h.created_at AS hidden_at FROM hidden_items h
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, p.author_avatar, h.created_at AS hidden_at FROM hidden_items h
   JOIN post_cards p ON p.id = h.post_id
  WHERE h.user_id = $1 AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, $2::bigint[], $3::bigint[])
@@ -195,6 +240,7 @@ func (q *Queries) HiddenPosts(ctx context.Context, arg HiddenPostsParams) ([]Hid
 			&i.PostCard.AuthorName,
 			&i.PostCard.AuthorVip,
 			&i.PostCard.EditedAt,
+			&i.PostCard.AuthorAvatar,
 			&i.HiddenAt,
 		); err != nil {
 			return nil, err
@@ -262,38 +308,48 @@ func (q *Queries) Mute(ctx context.Context, arg MuteParams) error {
 }
 
 const sessionData = `-- name: SessionData :one
-SELECT data FROM sessions WHERE token = $1 AND current_timestamp < expiry
+SELECT data, seen_at FROM sessions
+ WHERE token_hash = $1 AND current_timestamp < expiry AND seen_at > current_timestamp - interval '30 days'
 `
 
+type SessionDataRow struct {
+	Data   []byte
+	SeenAt time.Time
+}
+
 // A session's data (one that names no user, or whose user is gone).
-func (q *Queries) SessionData(ctx context.Context, token string) ([]byte, error) {
-	row := q.db.QueryRow(ctx, sessionData, token)
-	var data []byte
-	err := row.Scan(&data)
-	return data, err
+func (q *Queries) SessionData(ctx context.Context, tokenHash []byte) (SessionDataRow, error) {
+	row := q.db.QueryRow(ctx, sessionData, tokenHash)
+	var i SessionDataRow
+	err := row.Scan(&i.Data, &i.SeenAt)
+	return i, err
 }
 
 const sessionWithAccess = `-- name: SessionWithAccess :one
-SELECT s.data, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
+SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.bio, u.avatar, u.avatar_large, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
   FROM sessions s
   JOIN users u ON u.id = s.user_id
   JOIN viewer_access a ON a.viewer_id = u.id
- WHERE s.token = $1 AND current_timestamp < s.expiry
+ WHERE s.token_hash = $1 AND current_timestamp < s.expiry
+   AND s.seen_at > current_timestamp - interval '30 days'
 `
 
 type SessionWithAccessRow struct {
 	Data         []byte
+	SeenAt       time.Time
 	User         User
 	ViewerAccess ViewerAccess
 }
 
 // A session that names its user, with the user and what the access rules need of them: the
-// one round trip every signed-in request makes before its page's.
-func (q *Queries) SessionWithAccess(ctx context.Context, token string) (SessionWithAccessRow, error) {
-	row := q.db.QueryRow(ctx, sessionWithAccess, token)
+// one round trip every signed-in request makes before its page's. A session unused for 30
+// days (sessionIdle in db/sessions.go) is over, as one past its expiry is.
+func (q *Queries) SessionWithAccess(ctx context.Context, tokenHash []byte) (SessionWithAccessRow, error) {
+	row := q.db.QueryRow(ctx, sessionWithAccess, tokenHash)
 	var i SessionWithAccessRow
 	err := row.Scan(
 		&i.Data,
+		&i.SeenAt,
 		&i.User.ID,
 		&i.User.Handle,
 		&i.User.DisplayName,
@@ -304,6 +360,9 @@ func (q *Queries) SessionWithAccess(ctx context.Context, token string) (SessionW
 		&i.User.CreatedAt,
 		&i.User.FollowsVersion,
 		&i.User.HomeActivity,
+		&i.User.Bio,
+		&i.User.Avatar,
+		&i.User.AvatarLarge,
 		&i.ViewerAccess.ViewerID,
 		&i.ViewerAccess.Blocked,
 		&i.ViewerAccess.PrivateFeeds,
@@ -312,6 +371,88 @@ func (q *Queries) SessionWithAccess(ctx context.Context, token string) (SessionW
 		&i.ViewerAccess.MutedCollapse,
 	)
 	return i, err
+}
+
+const setAvatar = `-- name: SetAvatar :exec
+UPDATE users SET avatar = $1, avatar_large = $2 WHERE id = $3
+`
+
+type SetAvatarParams struct {
+	Avatar      pgtype.Text
+	AvatarLarge pgtype.Text
+	ID          int64
+}
+
+func (q *Queries) SetAvatar(ctx context.Context, arg SetAvatarParams) error {
+	_, err := q.db.Exec(ctx, setAvatar, arg.Avatar, arg.AvatarLarge, arg.ID)
+	return err
+}
+
+const setPassword = `-- name: SetPassword :exec
+UPDATE users SET password_hash = $1 WHERE id = $2
+`
+
+type SetPasswordParams struct {
+	PasswordHash string
+	ID           int64
+}
+
+func (q *Queries) SetPassword(ctx context.Context, arg SetPasswordParams) error {
+	_, err := q.db.Exec(ctx, setPassword, arg.PasswordHash, arg.ID)
+	return err
+}
+
+const setProfile = `-- name: SetProfile :exec
+UPDATE users SET display_name = $1, bio = $2 WHERE id = $3
+`
+
+type SetProfileParams struct {
+	DisplayName string
+	Bio         string
+	ID          int64
+}
+
+func (q *Queries) SetProfile(ctx context.Context, arg SetProfileParams) error {
+	_, err := q.db.Exec(ctx, setProfile, arg.DisplayName, arg.Bio, arg.ID)
+	return err
+}
+
+const snapshotAnchorsOf = `-- name: SnapshotAnchorsOf :many
+SELECT DISTINCT p.anchor_id
+  FROM posts p
+ WHERE p.author_id = $1 AND EXISTS (SELECT 1 FROM feed_snapshot f WHERE f.anchor_id = p.anchor_id)
+ ORDER BY p.anchor_id
+`
+
+// The items in the snapshot a user shared, whose rows name them (a profile change redoes them).
+func (q *Queries) SnapshotAnchorsOf(ctx context.Context, authorID int64) ([]int64, error) {
+	rows, err := q.db.Query(ctx, snapshotAnchorsOf, authorID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []int64{}
+	for rows.Next() {
+		var anchor_id int64
+		if err := rows.Scan(&anchor_id); err != nil {
+			return nil, err
+		}
+		items = append(items, anchor_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const touchSession = `-- name: TouchSession :exec
+UPDATE sessions SET seen_at = now() WHERE token_hash = $1
+`
+
+// A session is used: its idle timeout starts again.
+func (q *Queries) TouchSession(ctx context.Context, tokenHash []byte) error {
+	_, err := q.db.Exec(ctx, touchSession, tokenHash)
+	return err
 }
 
 const unhideItem = `-- name: UnhideItem :exec
@@ -343,8 +484,35 @@ func (q *Queries) Unmute(ctx context.Context, arg UnmuteParams) error {
 	return err
 }
 
+const updateSession = `-- name: UpdateSession :exec
+UPDATE sessions SET data = $1, expiry = $2, user_id = $3, seen_at = now(),
+       user_agent = CASE WHEN $4::text = '' THEN user_agent ELSE $4::text END
+ WHERE token_hash = $5
+`
+
+type UpdateSessionParams struct {
+	Data      []byte
+	Expiry    time.Time
+	UserID    pgtype.Int8
+	UserAgent string
+	TokenHash []byte
+}
+
+// Writes a session read at the request's start: a session ended meanwhile (logged out from
+// elsewhere, a password changed) stays ended rather than being written again.
+func (q *Queries) UpdateSession(ctx context.Context, arg UpdateSessionParams) error {
+	_, err := q.db.Exec(ctx, updateSession,
+		arg.Data,
+		arg.Expiry,
+		arg.UserID,
+		arg.UserAgent,
+		arg.TokenHash,
+	)
+	return err
+}
+
 const userByHandle = `-- name: UserByHandle :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity FROM users WHERE lower(handle) = lower($1)
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, bio, avatar, avatar_large FROM users WHERE lower(handle) = lower($1)
 `
 
 func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error) {
@@ -361,12 +529,15 @@ func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error)
 		&i.CreatedAt,
 		&i.FollowsVersion,
 		&i.HomeActivity,
+		&i.Bio,
+		&i.Avatar,
+		&i.AvatarLarge,
 	)
 	return i, err
 }
 
 const userByID = `-- name: UserByID :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity FROM users WHERE id = $1
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, bio, avatar, avatar_large FROM users WHERE id = $1
 `
 
 func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
@@ -383,8 +554,58 @@ func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
 		&i.CreatedAt,
 		&i.FollowsVersion,
 		&i.HomeActivity,
+		&i.Bio,
+		&i.Avatar,
+		&i.AvatarLarge,
 	)
 	return i, err
+}
+
+const userSessions = `-- name: UserSessions :many
+SELECT id, created_at, seen_at, user_agent, (token_hash = $1)::boolean AS current
+  FROM sessions
+ WHERE user_id = $2 AND current_timestamp < expiry AND seen_at > current_timestamp - interval '30 days'
+ ORDER BY seen_at DESC, id DESC
+`
+
+type UserSessionsParams struct {
+	TokenHash []byte
+	UserID    pgtype.Int8
+}
+
+type UserSessionsRow struct {
+	ID        int64
+	CreatedAt time.Time
+	SeenAt    time.Time
+	UserAgent string
+	Current   bool
+}
+
+// A user's open sessions, the most recently used first; current says which is token_hash's.
+func (q *Queries) UserSessions(ctx context.Context, arg UserSessionsParams) ([]UserSessionsRow, error) {
+	rows, err := q.db.Query(ctx, userSessions, arg.TokenHash, arg.UserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []UserSessionsRow{}
+	for rows.Next() {
+		var i UserSessionsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.CreatedAt,
+			&i.SeenAt,
+			&i.UserAgent,
+			&i.Current,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const userStats = `-- name: UserStats :one
@@ -423,7 +644,7 @@ func (q *Queries) UserStats(ctx context.Context, arg UserStatsParams) (UserStats
 }
 
 const userWithAccess = `-- name: UserWithAccess :one
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.bio, u.avatar, u.avatar_large, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
   FROM users u JOIN viewer_access a ON a.viewer_id = u.id
  WHERE u.id = $1
 `
@@ -449,6 +670,9 @@ func (q *Queries) UserWithAccess(ctx context.Context, id int64) (UserWithAccessR
 		&i.User.CreatedAt,
 		&i.User.FollowsVersion,
 		&i.User.HomeActivity,
+		&i.User.Bio,
+		&i.User.Avatar,
+		&i.User.AvatarLarge,
 		&i.ViewerAccess.ViewerID,
 		&i.ViewerAccess.Blocked,
 		&i.ViewerAccess.PrivateFeeds,
