@@ -267,6 +267,13 @@ func (src *source) cardsOf(ctx context.Context, ids []int64) (map[int64]db.Candi
 			return err
 		})
 	}
+	if s.cacheable() {
+		// The items' link cards, kept for the page's fill (itemTalk) to find.
+		g.Go(func() error {
+			s.linkCardsOf(gctx, ids)
+			return nil
+		})
+	}
 	if len(readRows) > 0 {
 		var sharers db.Sharers
 		if copied != nil {
