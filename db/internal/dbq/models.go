@@ -426,6 +426,11 @@ type User struct {
 	HomeActivity   bool
 }
 
+type UserTag struct {
+	UserID int64
+	Tag    string
+}
+
 type ViewerAccess struct {
 	ViewerID      int64
 	Blocked       []int64
