@@ -1,6 +1,7 @@
 package tributary
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -57,4 +58,35 @@ func PeoplePattern(text string) (exact, pattern string, err error) {
 	}
 	esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(exact)
 	return exact, "%" + esc + "%", nil
+}
+
+// PopularFor is the front page's items as a newcomer's home feed shows them below its own
+// (shown): leaving out what the page shows already, what the viewer hid or muted, and items
+// any sharer of which is in a ban with the viewer; marked Popular, and without their talk,
+// which was counted for anonymous readers rather than for this one; none of their sharers
+// is said to be followed.
+func PopularFor(v Viewer, front, shown []Item) []Item {
+	out := []Item{}
+	for _, it := range front {
+		if slices.ContainsFunc(shown, func(s Item) bool { return s.ID == it.ID }) || v.HidesItem(it.ID) || v.inBan(it) {
+			continue
+		}
+		if _, muted := v.Muted(append([]string{it.Title, it.Excerpt}, it.Tags...)...); muted {
+			continue
+		}
+		it.Popular, it.Talk, it.Activity = true, Talk{}, nil
+		// Followed was said of the front page's followed set, the trusted members.
+		it.Sharers = slices.Clone(it.Sharers)
+		for i := range it.Sharers {
+			it.Sharers[i].Followed = false
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// inBan reports whether a sharer of the item is in a ban with the viewer, either way.
+func (v Viewer) inBan(it Item) bool {
+	blocked := func(id int64) bool { _, ok := slices.BinarySearch(v.Blocked, id); return ok }
+	return slices.ContainsFunc(it.SharerIDs, blocked) || slices.ContainsFunc(it.Sharers, func(s Sharer) bool { return blocked(s.ID) })
 }

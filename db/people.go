@@ -122,3 +122,21 @@ func (s *Store) SetTags(ctx context.Context, userID int64, picked []string) erro
 		return nil
 	})
 }
+
+// People is what the people page shows a viewer: suggestions, and a search's results.
+type People struct {
+	Suggestions []tributary.Person
+	Results     []tributary.Person
+}
+
+// People reads the people page: up to limit suggestions (Suggestions) and, when text is not
+// blank, up to limit people matching it (SearchPeople). Returns EInvalid for text too long.
+func (s *Store) People(ctx context.Context, viewerID int64, text string, limit int, now time.Time) (People, error) {
+	var p People
+	var err error
+	if p.Results, err = s.SearchPeople(ctx, viewerID, text, limit); err != nil {
+		return p, err
+	}
+	p.Suggestions, err = s.Suggestions(ctx, viewerID, limit, now)
+	return p, err
+}
