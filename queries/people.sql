@@ -1,7 +1,7 @@
 -- name: SuggestPeople :many
 -- Whom to suggest the viewer follows, best first: the people most followed by the people
--- they follow (the latest 200 of them), then active sharers of the tags they picked (public
--- posts since since), then trusted (VIP) members. Never the viewer, anyone they follow or
+-- they follow (the latest 200 of them), then active sharers of the tags they picked (the
+-- latest 1,000 public posts on them since since), then trusted (VIP) members. Never the viewer, anyone they follow or
 -- asked to follow, anyone in a ban with them either way, or a private account.
 WITH v AS (SELECT @viewer_id::bigint AS id, @since::timestamptz AS since),
      mine AS (SELECT f.followed_id AS id FROM follows f, v WHERE f.follower_id = v.id),
@@ -13,10 +13,12 @@ WITH v AS (SELECT @viewer_id::bigint AS id, @since::timestamptz AS since),
      graph AS (SELECT f.followed_id AS id, count(*) AS n FROM follows f
                 WHERE f.follower_id IN (SELECT id FROM followees) AND f.state = 'active'
                 GROUP BY f.followed_id),
-     tagged AS (SELECT p.author_id AS id, count(*) AS n FROM posts p, v
-                 WHERE p.tags && ARRAY(SELECT t.tag FROM user_tags t WHERE t.user_id = v.id)
-                   AND p.created_at >= v.since AND p.deleted_at IS NULL AND p.is_public
-                 GROUP BY p.author_id),
+     tagged AS (SELECT r.author_id AS id, count(*) AS n
+                  FROM (SELECT p.author_id FROM posts p, v
+                         WHERE p.tags && ARRAY(SELECT t.tag FROM user_tags t WHERE t.user_id = v.id)
+                           AND p.created_at >= v.since AND p.deleted_at IS NULL AND p.is_public
+                         ORDER BY p.created_at DESC LIMIT 1000) r
+                 GROUP BY r.author_id),
      cand AS (SELECT id, n AS by_follows, 0::bigint AS by_tags FROM graph
               UNION ALL SELECT id, 0, n FROM tagged
               UNION ALL SELECT id, 0, 0 FROM users WHERE vip)

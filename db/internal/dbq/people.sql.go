@@ -148,10 +148,12 @@ WITH v AS (SELECT $2::bigint AS id, $3::timestamptz AS since),
      graph AS (SELECT f.followed_id AS id, count(*) AS n FROM follows f
                 WHERE f.follower_id IN (SELECT id FROM followees) AND f.state = 'active'
                 GROUP BY f.followed_id),
-     tagged AS (SELECT p.author_id AS id, count(*) AS n FROM posts p, v
-                 WHERE p.tags && ARRAY(SELECT t.tag FROM user_tags t WHERE t.user_id = v.id)
-                   AND p.created_at >= v.since AND p.deleted_at IS NULL AND p.is_public
-                 GROUP BY p.author_id),
+     tagged AS (SELECT r.author_id AS id, count(*) AS n
+                  FROM (SELECT p.author_id FROM posts p, v
+                         WHERE p.tags && ARRAY(SELECT t.tag FROM user_tags t WHERE t.user_id = v.id)
+                           AND p.created_at >= v.since AND p.deleted_at IS NULL AND p.is_public
+                         ORDER BY p.created_at DESC LIMIT 1000) r
+                 GROUP BY r.author_id),
      cand AS (SELECT id, n AS by_follows, 0::bigint AS by_tags FROM graph
               UNION ALL SELECT id, 0, n FROM tagged
               UNION ALL SELECT id, 0, 0 FROM users WHERE vip)
@@ -181,8 +183,8 @@ type SuggestPeopleRow struct {
 }
 
 // Whom to suggest the viewer follows, best first: the people most followed by the people
-// they follow (the latest 200 of them), then active sharers of the tags they picked (public
-// posts since since), then trusted (VIP) members. Never the viewer, anyone they follow or
+// they follow (the latest 200 of them), then active sharers of the tags they picked (the
+// latest 1,000 public posts on them since since), then trusted (VIP) members. Never the viewer, anyone they follow or
 // asked to follow, anyone in a ban with them either way, or a private account.
 func (q *Queries) SuggestPeople(ctx context.Context, arg SuggestPeopleParams) ([]SuggestPeopleRow, error) {
 	rows, err := q.db.Query(ctx, suggestPeople, arg.Lim, arg.ViewerID, arg.Since)
