@@ -48,6 +48,8 @@ type Item struct {
 	Card *LinkCard `json:"card,omitempty"`
 	// Audience is who can see an item none of whose shares the viewer reads is public.
 	Audience *Audience `json:"-"`
+	// Popular marks a front page item filling a newcomer's home feed (PopularFor).
+	Popular bool `json:"-"`
 	// Inputs kept for re-scoring and access checks; not part of the API.
 	SharerIDs []int64 `json:"-"`
 }
@@ -76,6 +78,8 @@ type Timeline struct {
 	Fencepost  string `json:"fencepost"`
 	// Refreshed says the cursor pointed into feed state that is gone: this is a fresh first page.
 	Refreshed bool `json:"refreshed,omitempty"`
+	// Followees is how many people the home feed's reader follows (-1: not a home feed).
+	Followees int `json:"-"`
 }
 
 // PostList is a page of a chronological feed (a user's posts, a group, a list, a filter feed,

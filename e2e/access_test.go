@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"context"
+	"regexp"
 	"testing"
 	"time"
+
+	"tributary"
 )
 
 // A private account's post: invisible to a user who is not approved, visible after approval,
@@ -70,4 +74,47 @@ func TestPrivateAccountApproveAndRemove(t *testing.T) {
 	_, err = anon.Goto(srv.URL + "/u/priv")
 	must(t, err)
 	must(t, expect.Locator(anon.GetByTestId("card")).ToHaveCount(0))
+}
+
+// The people pages and a newcomer's home feed never offer anyone in a ban with the viewer,
+// either way, nor their shares; suggestions leave private accounts out; anonymous visitors
+// are sent to log in.
+func TestPeoplePagesApplyAccess(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, "--poll-seconds", "-1")
+	f := newFixture(t, srv)
+	f.user("val", "Val Viewer", false)
+	f.user("vip", "Vi Pea", true)
+	f.user("banner", "Ban Ner", true)
+	f.user("banned", "Ban Ned", true)
+	f.user("hermit", "Her Mit", true)
+	f.share("vip", "https://arxiv.org/abs/2401.30001", "The trusted paper", 2*time.Hour)
+	f.share("banner", "https://arxiv.org/abs/2401.30002", "The banner's paper", 2*time.Hour)
+	f.share("banned", "https://arxiv.org/abs/2401.30003", "The banned one's paper", 2*time.Hour)
+	ctx := context.Background()
+	must(t, f.store.Ban(ctx, f.users["banner"].ID, f.users["val"].ID))
+	must(t, f.store.Ban(ctx, f.users["val"].ID, f.users["banned"].ID))
+	must(t, f.store.SetVisibility(ctx, f.users["hermit"].ID, tributary.AccessPrivate, time.Now()))
+	f.refresh()
+
+	anon := newPage(t)
+	for _, p := range []string{"/people", "/welcome"} {
+		_, err := anon.Goto(srv.URL + p)
+		must(t, err)
+		must(t, expect.Page(anon).ToHaveURL(regexp.MustCompile(`/login\?next=`)))
+	}
+
+	page := pageAs(t, srv, "val")
+	must(t, expect.Locator(page.GetByTestId("suggestions").GetByTestId("person")).ToHaveCount(1))
+	must(t, expect.Locator(page.GetByTestId("suggestions").GetByTestId("person")).ToHaveAttribute("data-handle", "vip"))
+	popular := page.GetByTestId("popular")
+	must(t, expect.Locator(popular.GetByTestId("card")).ToHaveCount(1))
+	must(t, expect.Locator(popular).ToContainText("The trusted paper"))
+	_, err := page.Goto(srv.URL + "/people?q=ban")
+	must(t, err)
+	must(t, expect.Locator(page.GetByTestId("people-none")).ToBeVisible())
+	_, err = page.Goto(srv.URL + "/people?q=her")
+	must(t, err)
+	must(t, expect.Locator(page.GetByTestId("people-results").GetByTestId("person")).ToHaveAttribute("data-handle", "hermit"))
+	must(t, expect.Locator(page.GetByTestId("suggestions").GetByTestId("person")).ToHaveCount(1))
 }

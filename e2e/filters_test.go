@@ -295,7 +295,7 @@ func TestSharerStacksNameWhoExplainsTheCard(t *testing.T) {
 
 	// Logged in, the followed sharer comes first, though neither primary nor VIP.
 	page := pageAs(t, srv, "reader")
-	must(t, expect.Locator(page.GetByTestId("card")).ToHaveCount(12))
+	must(t, expect.Locator(page.GetByTestId("feed").GetByTestId("card")).ToHaveCount(12)) // below it: the front page's
 	for _, n := range []int{1, 4, 7} {
 		card := cardWithTitle(page, fmt.Sprintf("Shared item %d", n))
 		must(t, expect.Locator(card).ToHaveCount(1))

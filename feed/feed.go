@@ -284,12 +284,15 @@ func (s *Service) page(ctx context.Context, viewer *tributary.User, q tributary.
 	}
 	t := r.timeline(p, time.Time{})
 	t.Refreshed = refreshed
+	if viewer != nil && q.List == 0 {
+		t.Followees = r.src.v.followed.Len() - 1 // the set holds the viewer too
+	}
 	return t, s.itemTalk(ctx, r.src.v.access, t.Items, r.src.talked)
 }
 
 // timeline renders a page's items, keeping only those from fenceposts after newerThan.
 func (r *request) timeline(p Page, newerThan time.Time) tributary.Timeline {
-	t := tributary.Timeline{Items: make([]tributary.Item, 0, len(p.IDs)), Path: r.src.path}
+	t := tributary.Timeline{Items: make([]tributary.Item, 0, len(p.IDs)), Path: r.src.path, Followees: -1}
 	for i, id := range p.IDs {
 		if p.In[i].After(newerThan) {
 			t.Items = append(t.Items, r.src.items[id])

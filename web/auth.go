@@ -57,8 +57,8 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.flash(r, "Welcome to Tributary, "+u.DisplayName+"! Share a link or follow people to fill your feed.")
-	http.Redirect(w, r, localPath(f.Get("next"), "/"), http.StatusSeeOther)
+	s.flash(r, "Welcome to Tributary, "+u.DisplayName+"! Pick a few tags to find people to follow.")
+	http.Redirect(w, r, localPath(f.Get("next"), "/welcome"), http.StatusSeeOther) // the first run
 }
 
 func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {

@@ -14,36 +14,38 @@ import (
 // two users (a follow, a ban) concerns those two alone.
 
 func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
-	s.onUser(w, r, followsPerUser, func(viewer, target tributary.User) (string, error) {
+	s.onUser(w, r, followsPerUser, func(viewer, target tributary.User) (string, string, error) {
 		pending, err := s.store.Follow(r.Context(), viewer.ID, target.ID)
 		if pending {
-			return "Follow request sent to @" + target.Handle + ".", err
+			return "Follow request sent to @" + target.Handle + ".", "pending", err
 		}
-		return "", err
+		return "", "active", err
 	})
 }
 
 func (s *Server) unfollow(w http.ResponseWriter, r *http.Request) {
-	s.onUser(w, r, followsPerUser, func(viewer, target tributary.User) (string, error) {
-		return "", s.store.Unfollow(r.Context(), viewer.ID, target.ID)
+	s.onUser(w, r, followsPerUser, func(viewer, target tributary.User) (string, string, error) {
+		return "", "", s.store.Unfollow(r.Context(), viewer.ID, target.ID)
 	})
 }
 
 func (s *Server) ban(w http.ResponseWriter, r *http.Request) {
-	s.onUser(w, r, bansPerUser, func(viewer, target tributary.User) (string, error) {
-		return "You banned @" + target.Handle + ".", s.store.Ban(r.Context(), viewer.ID, target.ID)
+	s.onUser(w, r, bansPerUser, func(viewer, target tributary.User) (string, string, error) {
+		return "You banned @" + target.Handle + ".", "", s.store.Ban(r.Context(), viewer.ID, target.ID)
 	})
 }
 
 func (s *Server) unban(w http.ResponseWriter, r *http.Request) {
-	s.onUser(w, r, bansPerUser, func(viewer, target tributary.User) (string, error) {
-		return "", s.store.Unban(r.Context(), viewer.ID, target.ID)
+	s.onUser(w, r, bansPerUser, func(viewer, target tributary.User) (string, string, error) {
+		return "", "", s.store.Unban(r.Context(), viewer.ID, target.ID)
 	})
 }
 
 // onUser runs an action of the viewer on the user named in the path (within the viewer's
-// limit l), then goes back to that user's page.
-func (s *Server) onUser(w http.ResponseWriter, r *http.Request, l limit, act func(viewer, target tributary.User) (string, error)) {
+// limit l), then goes back to that user's page, or to the local path the form's "return"
+// names. act reports a message to flash and how the viewer follows the user after it; a
+// follow button posting with htmx gets itself back in that state (followedInPlace).
+func (s *Server) onUser(w http.ResponseWriter, r *http.Request, l limit, act func(viewer, target tributary.User) (msg, state string, err error)) {
 	viewer := *currentUser(r.Context())
 	if s.limited(w, r, l, strconv.FormatInt(viewer.ID, 10)) {
 		return
@@ -53,16 +55,19 @@ func (s *Server) onUser(w http.ResponseWriter, r *http.Request, l limit, act fun
 		s.fail(w, r, err)
 		return
 	}
-	msg, err := act(viewer, target)
+	msg, state, err := act(viewer, target)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	s.readersChanged(r.Context(), viewer.ID, target.ID)
+	if s.followedInPlace(w, r, target, state) {
+		return
+	}
 	if msg != "" {
 		s.flash(r, msg)
 	}
-	back := "/u/" + target.Handle
+	back := localPath(r.PostFormValue("return"), "/u/"+target.Handle)
 	if r.PathValue("back") == "settings" || r.URL.Query().Get("back") == "settings" {
 		back = "/settings"
 	}

@@ -29,7 +29,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.anonCacheable(r) {
 		b, err := s.feed.AnonPage(r.Context(), q, "html"+htmxKind(r), func(t tributary.Timeline) ([]byte, error) {
-			return s.renderBytes(r, s.homeView(r, q, t))
+			return s.renderBytes(r, s.homeView(r, q, t, views.Newcomer{}))
 		})
 		if err != nil {
 			s.failFeed(w, r, q, err)
@@ -43,12 +43,42 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 		s.failFeed(w, r, q, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, s.homeView(r, q, t))
+	var nc views.Newcomer
+	if newcomerPage(r, q, t) {
+		if nc, err = s.newcomer(r, q, t); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	s.render(w, r, http.StatusOK, s.homeView(r, q, t, nc))
 }
 
-// homeView is the feed page, or just the cards for htmx.
-func (s *Server) homeView(r *http.Request, q tributary.FeedQuery, t tributary.Timeline) templ.Component {
+// newcomerPage says whether a home feed's page t is a newcomer's first page: one of a
+// reader who follows fewer than tributary.Newcomer people, which shows whom they might follow
+// above it and the front page's items below it.
+func newcomerPage(r *http.Request, q tributary.FeedQuery, t tributary.Timeline) bool {
+	return !isHTMX(r) && q.Cursor == "" && q.List == 0 && t.Followees >= 0 && t.Followees < tributary.Newcomer
+}
+
+// newcomer reads what a newcomer's home page shows beside their feed: suggestions (one
+// query), and the front page's items (the anonymous page's cache), for the viewer's access.
+func (s *Server) newcomer(r *http.Request, q tributary.FeedQuery, t tributary.Timeline) (views.Newcomer, error) {
+	var nc views.Newcomer
+	var err error
+	if nc.Suggested, err = s.store.Suggestions(r.Context(), currentUser(r.Context()).ID, suggestedOnHome, s.now()); err != nil {
+		return nc, err
+	}
+	nc.Popular, err = s.feed.Popular(r.Context(), s.viewerAccess(r), q, t.Items)
+	return nc, err
+}
+
+// homeView is the feed page (with a newcomer's additions nc), or just the cards for htmx.
+func (s *Server) homeView(r *http.Request, q tributary.FeedQuery, t tributary.Timeline, nc views.Newcomer) templ.Component {
 	fv := s.feedView(r, q, t)
+	fv.Newcomer = nc
+	if len(nc.Popular) > 0 {
+		fv.Empty = "" // the front page's items fill it
+	}
 	switch {
 	case isHTMX(r) && t.Refreshed:
 		return views.RefreshedNotice(fv.Base)

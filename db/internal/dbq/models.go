@@ -435,6 +435,11 @@ type User struct {
 	AvatarLarge    pgtype.Text
 }
 
+type UserTag struct {
+	UserID int64
+	Tag    string
+}
+
 type ViewerAccess struct {
 	ViewerID      int64
 	Blocked       []int64
