@@ -23,6 +23,7 @@ type Page struct {
 	Description string
 	Preview     bool
 	URL         string
+	Atom        string // the path of the page's Atom feed, for feed readers' autodiscovery
 	User        *tributary.User // nil when anonymous
 	Flash       string
 	Now         time.Time
