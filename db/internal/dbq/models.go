@@ -424,6 +424,8 @@ type User struct {
 	CreatedAt      time.Time
 	FollowsVersion int64
 	HomeActivity   bool
+	ExportedAt     *time.Time
+	DeletedAt      *time.Time
 }
 
 type ViewerAccess struct {

@@ -71,7 +71,7 @@ func (q *Queries) CreatePostsFeed(ctx context.Context, ownerID int64) (int64, er
 const createUser = `-- name: CreateUser :one
 INSERT INTO users (handle, display_name, password_hash, vip, notability, created_at)
 VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity
+RETURNING id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, exported_at, deleted_at
 `
 
 type CreateUserParams struct {
@@ -104,6 +104,8 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 		&i.CreatedAt,
 		&i.FollowsVersion,
 		&i.HomeActivity,
+		&i.ExportedAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
@@ -274,7 +276,7 @@ func (q *Queries) SessionData(ctx context.Context, token string) ([]byte, error)
 }
 
 const sessionWithAccess = `-- name: SessionWithAccess :one
-SELECT s.data, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
+SELECT s.data, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
   FROM sessions s
   JOIN users u ON u.id = s.user_id
   JOIN viewer_access a ON a.viewer_id = u.id
@@ -304,6 +306,8 @@ func (q *Queries) SessionWithAccess(ctx context.Context, token string) (SessionW
 		&i.User.CreatedAt,
 		&i.User.FollowsVersion,
 		&i.User.HomeActivity,
+		&i.User.ExportedAt,
+		&i.User.DeletedAt,
 		&i.ViewerAccess.ViewerID,
 		&i.ViewerAccess.Blocked,
 		&i.ViewerAccess.PrivateFeeds,
@@ -344,7 +348,7 @@ func (q *Queries) Unmute(ctx context.Context, arg UnmuteParams) error {
 }
 
 const userByHandle = `-- name: UserByHandle :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity FROM users WHERE lower(handle) = lower($1)
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, exported_at, deleted_at FROM users WHERE lower(handle) = lower($1)
 `
 
 func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error) {
@@ -361,12 +365,14 @@ func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error)
 		&i.CreatedAt,
 		&i.FollowsVersion,
 		&i.HomeActivity,
+		&i.ExportedAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
 
 const userByID = `-- name: UserByID :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity FROM users WHERE id = $1
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, exported_at, deleted_at FROM users WHERE id = $1
 `
 
 func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
@@ -383,6 +389,8 @@ func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
 		&i.CreatedAt,
 		&i.FollowsVersion,
 		&i.HomeActivity,
+		&i.ExportedAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
@@ -423,7 +431,7 @@ func (q *Queries) UserStats(ctx context.Context, arg UserStatsParams) (UserStats
 }
 
 const userWithAccess = `-- name: UserWithAccess :one
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
   FROM users u JOIN viewer_access a ON a.viewer_id = u.id
  WHERE u.id = $1
 `
@@ -449,6 +457,8 @@ func (q *Queries) UserWithAccess(ctx context.Context, id int64) (UserWithAccessR
 		&i.User.CreatedAt,
 		&i.User.FollowsVersion,
 		&i.User.HomeActivity,
+		&i.User.ExportedAt,
+		&i.User.DeletedAt,
 		&i.ViewerAccess.ViewerID,
 		&i.ViewerAccess.Blocked,
 		&i.ViewerAccess.PrivateFeeds,
