@@ -54,21 +54,21 @@ func (s *Store) Export(ctx context.Context, userID int64, handle string, w io.Wr
 	}
 	for _, part := range []struct {
 		name string
-		read func(after int64) ([]exportDoc, error)
+		read func(before exportKey) ([]exportDoc, error)
 	}{
-		{"comments.json", func(after int64) ([]exportDoc, error) {
-			rows, err := s.q.ExportComments(ctx, dbq.ExportCommentsParams{AuthorID: userID, AfterID: after, Batch: exportBatch})
+		{"comments.json", func(before exportKey) ([]exportDoc, error) {
+			rows, err := s.q.ExportComments(ctx, dbq.ExportCommentsParams{AuthorID: userID, BeforeAt: before.at, BeforeID: before.id, Batch: exportBatch})
 			docs := make([]exportDoc, len(rows))
 			for i, r := range rows {
-				docs[i] = exportDoc{r.ID, r.Doc}
+				docs[i] = exportDoc{exportKey{r.CreatedAt, r.ID}, r.Doc}
 			}
 			return docs, err
 		}},
-		{"likes.json", func(after int64) ([]exportDoc, error) {
-			rows, err := s.q.ExportLikes(ctx, dbq.ExportLikesParams{UserID: userID, AfterID: after, Batch: exportBatch})
+		{"likes.json", func(before exportKey) ([]exportDoc, error) {
+			rows, err := s.q.ExportLikes(ctx, dbq.ExportLikesParams{UserID: userID, BeforeAt: before.at, BeforeID: before.id, Batch: exportBatch})
 			docs := make([]exportDoc, len(rows))
 			for i, r := range rows {
-				docs[i] = exportDoc{r.ID, r.Doc}
+				docs[i] = exportDoc{exportKey{r.CreatedAt, r.ID}, r.Doc}
 			}
 			return docs, err
 		}},
@@ -109,8 +109,8 @@ func (s *Store) exportPosts(ctx context.Context, zw *zip.Writer, userID int64, h
 	if err != nil {
 		return fmt.Errorf("db: export: %w", err)
 	}
-	for after := int64(0); ; {
-		rows, err := s.q.ExportPosts(ctx, dbq.ExportPostsParams{AuthorID: userID, AfterID: after, Batch: exportBatch})
+	for before := exportStart; ; {
+		rows, err := s.q.ExportPosts(ctx, dbq.ExportPostsParams{AuthorID: userID, BeforeAt: before.at, BeforeID: before.id, Batch: exportBatch})
 		if err != nil {
 			return fmt.Errorf("db: export posts: %w", err)
 		}
@@ -126,7 +126,8 @@ func (s *Store) exportPosts(ctx context.Context, zw *zip.Writer, userID int64, h
 		if len(rows) < exportBatch {
 			break
 		}
-		after = rows[len(rows)-1].ID
+		last := rows[len(rows)-1]
+		before = exportKey{last.CreatedAt, last.ID}
 	}
 	if err := out.Flush(); err != nil {
 		return fmt.Errorf("db: export: %w", err)
@@ -153,14 +154,23 @@ type exportMessage struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// exportDoc is one JSON document of an export and the key the next batch reads after.
+// exportKey is where a batch of an export stops: rows are read newest first, by time then id.
+type exportKey struct {
+	at time.Time
+	id int64
+}
+
+// exportStart is before every row.
+var exportStart = exportKey{time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 0}
+
+// exportDoc is one JSON document of an export and the key the next batch reads before.
 type exportDoc struct {
-	key int64
+	key exportKey
 	doc string
 }
 
 // exportArray writes a JSON array of documents read a batch at a time.
-func exportArray(zw *zip.Writer, name string, read func(after int64) ([]exportDoc, error)) error {
+func exportArray(zw *zip.Writer, name string, read func(before exportKey) ([]exportDoc, error)) error {
 	fw, err := zw.Create(name)
 	if err != nil {
 		return fmt.Errorf("db: export: %w", err)
@@ -169,8 +179,8 @@ func exportArray(zw *zip.Writer, name string, read func(after int64) ([]exportDo
 		return fmt.Errorf("db: export: %w", err)
 	}
 	sep := "\n"
-	for after := int64(0); ; {
-		docs, err := read(after)
+	for before := exportStart; ; {
+		docs, err := read(before)
 		if err != nil {
 			return fmt.Errorf("db: export %s: %w", name, err)
 		}
@@ -183,7 +193,7 @@ func exportArray(zw *zip.Writer, name string, read func(after int64) ([]exportDo
 		if len(docs) < exportBatch {
 			break
 		}
-		after = docs[len(docs)-1].key
+		before = docs[len(docs)-1].key
 	}
 	if _, err := io.WriteString(fw, "\n]\n"); err != nil {
 		return fmt.Errorf("db: export: %w", err)

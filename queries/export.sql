@@ -7,30 +7,34 @@ UPDATE users SET exported_at = CASE WHEN exported_at IS NULL OR exported_at <= @
 RETURNING exported_at::timestamptz AS exported_at;
 
 -- name: ExportPosts :many
--- A batch of a user's posts after a post id, oldest first.
+-- A batch of a user's posts before a (created_at, id), newest first: a walk down
+-- posts_author_created_idx.
 SELECT id, url, title, body, tags, created_at, is_direct
   FROM posts
- WHERE author_id = @author_id AND deleted_at IS NULL AND id > @after_id
- ORDER BY id
+ WHERE author_id = @author_id AND deleted_at IS NULL
+   AND (created_at, id) < (@before_at::timestamptz, @before_id::bigint)
+ ORDER BY created_at DESC, id DESC
  LIMIT @batch;
 
 -- name: ExportComments :many
--- A batch of a user's comments after a comment id, as JSON documents.
-SELECT c.id, json_build_object('post_id', c.post_id, 'url', p.url, 'body', c.body,
+-- A batch of a user's comments before a (created_at, id), newest first, as JSON documents.
+SELECT c.id, c.created_at, json_build_object('post_id', c.post_id, 'url', p.url, 'body', c.body,
                                'created_at', c.created_at, 'edited_at', c.edited_at)::text AS doc
   FROM comments c
   JOIN posts p ON p.id = c.post_id
- WHERE c.author_id = @author_id AND c.id > @after_id AND p.deleted_at IS NULL
- ORDER BY c.id
+ WHERE c.author_id = @author_id AND p.deleted_at IS NULL
+   AND (c.created_at, c.id) < (@before_at::timestamptz, @before_id::bigint)
+ ORDER BY c.created_at DESC, c.id DESC
  LIMIT @batch;
 
 -- name: ExportLikes :many
--- A batch of a user's likes after a post id, as JSON documents.
-SELECT l.post_id AS id, json_build_object('post_id', l.post_id, 'url', p.url, 'created_at', l.created_at)::text AS doc
+-- A batch of a user's likes before a (created_at, post_id), newest first, as JSON documents.
+SELECT l.post_id AS id, l.created_at, json_build_object('post_id', l.post_id, 'url', p.url, 'created_at', l.created_at)::text AS doc
   FROM likes l
   JOIN posts p ON p.id = l.post_id
- WHERE l.user_id = @user_id AND l.post_id > @after_id AND p.deleted_at IS NULL
- ORDER BY l.post_id
+ WHERE l.user_id = @user_id AND p.deleted_at IS NULL
+   AND (l.created_at, l.post_id) < (@before_at::timestamptz, @before_id::bigint)
+ ORDER BY l.created_at DESC, l.post_id DESC
  LIMIT @batch;
 
 -- name: ExportSocial :one

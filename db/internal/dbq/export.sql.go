@@ -33,29 +33,37 @@ func (q *Queries) ClaimExport(ctx context.Context, arg ClaimExportParams) (time.
 }
 
 const exportComments = `-- name: ExportComments :many
-SELECT c.id, json_build_object('post_id', c.post_id, 'url', p.url, 'body', c.body,
+SELECT c.id, c.created_at, json_build_object('post_id', c.post_id, 'url', p.url, 'body', c.body,
                                'created_at', c.created_at, 'edited_at', c.edited_at)::text AS doc
   FROM comments c
   JOIN posts p ON p.id = c.post_id
- WHERE c.author_id = $1 AND c.id > $2 AND p.deleted_at IS NULL
- ORDER BY c.id
- LIMIT $3
+ WHERE c.author_id = $1 AND p.deleted_at IS NULL
+   AND (c.created_at, c.id) < ($2::timestamptz, $3::bigint)
+ ORDER BY c.created_at DESC, c.id DESC
+ LIMIT $4
 `
 
 type ExportCommentsParams struct {
 	AuthorID int64
-	AfterID  int64
+	BeforeAt time.Time
+	BeforeID int64
 	Batch    int32
 }
 
 type ExportCommentsRow struct {
-	ID  int64
-	Doc string
+	ID        int64
+	CreatedAt time.Time
+	Doc       string
 }
 
-// A batch of a user's comments after a comment id, as JSON documents.
+// A batch of a user's comments before a (created_at, id), newest first, as JSON documents.
 func (q *Queries) ExportComments(ctx context.Context, arg ExportCommentsParams) ([]ExportCommentsRow, error) {
-	rows, err := q.db.Query(ctx, exportComments, arg.AuthorID, arg.AfterID, arg.Batch)
+	rows, err := q.db.Query(ctx, exportComments,
+		arg.AuthorID,
+		arg.BeforeAt,
+		arg.BeforeID,
+		arg.Batch,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +71,7 @@ func (q *Queries) ExportComments(ctx context.Context, arg ExportCommentsParams) 
 	items := []ExportCommentsRow{}
 	for rows.Next() {
 		var i ExportCommentsRow
-		if err := rows.Scan(&i.ID, &i.Doc); err != nil {
+		if err := rows.Scan(&i.ID, &i.CreatedAt, &i.Doc); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -75,28 +83,36 @@ func (q *Queries) ExportComments(ctx context.Context, arg ExportCommentsParams) 
 }
 
 const exportLikes = `-- name: ExportLikes :many
-SELECT l.post_id AS id, json_build_object('post_id', l.post_id, 'url', p.url, 'created_at', l.created_at)::text AS doc
+SELECT l.post_id AS id, l.created_at, json_build_object('post_id', l.post_id, 'url', p.url, 'created_at', l.created_at)::text AS doc
   FROM likes l
   JOIN posts p ON p.id = l.post_id
- WHERE l.user_id = $1 AND l.post_id > $2 AND p.deleted_at IS NULL
- ORDER BY l.post_id
- LIMIT $3
+ WHERE l.user_id = $1 AND p.deleted_at IS NULL
+   AND (l.created_at, l.post_id) < ($2::timestamptz, $3::bigint)
+ ORDER BY l.created_at DESC, l.post_id DESC
+ LIMIT $4
 `
 
 type ExportLikesParams struct {
-	UserID  int64
-	AfterID int64
-	Batch   int32
+	UserID   int64
+	BeforeAt time.Time
+	BeforeID int64
+	Batch    int32
 }
 
 type ExportLikesRow struct {
-	ID  int64
-	Doc string
+	ID        int64
+	CreatedAt time.Time
+	Doc       string
 }
 
-// A batch of a user's likes after a post id, as JSON documents.
+// A batch of a user's likes before a (created_at, post_id), newest first, as JSON documents.
 func (q *Queries) ExportLikes(ctx context.Context, arg ExportLikesParams) ([]ExportLikesRow, error) {
-	rows, err := q.db.Query(ctx, exportLikes, arg.UserID, arg.AfterID, arg.Batch)
+	rows, err := q.db.Query(ctx, exportLikes,
+		arg.UserID,
+		arg.BeforeAt,
+		arg.BeforeID,
+		arg.Batch,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +120,7 @@ func (q *Queries) ExportLikes(ctx context.Context, arg ExportLikesParams) ([]Exp
 	items := []ExportLikesRow{}
 	for rows.Next() {
 		var i ExportLikesRow
-		if err := rows.Scan(&i.ID, &i.Doc); err != nil {
+		if err := rows.Scan(&i.ID, &i.CreatedAt, &i.Doc); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -118,14 +134,16 @@ func (q *Queries) ExportLikes(ctx context.Context, arg ExportLikesParams) ([]Exp
 const exportPosts = `-- name: ExportPosts :many
 SELECT id, url, title, body, tags, created_at, is_direct
   FROM posts
- WHERE author_id = $1 AND deleted_at IS NULL AND id > $2
- ORDER BY id
- LIMIT $3
+ WHERE author_id = $1 AND deleted_at IS NULL
+   AND (created_at, id) < ($2::timestamptz, $3::bigint)
+ ORDER BY created_at DESC, id DESC
+ LIMIT $4
 `
 
 type ExportPostsParams struct {
 	AuthorID int64
-	AfterID  int64
+	BeforeAt time.Time
+	BeforeID int64
 	Batch    int32
 }
 
@@ -139,9 +157,15 @@ type ExportPostsRow struct {
 	IsDirect  bool
 }
 
-// A batch of a user's posts after a post id, oldest first.
+// A batch of a user's posts before a (created_at, id), newest first: a walk down
+// posts_author_created_idx.
 func (q *Queries) ExportPosts(ctx context.Context, arg ExportPostsParams) ([]ExportPostsRow, error) {
-	rows, err := q.db.Query(ctx, exportPosts, arg.AuthorID, arg.AfterID, arg.Batch)
+	rows, err := q.db.Query(ctx, exportPosts,
+		arg.AuthorID,
+		arg.BeforeAt,
+		arg.BeforeID,
+		arg.Batch,
+	)
 	if err != nil {
 		return nil, err
 	}
