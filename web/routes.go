@@ -68,6 +68,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /settings/activity", s.requireUser(s.setHomeActivity))
 	mux.HandleFunc("GET /settings/export", s.requireUser(s.exportPage))
 	mux.HandleFunc("POST /settings/export", s.requireUser(s.export))
+	mux.HandleFunc("POST /settings/delete", s.requireUser(s.deleteAccount))
 	mux.HandleFunc("POST /settings/requests/{handle}/approve", s.requireUser(s.onFollower(approveRequest)))
 	mux.HandleFunc("POST /settings/requests/{handle}/decline", s.requireUser(s.onFollower(declineRequest)))
 	mux.HandleFunc("POST /settings/followers/{handle}/remove", s.requireUser(s.onFollower(removeFollower)))

@@ -278,7 +278,7 @@ func (q *Queries) SessionData(ctx context.Context, token string) ([]byte, error)
 const sessionWithAccess = `-- name: SessionWithAccess :one
 SELECT s.data, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
   FROM sessions s
-  JOIN users u ON u.id = s.user_id
+  JOIN users u ON u.id = s.user_id AND u.deleted_at IS NULL
   JOIN viewer_access a ON a.viewer_id = u.id
  WHERE s.token = $1 AND current_timestamp < s.expiry
 `
@@ -348,7 +348,7 @@ func (q *Queries) Unmute(ctx context.Context, arg UnmuteParams) error {
 }
 
 const userByHandle = `-- name: UserByHandle :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, exported_at, deleted_at FROM users WHERE lower(handle) = lower($1)
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, exported_at, deleted_at FROM users WHERE lower(handle) = lower($1) AND deleted_at IS NULL
 `
 
 func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error) {
@@ -372,7 +372,7 @@ func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error)
 }
 
 const userByID = `-- name: UserByID :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, exported_at, deleted_at FROM users WHERE id = $1
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, exported_at, deleted_at FROM users WHERE id = $1 AND deleted_at IS NULL
 `
 
 func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
@@ -433,7 +433,7 @@ func (q *Queries) UserStats(ctx context.Context, arg UserStatsParams) (UserStats
 const userWithAccess = `-- name: UserWithAccess :one
 SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
   FROM users u JOIN viewer_access a ON a.viewer_id = u.id
- WHERE u.id = $1
+ WHERE u.id = $1 AND u.deleted_at IS NULL
 `
 
 type UserWithAccessRow struct {
