@@ -34,9 +34,10 @@ RETURNING f.follower_id;
 DELETE FROM sessions WHERE user_id = @user_id;
 
 -- name: DeleteUserMemberships :exec
--- A deleted user leaves the groups and the lists others made (after HandOverGroups): member
--- lists show them no more.
-WITH gm AS (DELETE FROM group_members WHERE user_id = @user_id)
+-- A deleted user leaves the groups and the lists others made (after HandOverGroups), and
+-- the private feeds they read: member lists show them no more, and they read nothing.
+WITH gm AS (DELETE FROM group_members WHERE user_id = @user_id),
+rd AS (DELETE FROM feed_readers WHERE user_id = @user_id)
 DELETE FROM list_members WHERE member_id = @user_id;
 
 -- name: HandOverGroups :exec

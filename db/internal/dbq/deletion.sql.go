@@ -95,12 +95,13 @@ func (q *Queries) DeleteUserLikes(ctx context.Context, userID int64) ([]int64, e
 }
 
 const deleteUserMemberships = `-- name: DeleteUserMemberships :exec
-WITH gm AS (DELETE FROM group_members WHERE user_id = $1)
+WITH gm AS (DELETE FROM group_members WHERE user_id = $1),
+rd AS (DELETE FROM feed_readers WHERE user_id = $1)
 DELETE FROM list_members WHERE member_id = $1
 `
 
-// A deleted user leaves the groups and the lists others made (after HandOverGroups): member
-// lists show them no more.
+// A deleted user leaves the groups and the lists others made (after HandOverGroups), and
+// the private feeds they read: member lists show them no more, and they read nothing.
 func (q *Queries) DeleteUserMemberships(ctx context.Context, userID int64) error {
 	_, err := q.db.Exec(ctx, deleteUserMemberships, userID)
 	return err
