@@ -62,13 +62,13 @@ UPDATE feeds f SET moderated = true
   FROM alone a WHERE f.id = a.id AND a.id NOT IN (SELECT h.feed_id FROM heir h);
 
 -- name: PurgeUser :exec
--- Removes for good what a deleted user left: memberships, lists, bans, readers, mutes,
--- hides and their events (memberships again: DeleteAccount removed them, a join may race). Their row and handle stay; so do their posts, deleted (others'
+-- Removes for good what a deleted user left: memberships, lists, readers, mutes, hides and
+-- their events (memberships again: DeleteAccount removed them, a join may race). Bans stay:
+-- one the user made still guards the groups they created, and lifting it would widen access. Their row and handle stay; so do their posts, deleted (others'
 -- hides and comments hang on them).
 WITH gm AS (DELETE FROM group_members WHERE user_id = @user_id),
 lm AS (DELETE FROM list_members WHERE member_id = @user_id),
 ls AS (DELETE FROM lists WHERE owner_id = @user_id),
-bs AS (DELETE FROM bans WHERE user_id = @user_id OR banned_id = @user_id),
 rd AS (DELETE FROM feed_readers WHERE user_id = @user_id),
 mu AS (DELETE FROM mutes WHERE user_id = @user_id),
 hi AS (DELETE FROM hidden_items WHERE user_id = @user_id)

@@ -199,15 +199,15 @@ const purgeUser = `-- name: PurgeUser :exec
 WITH gm AS (DELETE FROM group_members WHERE user_id = $1),
 lm AS (DELETE FROM list_members WHERE member_id = $1),
 ls AS (DELETE FROM lists WHERE owner_id = $1),
-bs AS (DELETE FROM bans WHERE user_id = $1 OR banned_id = $1),
 rd AS (DELETE FROM feed_readers WHERE user_id = $1),
 mu AS (DELETE FROM mutes WHERE user_id = $1),
 hi AS (DELETE FROM hidden_items WHERE user_id = $1)
 DELETE FROM events WHERE viewer_id = $1
 `
 
-// Removes for good what a deleted user left: memberships, lists, bans, readers, mutes,
-// hides and their events (memberships again: DeleteAccount removed them, a join may race). Their row and handle stay; so do their posts, deleted (others'
+// Removes for good what a deleted user left: memberships, lists, readers, mutes, hides and
+// their events (memberships again: DeleteAccount removed them, a join may race). Bans stay:
+// one the user made still guards the groups they created, and lifting it would widen access. Their row and handle stay; so do their posts, deleted (others'
 // hides and comments hang on them).
 func (q *Queries) PurgeUser(ctx context.Context, userID int64) error {
 	_, err := q.db.Exec(ctx, purgeUser, userID)
