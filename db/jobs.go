@@ -73,6 +73,7 @@ func (s *Store) jobClient(log *slog.Logger) (*river.Client[pgx.Tx], error) {
 	s.jobs.once.Do(func() {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &rebuildRiverWorker{s: s})
+		river.AddWorker(workers, &purgeUserWorker{s: s})
 		queues := map[string]river.QueueConfig{riversQueue: {MaxWorkers: max(cfg.Workers, 1)}}
 		if s.Fetcher != nil {
 			river.AddWorker(workers, &fetchCardWorker{s: s})

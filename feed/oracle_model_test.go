@@ -324,3 +324,31 @@ func change(t *testing.T, ctx context.Context, store *db.Store, r *rand.Rand, m 
 		t.Fatal(err)
 	}
 }
+
+// deleteAccount deletes a user's account through the store and the model: their posts are
+// deleted, their likes, comments, follows and memberships gone; everyone else's stay.
+func deleteAccount(t *testing.T, ctx context.Context, store *db.Store, m *model, u int64, now time.Time) {
+	t.Helper()
+	if err := store.DeleteAccount(ctx, u, now); err != nil {
+		t.Fatal(err)
+	}
+	for i := range m.posts {
+		if m.posts[i].author == u {
+			m.posts[i].deleted = true
+		}
+	}
+	for k := range m.likes {
+		if k[1] == u {
+			delete(m.likes, k)
+		}
+	}
+	m.comments = slices.DeleteFunc(m.comments, func(c modelComment) bool { return c.author == u })
+	for k := range m.follows {
+		if k[0] == u || k[1] == u {
+			delete(m.follows, k)
+		}
+	}
+	for _, members := range m.members {
+		delete(members, u)
+	}
+}

@@ -137,6 +137,14 @@ func TestAccessOracle(t *testing.T) {
 		for range r.IntN(3) {
 			change(t, ctx, store, r, m, now)
 		}
+		// In one world of three, an account is deleted: every viewer's every read path then
+		// shows none of its posts, comments, likes or sharer entries (no draw of r: the
+		// worlds stay as they were).
+		var gone int64 // the deleted account, no viewer any more: it can neither log in nor keep a session
+		if w%3 == 2 {
+			gone = m.users[w%len(m.users)].ID
+			deleteAccount(t, ctx, store, m, gone, now)
+		}
 		snap.AccessChanged()
 		if site {
 			bus.Sync(ctx) // as a writer's instance does after a change in who may read what
@@ -144,6 +152,9 @@ func TestAccessOracle(t *testing.T) {
 
 		for vi, v := range viewers {
 			vid := id(v)
+			if vid != 0 && vid == gone {
+				continue
+			}
 			label := fmt.Sprintf("world %d viewer %d", w, vid)
 			access, err := store.ViewerAccess(ctx, vid)
 			if err != nil {

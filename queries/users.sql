@@ -8,17 +8,17 @@ INSERT INTO feeds (kind, owner_id, access) VALUES ('posts', @owner_id, 'public')
 RETURNING id;
 
 -- name: UserByHandle :one
-SELECT * FROM users WHERE lower(handle) = lower(@handle);
+SELECT * FROM users WHERE lower(handle) = lower(@handle) AND deleted_at IS NULL;
 
 -- name: UserByID :one
-SELECT * FROM users WHERE id = @id;
+SELECT * FROM users WHERE id = @id AND deleted_at IS NULL;
 
 -- name: UserWithAccess :one
 -- A signed-in user and what the access rules need of them, in one round trip (for a session
 -- that does not name its user: SessionWithAccess reads the others').
 SELECT sqlc.embed(u), sqlc.embed(a)
   FROM users u JOIN viewer_access a ON a.viewer_id = u.id
- WHERE u.id = @id;
+ WHERE u.id = @id AND u.deleted_at IS NULL;
 
 -- name: SessionWithAccess :one
 -- A session that names its user, with the user and what the access rules need of them: the
@@ -26,7 +26,7 @@ SELECT sqlc.embed(u), sqlc.embed(a)
 -- days (sessionIdle in db/sessions.go) is over, as one past its expiry is.
 SELECT s.data, s.seen_at, sqlc.embed(u), sqlc.embed(a)
   FROM sessions s
-  JOIN users u ON u.id = s.user_id
+  JOIN users u ON u.id = s.user_id AND u.deleted_at IS NULL
   JOIN viewer_access a ON a.viewer_id = u.id
  WHERE s.token_hash = @token_hash AND current_timestamp < s.expiry
    AND s.seen_at > current_timestamp - interval '30 days';

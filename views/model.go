@@ -23,10 +23,12 @@ type Page struct {
 	Description string
 	Preview     bool
 	URL         string
-	User        *tributary.User // nil when anonymous
-	Flash       string
-	FlashUndo   *Undo // a button beside the flash that takes back what it tells of
-	Now         time.Time
+	// Atom is the path of the page's Atom feed, for feed readers' autodiscovery.
+	Atom      string
+	User      *tributary.User // nil when anonymous
+	Flash     string
+	FlashUndo *Undo // a button beside the flash that takes back what it tells of
+	Now       time.Time
 	// RequestID names the request on a 5xx page, for a report.
 	RequestID string
 	// DwellFlushMs is how often the dwell tracker reports (tests shorten it); "" for the default.

@@ -53,13 +53,18 @@ func (s *Server) userFilterPage(w http.ResponseWriter, r *http.Request, tab stri
 }
 
 func (s *Server) tagPage(w http.ResponseWriter, r *http.Request) {
-	tags, err := tributary.NormalizeTags([]string{r.PathValue("tag")})
+	name, atom := atomName(r.PathValue("tag"))
+	tags, err := tributary.NormalizeTags([]string{name})
 	if err != nil || len(tags) != 1 {
 		s.fail(w, r, tributary.Errorf(tributary.EInvalid, "Tag %q may use only letters, digits, '-', '_' and '.', at most %d of them.",
 			r.PathValue("tag"), tributary.TagMaxLen))
 		return
 	}
 	tag := tags[0]
+	if atom {
+		s.tagAtom(w, r, tag)
+		return
+	}
 	path := "/t/" + tag
 	l, done := s.chronoList(w, r, feed.Chrono{Filter: db.TagFeed(tag)}, path, "No post you can read has #"+tag+" yet.", false)
 	if done {
@@ -68,7 +73,7 @@ func (s *Server) tagPage(w http.ResponseWriter, r *http.Request) {
 	v := views.FilterView{Heading: "#" + tag, Posts: l,
 		Intro: "Posts tagged #" + tag + ", or with #" + tag + " in their text or comments, newest first."}
 	pg := s.page(r, v.Heading)
-	pg.Preview, pg.URL, pg.Description = true, absoluteURL(r, path), v.Intro
+	pg.Preview, pg.URL, pg.Description, pg.Atom = true, absoluteURL(r, path), v.Intro, path+".atom"
 	s.render(w, r, http.StatusOK, views.FilterPage(pg, v))
 }
 

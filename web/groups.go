@@ -40,6 +40,10 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) groupPage(w http.ResponseWriter, r *http.Request) {
+	if name, ok := atomName(r.PathValue("name")); ok {
+		s.groupAtom(w, r, name)
+		return
+	}
 	var viewerID int64
 	if u := currentUser(r.Context()); u != nil {
 		viewerID = u.ID
@@ -56,6 +60,9 @@ func (s *Server) groupPage(w http.ResponseWriter, r *http.Request) {
 	v := views.GroupView{Group: gp.Group, Members: gp.Members, Role: gp.Role, State: gp.State, Posts: l}
 	pg := s.page(r, gp.Group.Title)
 	pg.Preview, pg.URL = true, absoluteURL(r, "/g/"+gp.Group.Name)
+	if gp.Group.Access == tributary.AccessPublic {
+		pg.Atom = "/g/" + gp.Group.Name + ".atom"
+	}
 	pg.Description = fmt.Sprintf("%s, a %s group on Tributary: papers, models, repositories and posts its members shared.",
 		gp.Group.Title, gp.Group.Access)
 	s.render(w, r, http.StatusOK, views.GroupPage(pg, v))

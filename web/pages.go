@@ -26,6 +26,10 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) userPage(w http.ResponseWriter, r *http.Request) {
+	if handle, ok := atomName(r.PathValue("handle")); ok {
+		s.userAtom(w, r, handle)
+		return
+	}
 	u, err := s.names.byHandle(r.Context(), r.PathValue("handle"))
 	if err != nil {
 		s.fail(w, r, err)
@@ -54,6 +58,9 @@ func (s *Server) userPage(w http.ResponseWriter, r *http.Request) {
 	}
 	pg := s.page(r, p.User.DisplayName+" (@"+p.User.Handle+")")
 	pg.Preview, pg.URL = true, absoluteURL(r, "/u/"+p.User.Handle)
+	if p.Visibility == tributary.AccessPublic {
+		pg.Atom = "/u/" + p.User.Handle + ".atom"
+	}
 	pg.Description = fmt.Sprintf("%s (@%s) on Tributary: papers, models, repositories and posts they shared.", p.User.DisplayName, p.User.Handle)
 	s.render(w, r, http.StatusOK, views.UserPage(pg, pr))
 }

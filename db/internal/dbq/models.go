@@ -433,6 +433,8 @@ type User struct {
 	Bio            string
 	Avatar         pgtype.Text
 	AvatarLarge    pgtype.Text
+	ExportedAt     *time.Time
+	DeletedAt      *time.Time
 }
 
 type UserTag struct {

@@ -76,7 +76,7 @@ func (q *Queries) CreatePostsFeed(ctx context.Context, ownerID int64) (int64, er
 const createUser = `-- name: CreateUser :one
 INSERT INTO users (handle, display_name, password_hash, vip, notability, created_at)
 VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, bio, avatar, avatar_large
+RETURNING id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, bio, avatar, avatar_large, exported_at, deleted_at
 `
 
 type CreateUserParams struct {
@@ -112,6 +112,8 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 		&i.Bio,
 		&i.Avatar,
 		&i.AvatarLarge,
+		&i.ExportedAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
@@ -326,9 +328,9 @@ func (q *Queries) SessionData(ctx context.Context, tokenHash []byte) (SessionDat
 }
 
 const sessionWithAccess = `-- name: SessionWithAccess :one
-SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.bio, u.avatar, u.avatar_large, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
+SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
   FROM sessions s
-  JOIN users u ON u.id = s.user_id
+  JOIN users u ON u.id = s.user_id AND u.deleted_at IS NULL
   JOIN viewer_access a ON a.viewer_id = u.id
  WHERE s.token_hash = $1 AND current_timestamp < s.expiry
    AND s.seen_at > current_timestamp - interval '30 days'
@@ -363,6 +365,8 @@ func (q *Queries) SessionWithAccess(ctx context.Context, tokenHash []byte) (Sess
 		&i.User.Bio,
 		&i.User.Avatar,
 		&i.User.AvatarLarge,
+		&i.User.ExportedAt,
+		&i.User.DeletedAt,
 		&i.ViewerAccess.ViewerID,
 		&i.ViewerAccess.Blocked,
 		&i.ViewerAccess.PrivateFeeds,
@@ -512,7 +516,7 @@ func (q *Queries) UpdateSession(ctx context.Context, arg UpdateSessionParams) er
 }
 
 const userByHandle = `-- name: UserByHandle :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, bio, avatar, avatar_large FROM users WHERE lower(handle) = lower($1)
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, bio, avatar, avatar_large, exported_at, deleted_at FROM users WHERE lower(handle) = lower($1) AND deleted_at IS NULL
 `
 
 func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error) {
@@ -532,12 +536,14 @@ func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error)
 		&i.Bio,
 		&i.Avatar,
 		&i.AvatarLarge,
+		&i.ExportedAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
 
 const userByID = `-- name: UserByID :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, bio, avatar, avatar_large FROM users WHERE id = $1
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, bio, avatar, avatar_large, exported_at, deleted_at FROM users WHERE id = $1 AND deleted_at IS NULL
 `
 
 func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
@@ -557,6 +563,8 @@ func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
 		&i.Bio,
 		&i.Avatar,
 		&i.AvatarLarge,
+		&i.ExportedAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
@@ -644,9 +652,9 @@ func (q *Queries) UserStats(ctx context.Context, arg UserStatsParams) (UserStats
 }
 
 const userWithAccess = `-- name: UserWithAccess :one
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.bio, u.avatar, u.avatar_large, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
   FROM users u JOIN viewer_access a ON a.viewer_id = u.id
- WHERE u.id = $1
+ WHERE u.id = $1 AND u.deleted_at IS NULL
 `
 
 type UserWithAccessRow struct {
@@ -673,6 +681,8 @@ func (q *Queries) UserWithAccess(ctx context.Context, id int64) (UserWithAccessR
 		&i.User.Bio,
 		&i.User.Avatar,
 		&i.User.AvatarLarge,
+		&i.User.ExportedAt,
+		&i.User.DeletedAt,
 		&i.ViewerAccess.ViewerID,
 		&i.ViewerAccess.Blocked,
 		&i.ViewerAccess.PrivateFeeds,
