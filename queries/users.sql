@@ -22,8 +22,9 @@ SELECT sqlc.embed(u), sqlc.embed(a)
 
 -- name: SessionWithAccess :one
 -- A session that names its user, with the user and what the access rules need of them: the
--- one round trip every signed-in request makes before its page's.
-SELECT s.data, sqlc.embed(u), sqlc.embed(a)
+-- one round trip every signed-in request makes before its page's; and the user's unread
+-- notifications, which every page's header shows.
+SELECT s.data, sqlc.embed(u), sqlc.embed(a), notification_unread(u.id, a.blocked, a.private_feeds)::int AS unread
   FROM sessions s
   JOIN users u ON u.id = s.user_id
   JOIN viewer_access a ON a.viewer_id = u.id

@@ -71,7 +71,7 @@ func (q *Queries) CreatePostsFeed(ctx context.Context, ownerID int64) (int64, er
 const createUser = `-- name: CreateUser :one
 INSERT INTO users (handle, display_name, password_hash, vip, notability, created_at)
 VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity
+RETURNING id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, notify_grouping
 `
 
 type CreateUserParams struct {
@@ -104,6 +104,7 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 		&i.CreatedAt,
 		&i.FollowsVersion,
 		&i.HomeActivity,
+		&i.NotifyGrouping,
 	)
 	return i, err
 }
@@ -274,7 +275,7 @@ func (q *Queries) SessionData(ctx context.Context, token string) ([]byte, error)
 }
 
 const sessionWithAccess = `-- name: SessionWithAccess :one
-SELECT s.data, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
+SELECT s.data, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, notification_unread(u.id, a.blocked, a.private_feeds)::int AS unread
   FROM sessions s
   JOIN users u ON u.id = s.user_id
   JOIN viewer_access a ON a.viewer_id = u.id
@@ -285,10 +286,12 @@ type SessionWithAccessRow struct {
 	Data         []byte
 	User         User
 	ViewerAccess ViewerAccess
+	Unread       int32
 }
 
 // A session that names its user, with the user and what the access rules need of them: the
-// one round trip every signed-in request makes before its page's.
+// one round trip every signed-in request makes before its page's; and the user's unread
+// notifications, which every page's header shows.
 func (q *Queries) SessionWithAccess(ctx context.Context, token string) (SessionWithAccessRow, error) {
 	row := q.db.QueryRow(ctx, sessionWithAccess, token)
 	var i SessionWithAccessRow
@@ -304,12 +307,14 @@ func (q *Queries) SessionWithAccess(ctx context.Context, token string) (SessionW
 		&i.User.CreatedAt,
 		&i.User.FollowsVersion,
 		&i.User.HomeActivity,
+		&i.User.NotifyGrouping,
 		&i.ViewerAccess.ViewerID,
 		&i.ViewerAccess.Blocked,
 		&i.ViewerAccess.PrivateFeeds,
 		&i.ViewerAccess.Hidden,
 		&i.ViewerAccess.Muted,
 		&i.ViewerAccess.MutedCollapse,
+		&i.Unread,
 	)
 	return i, err
 }
@@ -344,7 +349,7 @@ func (q *Queries) Unmute(ctx context.Context, arg UnmuteParams) error {
 }
 
 const userByHandle = `-- name: UserByHandle :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity FROM users WHERE lower(handle) = lower($1)
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, notify_grouping FROM users WHERE lower(handle) = lower($1)
 `
 
 func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error) {
@@ -361,12 +366,13 @@ func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error)
 		&i.CreatedAt,
 		&i.FollowsVersion,
 		&i.HomeActivity,
+		&i.NotifyGrouping,
 	)
 	return i, err
 }
 
 const userByID = `-- name: UserByID :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity FROM users WHERE id = $1
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, notify_grouping FROM users WHERE id = $1
 `
 
 func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
@@ -383,6 +389,7 @@ func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
 		&i.CreatedAt,
 		&i.FollowsVersion,
 		&i.HomeActivity,
+		&i.NotifyGrouping,
 	)
 	return i, err
 }
@@ -423,7 +430,7 @@ func (q *Queries) UserStats(ctx context.Context, arg UserStatsParams) (UserStats
 }
 
 const userWithAccess = `-- name: UserWithAccess :one
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
   FROM users u JOIN viewer_access a ON a.viewer_id = u.id
  WHERE u.id = $1
 `
@@ -449,6 +456,7 @@ func (q *Queries) UserWithAccess(ctx context.Context, id int64) (UserWithAccessR
 		&i.User.CreatedAt,
 		&i.User.FollowsVersion,
 		&i.User.HomeActivity,
+		&i.User.NotifyGrouping,
 		&i.ViewerAccess.ViewerID,
 		&i.ViewerAccess.Blocked,
 		&i.ViewerAccess.PrivateFeeds,
