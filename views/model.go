@@ -24,6 +24,7 @@ type Page struct {
 	Preview     bool
 	URL         string
 	User        *tributary.User // nil when anonymous
+	Unread      int             // the user's unread notification lines (the header's badge)
 	Flash       string
 	Now         time.Time
 	// RequestID names the request on a 5xx page, for a report.

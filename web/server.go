@@ -138,7 +138,12 @@ func (s *Server) Metrics() *Metrics { return s.metrics }
 
 // page builds the layout data of the current request.
 func (s *Server) page(r *http.Request, title string) views.Page {
+	unread, err := s.unread(r)
+	if err != nil { // the badge is not worth failing a page for
+		s.log.WarnContext(r.Context(), "unread notifications", "err", err)
+	}
 	return views.Page{
+		Unread: unread,
 		Title: title,
 		User:  currentUser(r.Context()),
 		Flash: s.sessions.PopString(r.Context(), "flash"),
