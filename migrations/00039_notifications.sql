@@ -94,9 +94,11 @@ RETURNS boolean LANGUAGE sql STABLE AS $$
 $$;
 
 -- notification_unread is how many lines of the viewer's list are unread (at most 100): a
--- line is its group's newest shown row (or a row that never groups).
-CREATE FUNCTION notification_unread(viewer bigint, blocked bigint[], private_feeds bigint[]) RETURNS integer LANGUAGE sql STABLE AS $$
-    SELECT count(*)::int FROM (
+-- line is its group's newest shown row (or a row that never groups). PL/pgSQL keeps its
+-- plan per connection: every signed-in request's session read calls it.
+CREATE FUNCTION notification_unread(viewer bigint, blocked bigint[], private_feeds bigint[]) RETURNS integer LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    RETURN (SELECT count(*)::int FROM (
         SELECT 1 FROM notifications n
          WHERE n.recipient_id = viewer AND NOT n.read
            AND n.created_at > coalesce((SELECT r.read_upto FROM notification_reads r WHERE r.user_id = viewer), '-infinity')
@@ -105,7 +107,8 @@ CREATE FUNCTION notification_unread(viewer bigint, blocked bigint[], private_fee
                 SELECT 1 FROM notifications m
                  WHERE m.recipient_id = viewer AND m.group_key = n.group_key AND (m.created_at, m.id) > (n.created_at, n.id)
                    AND notification_shown(m.actor_id, m.post_id, m.comment_id, viewer, blocked, private_feeds)))
-         LIMIT 100) x
+         LIMIT 100) x);
+END
 $$;
 
 -- A like tells the post's author.

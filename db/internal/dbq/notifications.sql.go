@@ -91,22 +91,6 @@ func (q *Queries) MarkNotificationsRead(ctx context.Context, arg MarkNotificatio
 	return err
 }
 
-const markPostNotificationsRead = `-- name: MarkPostNotificationsRead :exec
-UPDATE notifications SET read = true
- WHERE recipient_id = $1::bigint AND post_id = $2::bigint AND NOT read
-`
-
-type MarkPostNotificationsReadParams struct {
-	ViewerID int64
-	PostID   int64
-}
-
-// Opening a post reads the viewer's notifications about it.
-func (q *Queries) MarkPostNotificationsRead(ctx context.Context, arg MarkPostNotificationsReadParams) error {
-	_, err := q.db.Exec(ctx, markPostNotificationsRead, arg.ViewerID, arg.PostID)
-	return err
-}
-
 const muteThread = `-- name: MuteThread :exec
 INSERT INTO thread_mutes (user_id, post_id) VALUES ($1, $2) ON CONFLICT DO NOTHING
 `
