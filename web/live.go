@@ -181,7 +181,7 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, co
 	}
 	var sent []byte
 	var seq int
-	sentUnread := -1 // the reader's unread notifications as last sent (the header's badge)
+	sentUnread := -1      // the reader's unread notifications as last sent (the header's badge)
 	var reader liveReader // the reader's session and access as last read
 	conn.setPage(src.author)
 	heartbeat := time.NewTicker(heartbeatEvery())

@@ -143,11 +143,11 @@ func (s *Server) page(r *http.Request, title string) views.Page {
 		s.log.WarnContext(r.Context(), "unread notifications", "err", err)
 	}
 	return views.Page{
+		Title:  title,
+		User:   currentUser(r.Context()),
 		Unread: unread,
-		Title: title,
-		User:  currentUser(r.Context()),
-		Flash: s.sessions.PopString(r.Context(), "flash"),
-		Now:   s.now(),
+		Flash:  s.sessions.PopString(r.Context(), "flash"),
+		Now:    s.now(),
 
 		DwellFlushMs: s.dwellFlush,
 	}
