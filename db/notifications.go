@@ -17,7 +17,7 @@ import (
 // Notifications (issue 46): rows are written by triggers in the transaction of the like,
 // comment, follow or membership that causes them (migrations/00039); the fan-out of a comment
 // or post (replies, mentions) is handed to a River job after commit (DispatchFanouts). Every
-// read applies the access rule for the recipient in its own SQL (notification_shown).
+// read applies the access rule for the recipient in its own SQL (see notification_unread).
 
 // errNoNotification is what opening someone else's, or a pruned, notification answers.
 var errNoNotification = tributary.Errorf(tributary.ENotFound, "No such notification.")

@@ -3,7 +3,7 @@
 -- transaction of the like, comment, follow or membership that caused it (by the triggers
 -- below), or after commit by a job for fan-out (replies in threads, mentions). Nothing is
 -- stored from someone in a ban with the recipient, nor against their policies; what is
--- shown is decided again at read time (notification_shown).
+-- shown is decided again at read time (notification_unread says how).
 
 -- How a user wants to hear of a kind of event (like, comment, mention, follow): from
 -- everyone (no row), from people they follow, or from nobody.
@@ -82,19 +82,11 @@ CREATE FUNCTION notification_group_key(recipient bigint, type text, post bigint,
                 ELSE type || ':' || coalesce(post, 0) || ':' || floor(extract(epoch FROM at) / 3600)::bigint END
 $$;
 
--- notification_shown is the access rule at read time: the actor is in no ban with the
--- viewer, the subject post (if any) is not deleted and the viewer may read it, the comment
--- (if any) still exists.
-CREATE FUNCTION notification_shown(actor bigint, post bigint, comment bigint, viewer bigint, blocked bigint[], private_feeds bigint[])
-RETURNS boolean LANGUAGE sql STABLE AS $$
-    SELECT actor <> ALL (blocked)
-       AND (post IS NULL OR EXISTS (SELECT 1 FROM posts p WHERE p.id = post AND p.deleted_at IS NULL
-                                       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, viewer, blocked, private_feeds)))
-       AND (comment IS NULL OR EXISTS (SELECT 1 FROM comments c WHERE c.id = comment))
-$$;
-
 -- notification_unread is how many lines of the viewer's list are unread (at most 100): a
--- line is its group's newest shown row (or a row that never groups). PL/pgSQL keeps its
+-- line is its group's newest shown row (or a row that never groups). A row is shown while
+-- the access rule holds at read time: the actor is in no ban with the viewer, the subject
+-- post (if any) is not deleted and the viewer may read it, the comment (if any) still
+-- exists. The list (queries/notifications.sql) spells out the same rule. PL/pgSQL keeps its
 -- plan per connection: every signed-in request's session read calls it.
 CREATE FUNCTION notification_unread(viewer bigint, blocked bigint[], private_feeds bigint[]) RETURNS integer LANGUAGE plpgsql STABLE AS $$
 BEGIN
@@ -102,11 +94,19 @@ BEGIN
         SELECT 1 FROM notifications n
          WHERE n.recipient_id = viewer AND NOT n.read
            AND n.created_at > coalesce((SELECT r.read_upto FROM notification_reads r WHERE r.user_id = viewer), '-infinity')
-           AND notification_shown(n.actor_id, n.post_id, n.comment_id, viewer, blocked, private_feeds)
+           AND n.actor_id <> ALL (blocked)
+       AND (n.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
+            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, viewer, blocked, private_feeds)
+            FROM posts sp WHERE sp.id = n.post_id), false))
+       AND (n.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = n.comment_id), false))
            AND (n.group_key IS NULL OR NOT EXISTS (
                 SELECT 1 FROM notifications m
                  WHERE m.recipient_id = viewer AND m.group_key = n.group_key AND (m.created_at, m.id) > (n.created_at, n.id)
-                   AND notification_shown(m.actor_id, m.post_id, m.comment_id, viewer, blocked, private_feeds)))
+                   AND m.actor_id <> ALL (blocked)
+       AND (m.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
+            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, viewer, blocked, private_feeds)
+            FROM posts sp WHERE sp.id = m.post_id), false))
+       AND (m.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = m.comment_id), false))))
          LIMIT 100) x);
 END
 $$;
@@ -233,5 +233,5 @@ CREATE TRIGGER notification_reads_site_updated AFTER UPDATE ON notification_read
 DROP TABLE notification_fanouts, notification_reads, notifications, thread_mutes, notification_policies;
 DROP FUNCTION notify_new_likes, notify_old_likes, notify_new_comments, notify_new_posts, notify_new_follows,
               notify_approved_follows, notify_new_members, notify_approved_members,
-              notification_unread, notification_shown, notification_group_key, notify_allowed;
+              notification_unread, notification_group_key, notify_allowed;
 ALTER TABLE users DROP COLUMN notify_grouping;

@@ -1,32 +1,44 @@
 -- name: Notifications :many
 -- A page of the viewer's notifications, newest first, before a cursor: each line is a group's
 -- newest row the viewer may see (or a row that never groups), with its group's count and its
--- newest few actors. Every row is shown only while notification_shown holds, so lines and
--- counts change at once with access.
+-- newest few actors. Every row is shown only while the viewer may see it (the rule
+-- notification_unread states, spelled out so that the planner looks each
+-- row's post up by id), so lines and counts change at once with access.
 WITH marker AS (
     SELECT coalesce((SELECT r.read_upto FROM notification_reads r WHERE r.user_id = @viewer_id::bigint), '-infinity'::timestamptz) AS upto),
 heads AS (
     SELECT n.id, n.type, n.actor_id, n.post_id, n.group_id, n.group_key, n.read, n.created_at
       FROM notifications n
      WHERE n.recipient_id = @viewer_id::bigint AND (n.created_at, n.id) < (@before_at::timestamptz, @before_id::bigint)
-       AND notification_shown(n.actor_id, n.post_id, n.comment_id, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+       AND n.actor_id <> ALL (@blocked::bigint[])
+       AND (n.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
+            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+            FROM posts sp WHERE sp.id = n.post_id), false))
+       AND (n.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = n.comment_id), false))
        AND (n.group_key IS NULL OR NOT EXISTS (
             SELECT 1 FROM notifications m
              WHERE m.recipient_id = @viewer_id::bigint AND m.group_key = n.group_key AND (m.created_at, m.id) > (n.created_at, n.id)
-               AND notification_shown(m.actor_id, m.post_id, m.comment_id, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])))
+               AND m.actor_id <> ALL (@blocked::bigint[])
+       AND (m.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
+            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+            FROM posts sp WHERE sp.id = m.post_id), false))
+       AND (m.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = m.comment_id), false))))
      ORDER BY n.created_at DESC, n.id DESC
      LIMIT @lim::int)
-SELECT h.id, h.type, h.post_id, coalesce(g.name, '')::text AS group_name, h.created_at,
+SELECT h.id, h.type, h.post_id, coalesce((SELECT g.name FROM feeds g WHERE g.id = h.group_id), '')::text AS group_name, h.created_at,
        (NOT h.read AND h.created_at > (SELECT upto FROM marker))::boolean AS unread,
        a.count, a.actors
   FROM heads h
-  LEFT JOIN feeds g ON g.id = h.group_id
   CROSS JOIN LATERAL (
       SELECT count(*)::int AS count, (array_agg(u.handle ORDER BY m.created_at DESC, m.id DESC))[1:3]::text[] AS actors
         FROM notifications m JOIN users u ON u.id = m.actor_id
        WHERE m.recipient_id = @viewer_id::bigint
          AND (m.id = h.id OR (h.group_key IS NOT NULL AND m.group_key = h.group_key))
-         AND notification_shown(m.actor_id, m.post_id, m.comment_id, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])) a
+         AND m.actor_id <> ALL (@blocked::bigint[])
+       AND (m.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
+            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+            FROM posts sp WHERE sp.id = m.post_id), false))
+       AND (m.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = m.comment_id), false))) a
  ORDER BY h.created_at DESC, h.id DESC;
 
 -- name: UnreadNotifications :one
