@@ -74,7 +74,9 @@ func (s *Store) jobClient(log *slog.Logger) (*river.Client[pgx.Tx], error) {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &rebuildRiverWorker{s: s})
 		river.AddWorker(workers, &purgeUserWorker{s: s})
-		queues := map[string]river.QueueConfig{riversQueue: {MaxWorkers: max(cfg.Workers, 1)}}
+		river.AddWorker(workers, &fanOutWorker{s: s})
+		queues := map[string]river.QueueConfig{riversQueue: {MaxWorkers: max(cfg.Workers, 1)},
+			notifyQueue: {MaxWorkers: max(cfg.Workers, 1)}}
 		if s.Fetcher != nil {
 			river.AddWorker(workers, &fetchCardWorker{s: s})
 			queues[cardsQueue] = river.QueueConfig{MaxWorkers: max(cfg.CardWorkers, 1)}

@@ -48,6 +48,8 @@ var genericPlans = map[string]bool{
 	"SearchAmong": true,
 	// rivers: one reader's inbox, whatever the reader
 	"RiverArrivals": true,
+	// notifications: one recipient's index range, whatever the recipient
+	"Notifications": true, "UnreadNotifications": true,
 }
 
 // forcedGeneric are queries in genericPlans that run on their generic plan outside

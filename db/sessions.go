@@ -63,6 +63,7 @@ func (s *Store) Sessions() SessionStore {
 type SessionUser struct {
 	User   tributary.User
 	Access tributary.Viewer
+	Unread int // the user's unread notification lines (the header's badge)
 	// Ahead, set before the session is read, is what the request's page will read first, for
 	// a viewer id (false: nothing). The session's read then reads it in the same round trip
 	// for the user this instance last found on the session's token, and keeps it when the
@@ -171,7 +172,7 @@ func (ss SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool,
 	if err == nil {
 		ss.users.Put(token, r.User.ID)
 		if u := SessionUserOf(ctx); u != nil {
-			u.User, u.Access, u.read = userOf(r.User), viewerAccessOf(r.ViewerAccess), token
+			u.User, u.Access, u.read, u.Unread = userOf(r.User), viewerAccessOf(r.ViewerAccess), token, int(r.Unread)
 		}
 		return r.Data, true, ss.touch(ctx, token, r.SeenAt)
 	}

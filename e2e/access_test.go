@@ -6,7 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/playwright-community/playwright-go"
+
 	"tributary"
+	"tributary/db"
 )
 
 // A private account's post: invisible to a user who is not approved, visible after approval,
@@ -117,4 +120,70 @@ func TestPeoplePagesApplyAccess(t *testing.T) {
 	must(t, err)
 	must(t, expect.Locator(page.GetByTestId("people-results").GetByTestId("person")).ToHaveAttribute("data-handle", "hermit"))
 	must(t, expect.Locator(page.GetByTestId("suggestions").GetByTestId("person")).ToHaveCount(1))
+}
+
+// A notification shows only while its recipient may read its subject: a mention in a post
+// that went private leaves /notifications (and its count), a deleted comment's too, a ban
+// hides the banned one's; anonymous visitors are sent to log in, and nobody opens another's.
+func TestNotificationsFollowAccess(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, "--poll-seconds", "-1")
+	f := newFixture(t, srv)
+	f.user("bea", "Bea Reader", false)
+	f.user("ann", "Ann Writer", false)
+	f.user("cy", "Cy Other", false)
+	ctx := context.Background()
+	post := sharedPost(f, "bea", "https://blog.example.com/bea/paper", "Bea's paper")
+	note := filterPost(f, "ann", "https://blog.example.com/ann/note", "Ann's note", "cc @bea", nil, 0)
+	// The mention's fan-out job's work, done here (the server's job may run it too: once is once).
+	_, err := f.store.FanOut(ctx, db.FanOutArgs{PostID: note})
+	must(t, err)
+	c, _, err := f.store.AddComment(ctx, viewerOf(f, "ann"), post, "A fine paper", time.Now(), tributary.DefaultBumpRule)
+	must(t, err)
+	likeAs(f, "cy", post, time.Now())
+
+	page := pageAs(t, srv, "bea")
+	lines := page.GetByTestId("notification")
+	see := func(n int) {
+		t.Helper()
+		must(t, expect.Locator(lines).ToHaveCount(n, playwright.LocatorAssertionsToHaveCountOptions{Timeout: playwright.Float(15000)}))
+	}
+	visit := func() {
+		t.Helper()
+		_, err := page.Goto(srv.URL + "/notifications")
+		must(t, err)
+	}
+	visit()
+	see(3)
+	must(t, expect.Locator(page.Locator("#nav-notifications")).ToHaveAttribute("data-unread", "3"))
+
+	must(t, f.store.SetVisibility(ctx, f.users["ann"].ID, "private", time.Now()))
+	visit()
+	see(2)
+	must(t, expect.Locator(page.GetByTestId("notifications")).Not().ToContainText("mentioned you"))
+	must(t, expect.Locator(page.Locator("#nav-notifications")).ToHaveAttribute("data-unread", "2"))
+
+	_, err = f.store.DeleteComment(ctx, viewerOf(f, "ann"), c.ID)
+	must(t, err)
+	must(t, f.store.Ban(ctx, f.users["cy"].ID, f.users["bea"].ID))
+	visit()
+	see(0)
+	must(t, expect.Locator(page.GetByTestId("no-notifications")).ToBeVisible())
+	must(t, expect.Locator(page.Locator("#nav-notifications")).ToHaveAttribute("data-unread", "0"))
+	must(t, f.store.Unban(ctx, f.users["cy"].ID, f.users["bea"].ID))
+	visit()
+	see(1) // the like comes back with access
+	id, err := lines.GetByTestId("notification-open").GetAttribute("href")
+	must(t, err)
+
+	other := pageAs(t, srv, "cy")
+	res, err := other.Goto(srv.URL + id)
+	must(t, err)
+	if res.Status() != 404 {
+		t.Errorf("another reader opening %s: status %d, want 404", id, res.Status())
+	}
+	anon := newPage(t)
+	_, err = anon.Goto(srv.URL + "/notifications")
+	must(t, err)
+	must(t, expect.Page(anon).ToHaveURL(regexp.MustCompile(`/login`)))
 }

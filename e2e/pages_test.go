@@ -80,7 +80,7 @@ func TestPagesOnAPhoneInTheDarkTheme(t *testing.T) {
 	}
 	login(t, page, srv.URL, "reader")
 	must(t, page.GetByTestId("why").First().Locator("summary").Click())
-	for _, p := range []string{"/", "/settings", "/settings/profile", "/settings/password", "/settings/sessions", "/share", "/directs", "/u/reader", "/u/vip"} {
+	for _, p := range []string{"/", "/settings", "/settings/profile", "/settings/password", "/settings/sessions", "/share", "/directs", "/notifications", "/notifications/settings", "/u/reader", "/u/vip"} {
 		check(p)
 	}
 	must(t, expect.Locator(page.GetByTestId("card").First()).ToBeVisible())

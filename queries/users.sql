@@ -22,9 +22,10 @@ SELECT sqlc.embed(u), sqlc.embed(a)
 
 -- name: SessionWithAccess :one
 -- A session that names its user, with the user and what the access rules need of them: the
--- one round trip every signed-in request makes before its page's. A session unused for 30
--- days (sessionIdle in db/sessions.go) is over, as one past its expiry is.
-SELECT s.data, s.seen_at, sqlc.embed(u), sqlc.embed(a)
+-- one round trip every signed-in request makes before its page's; and the user's unread
+-- notifications, which every page's header shows. A session unused for 30 days (sessionIdle
+-- in db/sessions.go) is over, as one past its expiry is.
+SELECT s.data, s.seen_at, sqlc.embed(u), sqlc.embed(a), notification_unread(u.id, a.blocked, a.private_feeds)::int AS unread
   FROM sessions s
   JOIN users u ON u.id = s.user_id AND u.deleted_at IS NULL
   JOIN viewer_access a ON a.viewer_id = u.id

@@ -26,6 +26,7 @@ type Page struct {
 	// Atom is the path of the page's Atom feed, for feed readers' autodiscovery.
 	Atom      string
 	User      *tributary.User // nil when anonymous
+	Unread    int             // the user's unread notification lines (the header's badge)
 	Flash     string
 	FlashUndo *Undo // a button beside the flash that takes back what it tells of
 	Now       time.Time

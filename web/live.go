@@ -181,6 +181,7 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, co
 	}
 	var sent []byte
 	var seq int
+	sentUnread := -1      // the reader's unread notifications as last sent (the header's badge)
 	var reader liveReader // the reader's session and access as last read
 	conn.setPage(src.author)
 	heartbeat := time.NewTicker(heartbeatEvery())
@@ -193,7 +194,8 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, co
 		if ask {
 			ask = false
 			news := conn.taken()
-			if !asked || news.must || news.lost || force || len(news.talk) > 0 || newToPage(news.arrived, reader.access, src.author) {
+			if !asked || news.must || news.lost || force || news.unread || len(news.talk) > 0 || newToPage(news.arrived, reader.access, src.author) {
+				countUnread := !asked || force || news.unread
 				force = false
 				if news.reread {
 					reader.read = false
@@ -211,6 +213,15 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, co
 				}
 				if ok {
 					conn.setReader(reader.access)
+				}
+				if ok && countUnread && reader.user != nil {
+					if n, err := s.store.UnreadNotifications(ctx, reader.access); err != nil {
+						s.askFailed(ctx, r, err)
+					} else if n != sentUnread {
+						seq++
+						events = append(events, eventBytes(seq, "unread", []byte(strconv.Itoa(n)))...)
+						sentUnread = n
+					}
 				}
 				if news.lost || (asked && news.reread) || (!asked && reconnected) {
 					// Who may read what changed (or too much was said at once, or the page was

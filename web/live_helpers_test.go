@@ -30,7 +30,7 @@ func (c *client) openLive(path string) *liveStream {
 	page := c.get(path).body
 	slot := filterSlotRe.FindString(page)
 	src, connect := html.UnescapeString(attr(slot, "hx-get")), html.UnescapeString(attr(slot, "sse-connect"))
-	if src == "" || connect != "/live?src="+url.QueryEscape(src) || attr(slot, "sse-swap") != "pill,talk,recheck" {
+	if src == "" || connect != "/live?src="+url.QueryEscape(src) || attr(slot, "sse-swap") != "pill,talk,recheck,unread" {
 		c.a.t.Fatalf("%s: the new-items slot has no live stream of its notice: %q", path, slot)
 	}
 	return c.stream(connect)

@@ -83,6 +83,7 @@ type liveNews struct {
 	must    bool          // something else changed: ask whatever the posts are
 	lost    bool          // more talked of than kept: the page checks every card it shows
 	reread  bool          // the reader's access may have changed: read it again, check the cards
+	unread  bool          // the reader's notifications changed: send their unread count
 }
 
 // liveTalkKept is how many posts' talk a stream keeps between two looks.
@@ -229,6 +230,25 @@ func (h *liveHub) accessWindowEnded() {
 	h.tellAccess()
 }
 
+// unreadChanged wakes the streams of readers whose notifications changed (nil: too many to
+// list, every signed-in reader's) to send their unread count again.
+func (h *liveHub) unreadChanged(readers []int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for c := range h.streams {
+		if c.user == 0 || readers != nil && !slices.Contains(readers, c.user) {
+			continue
+		}
+		c.mu.Lock()
+		c.news.unread = true
+		c.mu.Unlock()
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
 // tellAccess tells the streams of the changes of access not told yet.
 func (h *liveHub) tellAccess() {
 	h.mu.Lock()
@@ -262,6 +282,8 @@ func (h *liveHub) siteChanged(changes []db.SiteChange, reset bool) {
 		case c.Kind == "new_posts":
 			made = append(made, c.IDs...)
 		case c.Kind == "cursor_keys", c.Kind == "past_posts": // nobody's access
+		case c.Kind == "notifications", c.Kind == "notification_reads": // nobody's access: their badges
+			h.unreadChanged(c.Readers)
 		case c.Readers == nil:
 			reset = true // who may read what changed, for anyone
 		default:

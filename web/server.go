@@ -139,11 +139,16 @@ func (s *Server) Metrics() *Metrics { return s.metrics }
 
 // page builds the layout data of the current request.
 func (s *Server) page(r *http.Request, title string) views.Page {
+	unread, err := s.unread(r)
+	if err != nil { // the badge is not worth failing a page for
+		s.log.WarnContext(r.Context(), "unread notifications", "err", err)
+	}
 	p := views.Page{
-		Title: title,
-		User:  currentUser(r.Context()),
-		Flash: s.sessions.PopString(r.Context(), "flash"),
-		Now:   s.now(),
+		Title:  title,
+		User:   currentUser(r.Context()),
+		Unread: unread,
+		Flash:  s.sessions.PopString(r.Context(), "flash"),
+		Now:    s.now(),
 
 		DwellFlushMs: s.dwellFlush,
 	}

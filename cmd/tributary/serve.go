@@ -183,6 +183,19 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 					m, err := store.PruneRateLimits(ctx, time.Now().Add(-24*time.Hour))
 					return fmt.Sprintf("%d site changes and instances older than an hour, %d rate-limit windows older than a day pruned", n, m), err
 				}},
+			jobs.Job{Name: "notification-fanout", Every: 250 * time.Millisecond, Jitter: 0.2,
+				Run: func(ctx context.Context) (string, error) {
+					n, err := store.DispatchFanouts(ctx, 500)
+					if n == 0 {
+						return "", err
+					}
+					return fmt.Sprintf("%d notification fan-outs handed to jobs", n), err
+				}},
+			jobs.Job{Name: "notification-prune", Every: time.Hour, Jitter: 0.2,
+				Run: func(ctx context.Context) (string, error) {
+					n, err := store.PruneNotifications(ctx, time.Now().Add(-90*24*time.Hour))
+					return fmt.Sprintf("%d notifications older than 90 days pruned", n), err
+				}},
 			jobs.Job{Name: "session-cleanup", Every: time.Hour, Jitter: 0.1,
 				Run: func(ctx context.Context) (string, error) {
 					n, err := store.DeleteExpiredSessions(ctx)

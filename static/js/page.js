@@ -124,6 +124,32 @@
     htmx.ajax("GET", url, { swap: "none" });
   });
 
+  // The header's unread notifications: a page's live stream sends the count ("unread");
+  // a page without an open stream asks for the badge when it gets the focus back and every
+  // minute ("unread-poll" triggers its hx-get).
+  function setUnread(n) {
+    var link = document.getElementById("nav-notifications");
+    if (!link) return;
+    var badge = link.querySelector(".badge");
+    var label = n > 99 ? "99+" : String(n);
+    link.setAttribute("data-unread", String(n));
+    link.setAttribute("aria-label", n > 0 ? "Notifications, " + label + " unread" : "Notifications");
+    if (badge) { badge.textContent = label; badge.hidden = n === 0; }
+  }
+  document.addEventListener("htmx:sseBeforeMessage", function (e) {
+    if (!e.detail || e.detail.type !== "unread") return;
+    e.preventDefault(); // nothing goes into the slot
+    setUnread(Number(e.detail.data) || 0);
+  });
+  function pollUnread() {
+    var link = document.getElementById("nav-notifications");
+    var streaming = false;
+    document.querySelectorAll("[data-poll-seconds]").forEach(function (slot) { if (live.get(slot)) streaming = true; });
+    if (link && !streaming) htmx.trigger(link, "unread-poll");
+  }
+  window.addEventListener("focus", pollUnread);
+  setInterval(pollUnread, 60000);
+
   var live = new WeakMap(); // slot -> true while its stream is open
   var asked = new WeakMap(); // slot -> when it last asked (or appeared)
   document.addEventListener("htmx:sseOpen", function (e) { live.set(e.target, true); });

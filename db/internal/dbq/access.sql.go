@@ -91,7 +91,7 @@ func (q *Queries) FeedByID(ctx context.Context, id int64) (Feed, error) {
 }
 
 const followRequests = `-- name: FollowRequests :many
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at FROM follows f JOIN users u ON u.id = f.follower_id
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at FROM follows f JOIN users u ON u.id = f.follower_id
  WHERE f.followed_id = $1 AND f.state = 'pending' ORDER BY f.created_at, u.id
 `
 
@@ -115,6 +115,7 @@ func (q *Queries) FollowRequests(ctx context.Context, ownerID int64) ([]User, er
 			&i.CreatedAt,
 			&i.FollowsVersion,
 			&i.HomeActivity,
+			&i.NotifyGrouping,
 			&i.Bio,
 			&i.Avatar,
 			&i.AvatarLarge,
@@ -132,7 +133,7 @@ func (q *Queries) FollowRequests(ctx context.Context, ownerID int64) ([]User, er
 }
 
 const followers = `-- name: Followers :many
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at FROM follows f JOIN users u ON u.id = f.follower_id
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at FROM follows f JOIN users u ON u.id = f.follower_id
  WHERE f.followed_id = $1 AND f.state = 'active' ORDER BY u.handle
 `
 
@@ -156,6 +157,7 @@ func (q *Queries) Followers(ctx context.Context, ownerID int64) ([]User, error) 
 			&i.CreatedAt,
 			&i.FollowsVersion,
 			&i.HomeActivity,
+			&i.NotifyGrouping,
 			&i.Bio,
 			&i.Avatar,
 			&i.AvatarLarge,

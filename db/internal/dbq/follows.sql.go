@@ -43,7 +43,7 @@ func (q *Queries) FollowState(ctx context.Context, arg FollowStateParams) (strin
 }
 
 const followersPage = `-- name: FollowersPage :many
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at FROM follows f JOIN users u ON u.id = f.follower_id
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at FROM follows f JOIN users u ON u.id = f.follower_id
  WHERE f.followed_id = $1 AND f.state = 'active' AND u.handle > $2::text
    AND NOT u.id = ANY ($3::bigint[])
    AND EXISTS (SELECT 1 FROM feeds fd WHERE fd.owner_id = $1 AND fd.kind = 'posts' AND fd.name = ''
@@ -91,6 +91,7 @@ func (q *Queries) FollowersPage(ctx context.Context, arg FollowersPageParams) ([
 			&i.CreatedAt,
 			&i.FollowsVersion,
 			&i.HomeActivity,
+			&i.NotifyGrouping,
 			&i.Bio,
 			&i.Avatar,
 			&i.AvatarLarge,
@@ -108,7 +109,7 @@ func (q *Queries) FollowersPage(ctx context.Context, arg FollowersPageParams) ([
 }
 
 const followingPage = `-- name: FollowingPage :many
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at FROM follows f JOIN users u ON u.id = f.followed_id
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at FROM follows f JOIN users u ON u.id = f.followed_id
  WHERE f.follower_id = $1 AND f.state = 'active' AND u.handle > $2::text
    AND NOT u.id = ANY ($3::bigint[])
    AND EXISTS (SELECT 1 FROM feeds fd WHERE fd.owner_id = $1 AND fd.kind = 'posts' AND fd.name = ''
@@ -154,6 +155,7 @@ func (q *Queries) FollowingPage(ctx context.Context, arg FollowingPageParams) ([
 			&i.CreatedAt,
 			&i.FollowsVersion,
 			&i.HomeActivity,
+			&i.NotifyGrouping,
 			&i.Bio,
 			&i.Avatar,
 			&i.AvatarLarge,

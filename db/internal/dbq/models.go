@@ -267,6 +267,37 @@ type Mute struct {
 	CreatedAt time.Time
 }
 
+type Notification struct {
+	ID          int64
+	RecipientID int64
+	Type        string
+	ActorID     int64
+	PostID      pgtype.Int8
+	CommentID   pgtype.Int8
+	GroupID     pgtype.Int8
+	GroupKey    pgtype.Text
+	Read        bool
+	CreatedAt   time.Time
+}
+
+type NotificationFanout struct {
+	ID        int64
+	PostID    int64
+	CommentID pgtype.Int8
+	CreatedAt time.Time
+}
+
+type NotificationPolicy struct {
+	UserID int64
+	Kind   string
+	Policy string
+}
+
+type NotificationRead struct {
+	UserID   int64
+	ReadUpto time.Time
+}
+
 type Post struct {
 	ID                int64
 	AuthorID          int64
@@ -419,6 +450,11 @@ type SnapshotMetum struct {
 	ChangesXid  int64
 }
 
+type ThreadMute struct {
+	UserID int64
+	PostID int64
+}
+
 type User struct {
 	ID             int64
 	Handle         string
@@ -430,6 +466,7 @@ type User struct {
 	CreatedAt      time.Time
 	FollowsVersion int64
 	HomeActivity   bool
+	NotifyGrouping bool
 	Bio            string
 	Avatar         pgtype.Text
 	AvatarLarge    pgtype.Text

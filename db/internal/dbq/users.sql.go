@@ -76,7 +76,7 @@ func (q *Queries) CreatePostsFeed(ctx context.Context, ownerID int64) (int64, er
 const createUser = `-- name: CreateUser :one
 INSERT INTO users (handle, display_name, password_hash, vip, notability, created_at)
 VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, bio, avatar, avatar_large, exported_at, deleted_at
+RETURNING id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, notify_grouping, bio, avatar, avatar_large, exported_at, deleted_at
 `
 
 type CreateUserParams struct {
@@ -109,6 +109,7 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 		&i.CreatedAt,
 		&i.FollowsVersion,
 		&i.HomeActivity,
+		&i.NotifyGrouping,
 		&i.Bio,
 		&i.Avatar,
 		&i.AvatarLarge,
@@ -328,7 +329,7 @@ func (q *Queries) SessionData(ctx context.Context, tokenHash []byte) (SessionDat
 }
 
 const sessionWithAccess = `-- name: SessionWithAccess :one
-SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
+SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, notification_unread(u.id, a.blocked, a.private_feeds)::int AS unread
   FROM sessions s
   JOIN users u ON u.id = s.user_id AND u.deleted_at IS NULL
   JOIN viewer_access a ON a.viewer_id = u.id
@@ -341,11 +342,13 @@ type SessionWithAccessRow struct {
 	SeenAt       time.Time
 	User         User
 	ViewerAccess ViewerAccess
+	Unread       int32
 }
 
 // A session that names its user, with the user and what the access rules need of them: the
-// one round trip every signed-in request makes before its page's. A session unused for 30
-// days (sessionIdle in db/sessions.go) is over, as one past its expiry is.
+// one round trip every signed-in request makes before its page's; and the user's unread
+// notifications, which every page's header shows. A session unused for 30 days (sessionIdle
+// in db/sessions.go) is over, as one past its expiry is.
 func (q *Queries) SessionWithAccess(ctx context.Context, tokenHash []byte) (SessionWithAccessRow, error) {
 	row := q.db.QueryRow(ctx, sessionWithAccess, tokenHash)
 	var i SessionWithAccessRow
@@ -362,6 +365,7 @@ func (q *Queries) SessionWithAccess(ctx context.Context, tokenHash []byte) (Sess
 		&i.User.CreatedAt,
 		&i.User.FollowsVersion,
 		&i.User.HomeActivity,
+		&i.User.NotifyGrouping,
 		&i.User.Bio,
 		&i.User.Avatar,
 		&i.User.AvatarLarge,
@@ -373,6 +377,7 @@ func (q *Queries) SessionWithAccess(ctx context.Context, tokenHash []byte) (Sess
 		&i.ViewerAccess.Hidden,
 		&i.ViewerAccess.Muted,
 		&i.ViewerAccess.MutedCollapse,
+		&i.Unread,
 	)
 	return i, err
 }
@@ -516,7 +521,7 @@ func (q *Queries) UpdateSession(ctx context.Context, arg UpdateSessionParams) er
 }
 
 const userByHandle = `-- name: UserByHandle :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, bio, avatar, avatar_large, exported_at, deleted_at FROM users WHERE lower(handle) = lower($1) AND deleted_at IS NULL
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, notify_grouping, bio, avatar, avatar_large, exported_at, deleted_at FROM users WHERE lower(handle) = lower($1) AND deleted_at IS NULL
 `
 
 func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error) {
@@ -533,6 +538,7 @@ func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error)
 		&i.CreatedAt,
 		&i.FollowsVersion,
 		&i.HomeActivity,
+		&i.NotifyGrouping,
 		&i.Bio,
 		&i.Avatar,
 		&i.AvatarLarge,
@@ -543,7 +549,7 @@ func (q *Queries) UserByHandle(ctx context.Context, handle string) (User, error)
 }
 
 const userByID = `-- name: UserByID :one
-SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, bio, avatar, avatar_large, exported_at, deleted_at FROM users WHERE id = $1 AND deleted_at IS NULL
+SELECT id, handle, display_name, password_hash, vip, notability, is_private, created_at, follows_version, home_activity, notify_grouping, bio, avatar, avatar_large, exported_at, deleted_at FROM users WHERE id = $1 AND deleted_at IS NULL
 `
 
 func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
@@ -560,6 +566,7 @@ func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
 		&i.CreatedAt,
 		&i.FollowsVersion,
 		&i.HomeActivity,
+		&i.NotifyGrouping,
 		&i.Bio,
 		&i.Avatar,
 		&i.AvatarLarge,
@@ -652,7 +659,7 @@ func (q *Queries) UserStats(ctx context.Context, arg UserStatsParams) (UserStats
 }
 
 const userWithAccess = `-- name: UserWithAccess :one
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
   FROM users u JOIN viewer_access a ON a.viewer_id = u.id
  WHERE u.id = $1 AND u.deleted_at IS NULL
 `
@@ -678,6 +685,7 @@ func (q *Queries) UserWithAccess(ctx context.Context, id int64) (UserWithAccessR
 		&i.User.CreatedAt,
 		&i.User.FollowsVersion,
 		&i.User.HomeActivity,
+		&i.User.NotifyGrouping,
 		&i.User.Bio,
 		&i.User.Avatar,
 		&i.User.AvatarLarge,

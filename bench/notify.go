@@ -1,0 +1,128 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync/atomic"
+)
+
+// Notifications (issue 46): a reader's first page of /api/notifications and their unread
+// count with 10,000 notifications stored, and a like whose post's author hears of no likes
+// (the like row's comparison without a notification written).
+
+const notifySeeded = 10_000
+
+// seedNotifications gives v 10,000 notifications over the last 80 days, in the mix a busy
+// reader gets (likes grouped per post and hour, follows grouped per hour, mentions and
+// replies alone), from actors in no ban with them, about public posts; any they had go.
+func (w *world) seedNotifications(ctx context.Context, v *viewer) error {
+	_, err := w.pool.Exec(ctx, `DELETE FROM notifications WHERE recipient_id = $1`, v.ID)
+	if err == nil {
+		_, err = w.pool.Exec(ctx, `
+		WITH actors AS (SELECT array_agg(u.id) AS ids FROM (SELECT id FROM users WHERE id <> $1 AND NOT in_ban(id, $1) ORDER BY id LIMIT 500) u),
+		posts AS (SELECT array_agg(p.id) AS ids FROM (SELECT id FROM posts WHERE is_public AND deleted_at IS NULL ORDER BY id DESC LIMIT 2000) p),
+		rows AS (
+			SELECT g, (ARRAY['like','like','like','like','like','like','follow','mention','reply','reply'])[1 + g % 10] AS type,
+			       now() - (g * interval '691 seconds') AS at
+			  FROM generate_series(1, $2::int) g)
+		INSERT INTO notifications (recipient_id, type, actor_id, post_id, group_key, created_at)
+		SELECT $1, r.type, a.ids[1 + (r.g * 7919) % cardinality(a.ids)],
+		       CASE WHEN r.type <> 'follow' THEN p.ids[1 + (r.g / 10) % cardinality(p.ids)] END,
+		       CASE WHEN r.type IN ('like', 'follow') THEN
+		            r.type || ':' || CASE WHEN r.type = 'like' THEN p.ids[1 + (r.g / 10) % cardinality(p.ids)] ELSE 0 END
+		            || ':' || floor(extract(epoch FROM r.at) / 3600)::bigint END,
+		       r.at
+		  FROM rows r, actors a, posts p`, v.ID, notifySeeded)
+	}
+	if err != nil {
+		return fmt.Errorf("bench: seed notifications: %w", err)
+	}
+	return nil
+}
+
+// notifyScenarios are the notifications' scenarios; conc is the bench's concurrency (the
+// first page is measured at 4 clients, as its target says).
+func (w *world) notifyScenarios(conc int) []scenario {
+	v := w.classes[0].Viewers[0]
+	var seeded atomic.Bool
+	setup := func(ctx context.Context) error {
+		if seeded.Load() {
+			return nil
+		}
+		if err := w.seedNotifications(ctx, v); err != nil {
+			return err
+		}
+		seeded.Store(true)
+		return nil
+	}
+	first := scenario{Name: "notifications_api_first", Group: "notifications", Kind: "http", Concurrency: 4,
+		Note:  fmt.Sprintf("GET /api/notifications, the first page (30 lines, grouped) of a reader with %d notifications, read through the access rule", notifySeeded),
+		setup: setup,
+		worker: func(int) step {
+			return func(ctx context.Context) (latency, error) {
+				body, d, err := v.c.get(ctx, "/api/notifications")
+				if err == nil && bytes.Count(body, []byte(`"type":`)) < 10 {
+					err = fmt.Errorf("notifications: a short first page: %.200s", body)
+				}
+				return d, err
+			}
+		}}
+	unread := scenario{Name: "notifications_unread", Group: "notifications", Kind: "http", Concurrency: conc,
+		Note:  fmt.Sprintf("GET /notifications/unread (the header's badge for pages without a stream) for a reader with %d notifications, all unread: the count comes with the session's read", notifySeeded),
+		setup: setup,
+		worker: func(int) step {
+			return func(ctx context.Context) (latency, error) {
+				body, d, err := v.c.get(ctx, "/notifications/unread")
+				if err == nil && !bytes.Contains(body, []byte(`data-unread="100"`)) {
+					err = fmt.Errorf("unread badge: %.200s", body)
+				}
+				return d, err
+			}
+		}}
+	return []scenario{first, unread, w.quietLike(conc)}
+}
+
+// quietLike is the like scenario on posts whose authors hear of no likes: the trigger runs,
+// stores nothing; the like row against it is what writing the notification costs.
+func (w *world) quietLike(conc int) scenario {
+	var posts []int64
+	var talkers []*client
+	seq := new(atomic.Int64)
+	return scenario{Name: "like_quiet", Group: "conversations", Kind: "http", Concurrency: conc,
+		Note: fmt.Sprintf("the like scenario on %d fresh posts whose authors hear of no likes (no notification stored): the like's cost without one", talkPosts),
+		setup: func(ctx context.Context) error {
+			if posts != nil {
+				return nil
+			}
+			talkers = w.talkers()
+			var err error
+			if posts, err = w.freshPosts(ctx, talkPosts); err != nil {
+				return err
+			}
+			_, err = w.pool.Exec(ctx, `INSERT INTO notification_policies (user_id, kind, policy)
+				SELECT DISTINCT author_id, 'like', 'nobody' FROM posts WHERE id = ANY($1) ON CONFLICT DO NOTHING`, posts)
+			return err
+		},
+		teardown: func() {
+			// The authors hear of likes again (the like scenario's posts are theirs too).
+			w.pool.Exec(context.Background(), `DELETE FROM notification_policies WHERE kind = 'like' AND user_id IN
+				(SELECT author_id FROM posts WHERE id = ANY($1))`, posts)
+		},
+		worker: func(int) step {
+			return func(ctx context.Context) (latency, error) {
+				n := seq.Add(1)
+				t := int64(len(talkers))
+				c, post := talkers[n%t], posts[(n/t+n%t)%int64(len(posts))]
+				body, d, err := c.postForm(ctx, "/p/"+strconv.FormatInt(post, 10)+"/like",
+					url.Values{"view": {"post"}, "return": {"/"}}, http.StatusOK)
+				if err == nil && !bytes.Contains(body, []byte(`data-testid="unlike"`)) {
+					err = fmt.Errorf("like of post %d: the answer does not show it liked", post)
+				}
+				return d, err
+			}
+		}}
+}

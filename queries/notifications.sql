@@ -1,0 +1,129 @@
+-- name: Notifications :many
+-- A page of the viewer's notifications, newest first, before a cursor: each line is a group's
+-- newest row the viewer may see (or a row that never groups), with its group's count and its
+-- newest few actors. Every row is shown only while the viewer may see it (the rule
+-- notification_unread states, spelled out so that the planner looks each
+-- row's post up by id), so lines and counts change at once with access.
+WITH marker AS (
+    SELECT coalesce((SELECT r.read_upto FROM notification_reads r WHERE r.user_id = @viewer_id::bigint), '-infinity'::timestamptz) AS upto),
+heads AS (
+    SELECT n.id, n.type, n.actor_id, n.post_id, n.group_id, n.group_key, n.read, n.created_at
+      FROM notifications n
+     WHERE n.recipient_id = @viewer_id::bigint AND (n.created_at, n.id) < (@before_at::timestamptz, @before_id::bigint)
+       AND n.actor_id <> ALL (@blocked::bigint[])
+       AND (n.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
+            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+            FROM posts sp WHERE sp.id = n.post_id), false))
+       AND (n.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = n.comment_id), false))
+       AND (n.group_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM notifications m
+             WHERE m.recipient_id = @viewer_id::bigint AND m.group_key = n.group_key AND (m.created_at, m.id) > (n.created_at, n.id)
+               AND m.actor_id <> ALL (@blocked::bigint[])
+       AND (m.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
+            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+            FROM posts sp WHERE sp.id = m.post_id), false))
+       AND (m.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = m.comment_id), false))))
+     ORDER BY n.created_at DESC, n.id DESC
+     LIMIT @lim::int)
+SELECT h.id, h.type, h.post_id, coalesce((SELECT g.name FROM feeds g WHERE g.id = h.group_id), '')::text AS group_name, h.created_at,
+       (NOT h.read AND h.created_at > (SELECT upto FROM marker))::boolean AS unread,
+       a.count, a.actors
+  FROM heads h
+  CROSS JOIN LATERAL (
+      SELECT count(*)::int AS count, (array_agg(u.handle ORDER BY m.created_at DESC, m.id DESC))[1:3]::text[] AS actors
+        FROM notifications m JOIN users u ON u.id = m.actor_id
+       WHERE m.recipient_id = @viewer_id::bigint
+         AND (m.id = h.id OR (h.group_key IS NOT NULL AND m.group_key = h.group_key))
+         AND m.actor_id <> ALL (@blocked::bigint[])
+       AND (m.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
+            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+            FROM posts sp WHERE sp.id = m.post_id), false))
+       AND (m.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = m.comment_id), false))) a
+ ORDER BY h.created_at DESC, h.id DESC;
+
+-- name: UnreadNotifications :one
+SELECT notification_unread(@viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])::int AS unread;
+
+-- name: MarkNotificationsRead :exec
+-- Everything up to now is read, on every device; the marker never moves back.
+INSERT INTO notification_reads (user_id, read_upto) VALUES (@user_id, @upto)
+ON CONFLICT (user_id) DO UPDATE SET read_upto = greatest(notification_reads.read_upto, EXCLUDED.read_upto);
+
+-- name: OpenNotification :one
+-- Marks a line of the viewer's read (the row and its group's) and says where it leads.
+WITH n AS (
+    SELECT x.id, x.type, x.post_id, x.group_id, x.group_key, x.actor_id FROM notifications x
+     WHERE x.id = @id AND x.recipient_id = @viewer_id::bigint),
+marked AS (
+    UPDATE notifications m SET read = true FROM n
+     WHERE m.recipient_id = @viewer_id::bigint AND NOT m.read
+       AND (m.id = n.id OR (n.group_key IS NOT NULL AND m.group_key = n.group_key)))
+SELECT n.type, n.post_id, coalesce(g.name, '')::text AS group_name, u.handle AS actor
+  FROM n JOIN users u ON u.id = n.actor_id LEFT JOIN feeds g ON g.id = n.group_id;
+
+-- name: TakeNotificationFanouts :many
+-- Takes up to max_rows comments and posts whose fan-out is due (each by one taker).
+DELETE FROM notification_fanouts f
+ WHERE f.id IN (SELECT x.id FROM notification_fanouts x ORDER BY x.id LIMIT @max_rows::int FOR UPDATE SKIP LOCKED)
+RETURNING f.post_id, f.comment_id;
+
+-- name: FanOutComment :execrows
+-- A comment's fan-out: the people it mentions (the first 20 handles) and the thread's other
+-- commenters (replies), each once, none of them the commenter or the post's author (told
+-- of the comment itself), none who muted the thread (replies) or whose policy or ban says no.
+WITH c AS (
+    SELECT x.id, x.post_id, x.author_id, x.created_at, x.mentions[1:20] AS mentions, p.author_id AS post_author
+      FROM comments x JOIN posts p ON p.id = x.post_id WHERE x.id = @comment_id),
+mentioned AS (
+    SELECT DISTINCT u.id FROM c, unnest(c.mentions) h(handle) JOIN users u ON lower(u.handle) = lower(h.handle)
+     WHERE u.id <> c.author_id AND u.id <> c.post_author AND notify_allowed(u.id, c.author_id, 'mention')),
+replied AS (
+    SELECT DISTINCT x.author_id AS id FROM c JOIN comments x ON x.post_id = c.post_id
+     WHERE x.author_id <> c.author_id AND x.author_id <> c.post_author AND x.id <> c.id
+       AND x.author_id NOT IN (SELECT id FROM mentioned)
+       AND NOT EXISTS (SELECT 1 FROM thread_mutes t WHERE t.user_id = x.author_id AND t.post_id = c.post_id)
+       AND notify_allowed(x.author_id, c.author_id, 'comment'))
+INSERT INTO notifications (recipient_id, type, actor_id, post_id, comment_id, created_at)
+SELECT r.id, r.type, c.author_id, c.post_id, c.id, c.created_at
+  FROM c, (SELECT id, 'mention' AS type FROM mentioned UNION ALL SELECT id, 'reply' FROM replied) r
+ON CONFLICT DO NOTHING;
+
+-- name: FanOutPost :execrows
+-- A post's mentions (the first 20 handles), each once.
+WITH p AS (SELECT x.id, x.author_id, x.created_at, x.mentions[1:20] AS mentions FROM posts x WHERE x.id = @post_id AND x.deleted_at IS NULL)
+INSERT INTO notifications (recipient_id, type, actor_id, post_id, created_at)
+SELECT DISTINCT u.id, 'mention', p.author_id, p.id, p.created_at
+  FROM p, unnest(p.mentions) h(handle) JOIN users u ON lower(u.handle) = lower(h.handle)
+ WHERE notify_allowed(u.id, p.author_id, 'mention')
+ON CONFLICT DO NOTHING;
+
+-- name: PruneNotifications :execrows
+DELETE FROM notifications WHERE id IN (SELECT n.id FROM notifications n WHERE n.created_at < @before ORDER BY n.created_at LIMIT 10000);
+
+-- name: NotificationSettings :one
+SELECT u.notify_grouping,
+       coalesce((SELECT p.policy FROM notification_policies p WHERE p.user_id = u.id AND p.kind = 'like'), 'everyone')::text AS likes,
+       coalesce((SELECT p.policy FROM notification_policies p WHERE p.user_id = u.id AND p.kind = 'comment'), 'everyone')::text AS comments,
+       coalesce((SELECT p.policy FROM notification_policies p WHERE p.user_id = u.id AND p.kind = 'mention'), 'everyone')::text AS mentions,
+       coalesce((SELECT p.policy FROM notification_policies p WHERE p.user_id = u.id AND p.kind = 'follow'), 'everyone')::text AS follows
+  FROM users u WHERE u.id = @user_id;
+
+-- name: SetNotifyGrouping :exec
+UPDATE users SET notify_grouping = @grouping WHERE id = @id;
+
+-- name: SetNotificationPolicy :exec
+INSERT INTO notification_policies (user_id, kind, policy) VALUES (@user_id, @kind, @policy)
+ON CONFLICT (user_id, kind) DO UPDATE SET policy = EXCLUDED.policy;
+
+-- name: ClearNotificationPolicy :exec
+-- From everyone: no row.
+DELETE FROM notification_policies WHERE user_id = @user_id AND kind = @kind;
+
+-- name: MuteThread :exec
+INSERT INTO thread_mutes (user_id, post_id) VALUES (@user_id, @post_id) ON CONFLICT DO NOTHING;
+
+-- name: UnmuteThread :exec
+DELETE FROM thread_mutes WHERE user_id = @user_id AND post_id = @post_id;
+
+-- name: ThreadMuted :one
+SELECT EXISTS (SELECT 1 FROM thread_mutes WHERE user_id = @user_id AND post_id = @post_id);

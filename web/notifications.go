@@ -1,0 +1,160 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"tributary"
+	"tributary/db"
+	"tributary/views"
+)
+
+// Notifications (issue 46): the list, its JSON, "mark all read", opening a line, the badge's
+// poll for pages without a live stream, and the choices of what to hear of.
+
+// notificationPage reads the page of the viewer's list at the request's ?cursor=.
+func (s *Server) notificationPage(r *http.Request) (tributary.NotificationPage, error) {
+	from, err := tributary.ParseNotificationCursor(r.URL.Query().Get("cursor"))
+	if err != nil {
+		return tributary.NotificationPage{}, err
+	}
+	return s.store.Notifications(r.Context(), s.viewerAccess(r), from, tributary.NotificationPageSize)
+}
+
+// notifications serves /notifications: the whole page, or (htmx, a cursor) the next lines.
+func (s *Server) notifications(w http.ResponseWriter, r *http.Request) {
+	page, err := s.notificationPage(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if r.Header.Get("HX-Request") == "true" && r.URL.Query().Has("cursor") {
+		s.render(w, r, http.StatusOK, views.NotificationLines(page))
+		return
+	}
+	s.render(w, r, http.StatusOK, views.NotificationsPage(s.page(r, "Notifications"), page))
+}
+
+// notificationJSON is one line of GET /api/notifications.
+type notificationJSON struct {
+	ID        int64     `json:"id"`
+	Type      string    `json:"type"`
+	Actors    []string  `json:"actors"`
+	Count     int       `json:"count"`
+	PostID    int64     `json:"post_id,omitempty"`
+	Group     string    `json:"group,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	Unread    bool      `json:"unread"`
+}
+
+func (s *Server) apiNotifications(w http.ResponseWriter, r *http.Request) {
+	page, err := s.notificationPage(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := struct {
+		Notifications []notificationJSON `json:"notifications"`
+		NextCursor    string             `json:"next_cursor"`
+	}{Notifications: make([]notificationJSON, len(page.Lines)), NextCursor: page.Next.String()}
+	for i, l := range page.Lines {
+		out.Notifications[i] = notificationJSON{ID: l.ID, Type: l.Type, Actors: l.Actors, Count: l.Count, PostID: l.PostID,
+			Group: l.Group, CreatedAt: l.CreatedAt, Unread: l.Unread}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// markNotificationsRead is "mark all read": every device's badge goes to 0.
+func (s *Server) markNotificationsRead(w http.ResponseWriter, r *http.Request) {
+	if err := s.store.MarkNotificationsRead(r.Context(), currentUser(r.Context()).ID, s.now()); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if r.Header.Get("HX-Request") == "true" {
+		w.Header().Set("HX-Refresh", "true")
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	http.Redirect(w, r, "/notifications", http.StatusSeeOther)
+}
+
+// openNotification marks a line read and goes to what it is about.
+func (s *Server) openNotification(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "Notification")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	n, err := s.store.OpenNotification(r.Context(), currentUser(r.Context()).ID, id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, views.NotificationTarget(n), http.StatusSeeOther)
+}
+
+// unreadBadge answers the header's badge for pages without a live stream (on focus, and on
+// a slow timer).
+func (s *Server) unreadBadge(w http.ResponseWriter, r *http.Request) {
+	n, err := s.unread(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	s.render(w, r, http.StatusOK, views.UnreadBadge(n))
+}
+
+// unread is the signed-in reader's unread count: the one their session's read brought, or
+// asked now when it brought none.
+func (s *Server) unread(r *http.Request) (int, error) {
+	u := currentUser(r.Context())
+	if u == nil {
+		return 0, nil
+	}
+	if su := db.SessionUserOf(r.Context()); su != nil && su.User.ID == u.ID {
+		return su.Unread, nil
+	}
+	return s.store.UnreadNotifications(r.Context(), s.viewerAccess(r))
+}
+
+func (s *Server) notificationSettings(w http.ResponseWriter, r *http.Request) {
+	st, err := s.store.NotificationSettings(r.Context(), currentUser(r.Context()).ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, views.NotificationSettingsPage(s.page(r, "Notification settings"), st))
+}
+
+func (s *Server) setNotificationSettings(w http.ResponseWriter, r *http.Request) {
+	f := parseForm(r)
+	set := tributary.NotificationSettings{Grouping: f.Get("grouping") == "on", Policy: map[string]string{}}
+	for _, kind := range tributary.NotificationKinds {
+		if p := f.Get(kind); p != "" {
+			set.Policy[kind] = p
+		}
+	}
+	if err := s.store.SetNotificationSettings(r.Context(), currentUser(r.Context()).ID, set); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.flash(r, "Your notification settings are saved.")
+	http.Redirect(w, r, "/notifications/settings", http.StatusSeeOther)
+}
+
+// muteThread stops (or, with mute=off, restarts) reply notifications from a post's thread.
+func (s *Server) muteThread(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "Post")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	mute := r.PostFormValue("mute") != "off"
+	if err := s.store.MuteThread(r.Context(), currentUser(r.Context()).ID, id, mute); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.flash(r, map[bool]string{true: "You will hear no more replies in that thread.", false: "You will hear of replies in that thread again."}[mute])
+	http.Redirect(w, r, "/notifications", http.StatusSeeOther)
+}
