@@ -38,6 +38,11 @@ func (w *world) seedNotifications(ctx context.Context, v *viewer) error {
 		       r.at
 		  FROM rows r, actors a, posts p`, v.ID, notifySeeded)
 	}
+	if err == nil {
+		// As autovacuum would soon: planned on the statistics of before the seed, the list
+		// read all 10,000 rows by bitmap and sorted them (96 ms), not 31 down its index.
+		_, err = w.pool.Exec(ctx, `ANALYZE notifications`)
+	}
 	if err != nil {
 		return fmt.Errorf("bench: seed notifications: %w", err)
 	}
