@@ -17,7 +17,7 @@ APT_UPDATED := $(CACHE)/.apt-updated
 export PLAYWRIGHT_DRIVER_PATH := $(PW_DRIVER)
 export TRIBUTARY_CHROMIUM := $(CHROMIUM)
 
-.PHONY: soak screenshots run stop test test-go test-e2e vet generate check-generated bench bench-quick deps deps-postgres deps-browser build fuzz clean
+.PHONY: deps-pgbouncer deps-topology topology topology-stop topology-roll backup restore-drill soak screenshots run stop test test-go test-e2e vet generate check-generated bench bench-quick deps deps-postgres deps-browser build fuzz clean
 
 run: deps-postgres $(VENDOR_JS) ## Start the app on http://localhost:8080 (private PostgreSQL unless DATABASE_URL is set)
 	go run ./cmd/tributary serve --demo
@@ -28,7 +28,7 @@ stop: ## Stop this checkout's private PostgreSQL cluster
 build: $(VENDOR_JS)
 	go build -o $(BIN) ./cmd/tributary
 
-test: deps-postgres deps-browser $(VENDOR_JS) vet check-generated test-go ## Everything CI runs
+test: deps-postgres deps-pgbouncer deps-browser $(VENDOR_JS) vet check-generated test-go ## Everything CI runs
 
 vet:
 	go vet ./...
@@ -80,7 +80,23 @@ soak: deps-postgres build
 bench-quick:
 	$(MAKE) bench BENCH_FLAGS=--quick
 
-deps: deps-postgres deps-browser $(VENDOR_JS)
+deps: deps-postgres deps-pgbouncer deps-browser $(VENDOR_JS)
+
+# A Debian package's program, installed when missing and running as root: $(call apt,program,package).
+apt = @if ! command -v $(1) >/dev/null && [ ! -x /usr/sbin/$(1) ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing $(2) (apt-get install $(2))"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; \
+		else \
+			echo "$(1) is missing: run 'sudo apt-get install $(2)'"; exit 1; \
+		fi; fi
+
+# PgBouncer: the store's test through a pooler in transaction mode, and the topology.
+deps-pgbouncer:
+	$(call apt,pgbouncer,pgbouncer)
+
+deps-topology: deps-postgres deps-pgbouncer
+	$(call apt,haproxy,haproxy)
 
 # PostgreSQL server binaries: installed from Debian when missing and running as root.
 deps-postgres:

@@ -210,7 +210,11 @@ func (c Cluster) run(ctx context.Context, name string, args ...string) ([]byte, 
 	return cmd.CombinedOutput()
 }
 
-func (c Cluster) chownForServer() error {
+func (c Cluster) chownForServer() error { return c.chownDir(c.Dir, c.sockDir()) }
+
+// chownDir gives paths to the postgres user when running as root (the server, PgBouncer
+// and pg_basebackup run as that user then).
+func (c Cluster) chownDir(paths ...string) error {
 	if os.Geteuid() != 0 {
 		return nil
 	}
@@ -220,7 +224,7 @@ func (c Cluster) chownForServer() error {
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
-	for _, p := range []string{c.Dir, c.sockDir()} {
+	for _, p := range paths {
 		if err := os.Chown(p, uid, gid); err != nil {
 			return fmt.Errorf("cluster: chown %s: %w", p, err)
 		}
