@@ -77,6 +77,21 @@ bench: deps-postgres build
 soak: deps-postgres build
 	$(BIN) soak $(SOAK_FLAGS)
 
+# A production-shaped site on this machine (docs/operations.md): haproxy on :8088 -> 3
+# instances -> PgBouncer (transaction mode) -> the primary, plus a streaming replica for feed
+# reads; everything under .cache/topology. topology-roll replaces the instances one at a
+# time with a fresh build. File-descriptor limits are raised for many live streams.
+topology = $(BIN) topology $(1) --dir $(CACHE)/topology $(TOPOLOGY_FLAGS)
+
+topology: deps-topology build
+	ulimit -n $$(ulimit -Hn) && $(call topology,start)
+
+topology-roll: build
+	ulimit -n $$(ulimit -Hn) && $(call topology,roll)
+
+topology-stop:
+	@if [ -x $(BIN) ]; then $(call topology,stop); fi
+
 bench-quick:
 	$(MAKE) bench BENCH_FLAGS=--quick
 

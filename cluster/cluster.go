@@ -85,12 +85,8 @@ func (c Cluster) Start(ctx context.Context, name string, log io.Writer) error {
 		}
 	}
 	if !c.running() {
-		opts := fmt.Sprintf("-k %s -c listen_addresses='' -p %d", c.sockDir(), clusterPort)
-		if !c.Stock {
-			opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=512MB"
-		}
 		if out, err := c.run(ctx, filepath.Join(bin, "pg_ctl"), "start", "-w", "-t", "60", "-D", c.dataDir(),
-			"-l", c.logFile(), "-o", opts); err != nil {
+			"-l", c.logFile(), "-o", c.serverOptions(c.Stock)); err != nil {
 			return fmt.Errorf("cluster: start (log: %s): %w\n%s", c.logFile(), err, out)
 		}
 		fmt.Fprintf(log, "started private PostgreSQL cluster (socket %s)\n", c.sockDir())
@@ -118,13 +114,23 @@ func (c Cluster) StartReplicaOf(ctx context.Context, primary Cluster) error {
 		}
 	}
 	if !c.running() {
-		opts := fmt.Sprintf("-k %s -c listen_addresses='' -p %d", c.sockDir(), clusterPort)
+		// A standby needs at least its primary's max_connections: it runs with its settings.
 		if out, err := c.run(ctx, filepath.Join(bin, "pg_ctl"), "start", "-w", "-t", "60", "-D", c.dataDir(),
-			"-l", c.logFile(), "-o", opts); err != nil {
+			"-l", c.logFile(), "-o", c.serverOptions(primary.Stock)); err != nil {
 			return fmt.Errorf("cluster: start replica (log: %s): %w\n%s", c.logFile(), err, out)
 		}
 	}
 	return nil
+}
+
+// serverOptions are the server's settings: on its own socket only, and unless stock, tuned
+// for tests and the demo.
+func (c Cluster) serverOptions(stock bool) string {
+	opts := fmt.Sprintf("-k %s -c listen_addresses='' -p %d", c.sockDir(), clusterPort)
+	if !stock {
+		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=512MB"
+	}
+	return opts
 }
 
 // Stop stops the cluster if it runs.

@@ -37,6 +37,7 @@ Commands:
   keys       rotate the site's cursor keys (every instance follows)
   cluster    start, stop or locate this checkout's private PostgreSQL cluster
   bench      benchmark the feed on the bench dataset; writes BENCHMARKS.md
+  topology   start, stop or roll a production-shaped site here: haproxy, 3 instances, PgBouncer, a replica
   soak       two instances under mixed traffic, PostgreSQL restarted midway; writes SOAK.md
 
 Run 'tributary <command> --help' for a command's flags.
@@ -62,6 +63,7 @@ var commands = map[string]command{
 	"bench":    cmdBench,
 	"keys":     cmdKeys,
 	"soak":     cmdSoak,
+	"topology": cmdTopology,
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
