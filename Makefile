@@ -17,7 +17,7 @@ APT_UPDATED := $(CACHE)/.apt-updated
 export PLAYWRIGHT_DRIVER_PATH := $(PW_DRIVER)
 export TRIBUTARY_CHROMIUM := $(CHROMIUM)
 
-.PHONY: deps-pgbouncer deps-topology topology topology-stop topology-roll backup restore-drill soak screenshots run stop test test-go test-e2e vet generate check-generated bench bench-quick deps deps-postgres deps-browser build fuzz clean
+.PHONY: deps-pgbouncer deps-topology topology topology-stop topology-roll backup restore restore-drill soak screenshots run stop test test-go test-e2e vet generate check-generated bench bench-quick deps deps-postgres deps-browser build fuzz clean
 
 run: deps-postgres $(VENDOR_JS) ## Start the app on http://localhost:8080 (private PostgreSQL unless DATABASE_URL is set)
 	go run ./cmd/tributary serve --demo
@@ -91,6 +91,20 @@ topology-roll: build
 
 topology-stop:
 	@if [ -x $(BIN) ]; then $(call topology,stop); fi
+
+# Backups (docs/operations.md): of DATABASE_URL's database (DATABASE_DIRECT_URL's when
+# behind a pooler), or the private cluster's, to .cache/backups/; `make restore
+# BACKUP=file DATABASE_URL=...` loads one into an empty database.
+backup: build
+	$(BIN) backup --out $(CACHE)/backups/tributary-$$(date -u +%Y%m%dT%H%M%SZ).dump
+
+restore: build
+	@if [ -z "$(BACKUP)" ]; then echo "say which: make restore BACKUP=.cache/backups/<file>.dump DATABASE_URL=<an empty database>"; exit 1; fi
+	$(BIN) restore $(BACKUP)
+
+# The restore drill as a test: a seeded site backed up, restored into a fresh cluster, compared.
+restore-drill: deps-postgres
+	go test -count=1 -run '^TestBackupRestoreDrill$$' ./cmd/tributary
 
 bench-quick:
 	$(MAKE) bench BENCH_FLAGS=--quick

@@ -238,6 +238,24 @@ func (c Cluster) chownDir(paths ...string) error {
 	return nil
 }
 
+// Tool finds one of PostgreSQL's programs (pg_dump, pg_restore) of the server's version.
+func Tool(name string) (string, error) {
+	if dir, err := serverBinDir(); err == nil {
+		if p := filepath.Join(dir, name); fileExists(p) {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("cluster: %s not found (Debian: apt-get install postgresql-client)", name)
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
 // serverBinDir finds PostgreSQL's server binaries (initdb, pg_ctl).
 func serverBinDir() (string, error) {
 	if dir := os.Getenv("PG_BINDIR"); dir != "" {
