@@ -17,7 +17,7 @@ APT_UPDATED := $(CACHE)/.apt-updated
 export PLAYWRIGHT_DRIVER_PATH := $(PW_DRIVER)
 export TRIBUTARY_CHROMIUM := $(CHROMIUM)
 
-.PHONY: soak screenshots run stop test test-go test-e2e vet generate check-generated bench bench-quick deps deps-postgres deps-browser build fuzz clean
+.PHONY: deps-pgbouncer deps-topology topology topology-stop topology-roll backup restore restore-drill soak screenshots run stop test test-go test-e2e vet generate check-generated bench bench-quick deps deps-postgres deps-browser build fuzz clean
 
 run: deps-postgres $(VENDOR_JS) ## Start the app on http://localhost:8080 (private PostgreSQL unless DATABASE_URL is set)
 	go run ./cmd/tributary serve --demo
@@ -28,7 +28,7 @@ stop: ## Stop this checkout's private PostgreSQL cluster
 build: $(VENDOR_JS)
 	go build -o $(BIN) ./cmd/tributary
 
-test: deps-postgres deps-browser $(VENDOR_JS) vet check-generated test-go ## Everything CI runs
+test: deps-postgres deps-pgbouncer deps-browser $(VENDOR_JS) vet check-generated test-go ## Everything CI runs
 
 vet:
 	go vet ./...
@@ -77,10 +77,55 @@ bench: deps-postgres build
 soak: deps-postgres build
 	$(BIN) soak $(SOAK_FLAGS)
 
+# A production-shaped site on this machine (docs/operations.md): haproxy on :8088 -> 3
+# instances -> PgBouncer (transaction mode) -> the primary, plus a streaming replica for feed
+# reads; everything under .cache/topology. topology-roll replaces the instances one at a
+# time with a fresh build. File-descriptor limits are raised for many live streams.
+topology = $(BIN) topology $(1) --dir $(CACHE)/topology $(TOPOLOGY_FLAGS)
+
+topology: deps-topology build
+	ulimit -n $$(ulimit -Hn) && $(call topology,start)
+
+topology-roll: build
+	ulimit -n $$(ulimit -Hn) && $(call topology,roll)
+
+topology-stop:
+	@if [ -x $(BIN) ]; then $(call topology,stop); fi
+
+# Backups (docs/operations.md): of DATABASE_URL's database (DATABASE_DIRECT_URL's when
+# behind a pooler), or the private cluster's, to .cache/backups/; `make restore
+# BACKUP=file DATABASE_URL=...` loads one into an empty database.
+backup: build
+	$(BIN) backup --out $(CACHE)/backups/tributary-$$(date -u +%Y%m%dT%H%M%SZ).dump
+
+restore: build
+	@if [ -z "$(BACKUP)" ]; then echo "say which: make restore BACKUP=.cache/backups/<file>.dump DATABASE_URL=<an empty database>"; exit 1; fi
+	$(BIN) restore $(BACKUP)
+
+# The restore drill as a test: a seeded site backed up, restored into a fresh cluster, compared.
+restore-drill: deps-postgres
+	go test -count=1 -run '^TestBackupRestoreDrill$$' ./cmd/tributary
+
 bench-quick:
 	$(MAKE) bench BENCH_FLAGS=--quick
 
-deps: deps-postgres deps-browser $(VENDOR_JS)
+deps: deps-postgres deps-pgbouncer deps-browser $(VENDOR_JS)
+
+# A Debian package's program, installed when missing and running as root: $(call apt,program,package).
+apt = @if ! command -v $(1) >/dev/null && [ ! -x /usr/sbin/$(1) ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing $(2) (apt-get install $(2))"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; \
+		else \
+			echo "$(1) is missing: run 'sudo apt-get install $(2)'"; exit 1; \
+		fi; fi
+
+# PgBouncer: the store's test through a pooler in transaction mode, and the topology.
+deps-pgbouncer:
+	$(call apt,pgbouncer,pgbouncer)
+
+deps-topology: deps-postgres deps-pgbouncer
+	$(call apt,haproxy,haproxy)
 
 # PostgreSQL server binaries: installed from Debian when missing and running as root.
 deps-postgres:

@@ -85,12 +85,8 @@ func (c Cluster) Start(ctx context.Context, name string, log io.Writer) error {
 		}
 	}
 	if !c.running() {
-		opts := fmt.Sprintf("-k %s -c listen_addresses='' -p %d", c.sockDir(), clusterPort)
-		if !c.Stock {
-			opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=512MB"
-		}
 		if out, err := c.run(ctx, filepath.Join(bin, "pg_ctl"), "start", "-w", "-t", "60", "-D", c.dataDir(),
-			"-l", c.logFile(), "-o", opts); err != nil {
+			"-l", c.logFile(), "-o", c.serverOptions(c.Stock)); err != nil {
 			return fmt.Errorf("cluster: start (log: %s): %w\n%s", c.logFile(), err, out)
 		}
 		fmt.Fprintf(log, "started private PostgreSQL cluster (socket %s)\n", c.sockDir())
@@ -118,13 +114,23 @@ func (c Cluster) StartReplicaOf(ctx context.Context, primary Cluster) error {
 		}
 	}
 	if !c.running() {
-		opts := fmt.Sprintf("-k %s -c listen_addresses='' -p %d", c.sockDir(), clusterPort)
+		// A standby needs at least its primary's max_connections: it runs with its settings.
 		if out, err := c.run(ctx, filepath.Join(bin, "pg_ctl"), "start", "-w", "-t", "60", "-D", c.dataDir(),
-			"-l", c.logFile(), "-o", opts); err != nil {
+			"-l", c.logFile(), "-o", c.serverOptions(primary.Stock)); err != nil {
 			return fmt.Errorf("cluster: start replica (log: %s): %w\n%s", c.logFile(), err, out)
 		}
 	}
 	return nil
+}
+
+// serverOptions are the server's settings: on its own socket only, and unless stock, tuned
+// for tests and the demo.
+func (c Cluster) serverOptions(stock bool) string {
+	opts := fmt.Sprintf("-k %s -c listen_addresses='' -p %d", c.sockDir(), clusterPort)
+	if !stock {
+		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=512MB"
+	}
+	return opts
 }
 
 // Stop stops the cluster if it runs.
@@ -210,7 +216,11 @@ func (c Cluster) run(ctx context.Context, name string, args ...string) ([]byte, 
 	return cmd.CombinedOutput()
 }
 
-func (c Cluster) chownForServer() error {
+func (c Cluster) chownForServer() error { return c.chownDir(c.Dir, c.sockDir()) }
+
+// chownDir gives paths to the postgres user when running as root (the server, PgBouncer
+// and pg_basebackup run as that user then).
+func (c Cluster) chownDir(paths ...string) error {
 	if os.Geteuid() != 0 {
 		return nil
 	}
@@ -220,12 +230,30 @@ func (c Cluster) chownForServer() error {
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
-	for _, p := range []string{c.Dir, c.sockDir()} {
+	for _, p := range paths {
 		if err := os.Chown(p, uid, gid); err != nil {
 			return fmt.Errorf("cluster: chown %s: %w", p, err)
 		}
 	}
 	return nil
+}
+
+// Tool finds one of PostgreSQL's programs (pg_dump, pg_restore) of the server's version.
+func Tool(name string) (string, error) {
+	if dir, err := serverBinDir(); err == nil {
+		if p := filepath.Join(dir, name); fileExists(p) {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("cluster: %s not found (Debian: apt-get install postgresql-client)", name)
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // serverBinDir finds PostgreSQL's server binaries (initdb, pg_ctl).

@@ -63,10 +63,11 @@ func (s *Store) Refresh(ctx context.Context, now time.Time) (RefreshResult, erro
 	return s.RefreshSince(ctx, b.RefreshedAt, now)
 }
 
-// refreshLock takes the refresh lock on a connection of its own, held until unlock: only
-// one instance refreshes at a time. A nil conn and no error: another instance holds it.
+// refreshLock takes the refresh lock on a session connection of its own, held until
+// unlock: only one instance refreshes at a time. A nil conn and no error: another instance
+// holds it.
 func (s *Store) refreshLock(ctx context.Context) (conn *pgxpool.Conn, unlock func(), err error) {
-	if conn, err = s.Pool.Acquire(ctx); err != nil {
+	if conn, err = s.Session.Acquire(ctx); err != nil {
 		return nil, nil, fmt.Errorf("db: refresh: %w", err)
 	}
 	var locked bool
@@ -87,7 +88,7 @@ func (s *Store) refreshLock(ctx context.Context) (conn *pgxpool.Conn, unlock fun
 // is not skipped for one that began before the caller's writes), waiting on the refresh
 // lock itself.
 func (s *Store) AwaitRefresh(ctx context.Context) error {
-	conn, err := s.Pool.Acquire(ctx)
+	conn, err := s.Session.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("db: await refresh: %w", err)
 	}

@@ -20,6 +20,10 @@ import (
 // sqlc-generated types stay inside this package.
 type Store struct {
 	Pool *pgxpool.Pool
+	// Session holds what lives longer than a transaction (the site listener's LISTEN, the
+	// snapshot refresh's lock): direct to PostgreSQL, never through a pooler in
+	// transaction mode. NewStore makes it Pool; serve points it at --direct-database-url.
+	Session *pgxpool.Pool
 	// Weights score snapshot rows; the feed service reads the same ones.
 	Weights tributary.Weights
 	// ArrivalsByFollows is the size of followed set from which the arrival query reads the
@@ -47,7 +51,7 @@ type Store struct {
 
 // NewStore wraps a pool, scoring with the default weights.
 func NewStore(pool *pgxpool.Pool) *Store {
-	return &Store{Pool: pool, Weights: tributary.DefaultWeights, ArrivalsByFollows: DefaultArrivalsByFollows,
+	return &Store{Pool: pool, Session: pool, Weights: tributary.DefaultWeights, ArrivalsByFollows: DefaultArrivalsByFollows,
 		RecentScan: DefaultRecentScan, RecentSpan: DefaultRecentSpan, Rivers: DefaultRiverConfig, Jobs: DefaultJobConfig, q: queries(pool),
 		cards: newCardCache(20000)}
 }

@@ -189,7 +189,7 @@ func (b *Bus) Run(ctx context.Context) {
 // session is one listening connection's life: LISTEN, catch up, then catch up again at each
 // wake-up or poll. It returns when the connection fails or ctx is done.
 func (b *Bus) session(ctx context.Context, cursor *int64, applied map[int64]int64, connected func()) error {
-	c, err := b.store.Pool.Acquire(ctx)
+	c, err := b.store.Session.Acquire(ctx) // LISTEN outlives any transaction
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func TestReadReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	rpool, err := db.OpenReplica(ctx, rdsn)
+	rpool, err := db.OpenReplica(ctx, rdsn, db.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,12 +15,18 @@ import (
 // dbFlags are the database flags every command shares.
 type dbFlags struct {
 	url        string
+	directURL  string // "" : url itself
+	execMode   string
 	clusterDir string
 }
 
 func (f *dbFlags) register(fs *flag.FlagSet, e *env) {
 	fs.StringVar(&f.url, "database-url", e.getenv("DATABASE_URL"),
 		"PostgreSQL connection string (env DATABASE_URL); empty starts this checkout's private cluster")
+	fs.StringVar(&f.directURL, "direct-database-url", e.getenv("DATABASE_DIRECT_URL"),
+		"PostgreSQL itself, when --database-url is a pooler in transaction mode: migrations, the site listener and the snapshot's lock go here (env DATABASE_DIRECT_URL; default --database-url)")
+	fs.StringVar(&f.execMode, "db-exec-mode", e.getenv("DATABASE_EXEC_MODE"),
+		"how statements are sent: cache_statement (default; named prepared statements), or cache_describe through PgBouncer in transaction mode (env DATABASE_EXEC_MODE)")
 	fs.StringVar(&f.clusterDir, "cluster-dir", e.getenv("TRIBUTARY_CLUSTER_DIR"),
 		"directory of the private PostgreSQL cluster (env TRIBUTARY_CLUSTER_DIR; default derived from the working directory)")
 }
@@ -34,8 +40,22 @@ func (f *dbFlags) cluster() cluster.Cluster {
 	return cluster.Cluster{Dir: dir}
 }
 
-// open connects to DATABASE_URL, or starts the private cluster, and migrates.
+// options are the connections' settings beyond the URL.
+func (f *dbFlags) options() (db.Options, error) {
+	mode, err := db.ParseExecMode(f.execMode)
+	if err != nil {
+		return db.Options{}, fmt.Errorf("--db-exec-mode: %w", err)
+	}
+	return db.Options{ExecMode: mode}, nil
+}
+
+// open connects to DATABASE_URL, or starts the private cluster, and migrates (over the
+// direct URL when there is one).
 func (f *dbFlags) open(ctx context.Context, e *env) (*pgxpool.Pool, error) {
+	opts, err := f.options()
+	if err != nil {
+		return nil, err
+	}
 	dsn := f.url
 	if dsn == "" {
 		c := f.cluster()
@@ -44,15 +64,44 @@ func (f *dbFlags) open(ctx context.Context, e *env) (*pgxpool.Pool, error) {
 		}
 		dsn = c.DSN("tributary")
 	}
-	pool, err := db.Open(ctx, dsn)
+	pool, err := db.OpenWith(ctx, dsn, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := db.Migrate(ctx, pool); err != nil {
+	migrator := pool
+	if f.directURL != "" {
+		if migrator, err = db.OpenWith(ctx, f.directURL, opts); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("--direct-database-url: %w", err)
+		}
+		defer migrator.Close()
+	}
+	if err := db.Migrate(ctx, migrator); err != nil {
 		pool.Close()
 		return nil, err
 	}
 	return pool, nil
+}
+
+// openStore opens the store as open does, its session connections on the direct URL when
+// there is one; done closes both pools.
+func (f *dbFlags) openStore(ctx context.Context, e *env) (store *db.Store, done func(), err error) {
+	pool, err := f.open(ctx, e)
+	if err != nil {
+		return nil, nil, err
+	}
+	store = db.NewStore(pool)
+	if f.directURL == "" {
+		return store, pool.Close, nil
+	}
+	opts, _ := f.options() // checked by open
+	direct, err := db.OpenWith(ctx, f.directURL, opts)
+	if err != nil {
+		pool.Close()
+		return nil, nil, fmt.Errorf("--direct-database-url: %w", err)
+	}
+	store.Session = direct
+	return store, func() { direct.Close(); pool.Close() }, nil
 }
 
 func cmdMigrate(ctx context.Context, e *env, args []string) error {

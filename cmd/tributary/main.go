@@ -37,6 +37,9 @@ Commands:
   keys       rotate the site's cursor keys (every instance follows)
   cluster    start, stop or locate this checkout's private PostgreSQL cluster
   bench      benchmark the feed on the bench dataset; writes BENCHMARKS.md
+  backup     write the database to a file (pg_dump's custom format)
+  restore    load a backup into an empty database
+  topology   start, stop or roll a production-shaped site here: haproxy, 3 instances, PgBouncer, a replica
   soak       two instances under mixed traffic, PostgreSQL restarted midway; writes SOAK.md
 
 Run 'tributary <command> --help' for a command's flags.
@@ -62,6 +65,9 @@ var commands = map[string]command{
 	"bench":    cmdBench,
 	"keys":     cmdKeys,
 	"soak":     cmdSoak,
+	"topology": cmdTopology,
+	"backup":   cmdBackup,
+	"restore":  cmdRestore,
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {

@@ -77,18 +77,18 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 
-	pool, err := dbf.open(ctx, e)
+	store, done, err := dbf.openStore(ctx, e)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	store := db.NewStore(pool)
+	defer done()
 	store.Rivers.Off = !*rivers
 	if store.Fetcher, err = fetch.fetcher(store, log); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	if *replicaURL != "" {
-		rpool, err := db.OpenReplica(ctx, *replicaURL)
+		opts, _ := dbf.options() // checked by openStore
+		rpool, err := db.OpenReplica(ctx, *replicaURL, opts)
 		if err != nil {
 			return fmt.Errorf("serve: --replica-url: %w", err)
 		}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"tributary/db"
 )
 
 func cmdSnapshot(ctx context.Context, e *env, args []string) error {
@@ -20,12 +18,11 @@ func cmdSnapshot(ctx context.Context, e *env, args []string) error {
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	pool, err := dbf.open(ctx, e)
+	store, done, err := dbf.openStore(ctx, e)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	store := db.NewStore(pool)
+	defer done()
 	refresh := store.Refresh
 	if *full {
 		refresh = store.RefreshSnapshot

@@ -251,3 +251,40 @@ func Replica(t testing.TB, primary cluster.Cluster) (cluster.Cluster, string) {
 	}
 	return c, c.DSN("tributary")
 }
+
+// Bouncer puts a PgBouncer in transaction mode (round robin over two server connections, so
+// that state left on a connection is not found again) in front of the test server and
+// returns the connection string of the database dsn names through it. The test is skipped
+// when pgbouncer is not installed.
+func Bouncer(t testing.TB, dsn string) string {
+	t.Helper()
+	if _, err := cluster.BouncerBinary(); err != nil {
+		t.Skipf("no PgBouncer, so not tested through one: %v", err)
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "tributary-pgbouncer-") // the postgres user must reach it
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	port, err := cluster.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := cluster.Bouncer{Dir: dir, Port: port, ServerHost: cfg.Host, ServerPort: int(cfg.Port), PoolSize: 2, RoundRobin: true}
+	if err := b.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := b.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return b.DSN(cfg.Database)
+}
