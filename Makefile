@@ -73,9 +73,11 @@ bench: deps-postgres build
 
 # Soak, not part of CI: two instances on the bench dataset, 64 clients of mixed traffic for
 # 10 minutes, PostgreSQL restarted in the middle; writes SOAK.md. SOAK_FLAGS=--quick uses the
-# small dataset.
+# small dataset; SOAK_FLAGS=--topology soaks the topology (started if not running) with faults.
+soak_topology = $(findstring --topology,$(SOAK_FLAGS))
 soak: deps-postgres build
-	$(BIN) soak $(SOAK_FLAGS)
+	$(if $(soak_topology),$(MAKE) deps-topology && ulimit -n $$(ulimit -Hn) &&) \
+	$(BIN) soak $(SOAK_FLAGS) $(if $(soak_topology),--topology-dir $(CACHE)/topology)
 
 # A production-shaped site on this machine (docs/operations.md): haproxy on :8088 -> 3
 # instances -> PgBouncer (transaction mode) -> the primary, plus a streaming replica for feed
