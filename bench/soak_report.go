@@ -173,7 +173,7 @@ func writeSoak(path string, rep SoakReport) error {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	if rep.Site {
 		writeSoakSite(&b, rep)
-		return os.WriteFile(path, []byte(b.String()), 0o644)
+		return replaceSoakPart(path, b.String())
 	}
 	p("# Soak\n\n")
 	p("Two instances of the real server on one database (the bench dataset: %d posts, %d users), %d clients of mixed traffic for %s",
@@ -208,7 +208,45 @@ func writeSoak(path string, rep SoakReport) error {
 			p("- %s\n", u)
 		}
 	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return replaceSoakPart(path, b.String())
+}
+
+// replaceSoakPart writes part into the file at path in place of the part with the same
+// heading (its first line, up to the next top-level heading), or after the others: the
+// two soaks share SOAK.md and each keeps the other's figures.
+func replaceSoakPart(path, part string) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	heading, _, _ := strings.Cut(part, "\n")
+	var parts []string
+	replaced := false
+	for _, p := range splitSoakParts(string(old)) {
+		if h, _, _ := strings.Cut(p, "\n"); h == heading {
+			p, replaced = part, true
+		}
+		parts = append(parts, strings.TrimRight(p, "\n")+"\n")
+	}
+	if !replaced {
+		parts = append(parts, part)
+	}
+	return os.WriteFile(path, []byte(strings.Join(parts, "\n")), 0o644)
+}
+
+// splitSoakParts splits text at its top-level headings ("# ").
+func splitSoakParts(text string) []string {
+	var parts []string
+	for _, line := range strings.SplitAfter(text, "\n") {
+		if strings.HasPrefix(line, "# ") || len(parts) == 0 {
+			if strings.TrimSpace(line) == "" && len(parts) == 0 {
+				continue
+			}
+			parts = append(parts, "")
+		}
+		parts[len(parts)-1] += line
+	}
+	return parts
 }
 
 // writeSoakSite is SOAK.md of a soak through the topology: requests by kind and status, the

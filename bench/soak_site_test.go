@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -78,5 +80,25 @@ func TestCheckLedger(t *testing.T) {
 	got.FirstMissed = nil
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("checkLedger = %+v, want %+v", got, want)
+	}
+}
+
+// The two soaks share SOAK.md: each replaces its own part and keeps the other's.
+func TestReplaceSoakPart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "SOAK.md")
+	steps := []struct{ part, want string }{
+		{"# Soak\n\nfirst\n", "# Soak\n\nfirst\n"},
+		{"# Soak through the topology\n\nsite 1\n", "# Soak\n\nfirst\n\n# Soak through the topology\n\nsite 1\n"},
+		{"# Soak\n\nsecond\n", "# Soak\n\nsecond\n\n# Soak through the topology\n\nsite 1\n"},
+		{"# Soak through the topology\n\nsite 2\n", "# Soak\n\nsecond\n\n# Soak through the topology\n\nsite 2\n"},
+	}
+	for i, s := range steps {
+		if err := replaceSoakPart(path, s.part); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(path)
+		if string(got) != s.want {
+			t.Errorf("step %d:\n%q\nwant\n%q", i, got, s.want)
+		}
 	}
 }
