@@ -17,7 +17,7 @@ APT_UPDATED := $(CACHE)/.apt-updated
 export PLAYWRIGHT_DRIVER_PATH := $(PW_DRIVER)
 export TRIBUTARY_CHROMIUM := $(CHROMIUM)
 
-.PHONY: deps-pgbouncer deps-topology topology topology-stop topology-roll backup restore restore-drill soak screenshots run stop test test-go test-e2e vet generate check-generated bench bench-quick deps deps-postgres deps-browser build fuzz clean
+.PHONY: compat deps-pgbouncer deps-topology topology topology-stop topology-roll backup restore restore-drill soak screenshots run stop test test-go test-e2e vet generate check-generated bench bench-quick deps deps-postgres deps-browser build fuzz clean
 
 run: deps-postgres $(VENDOR_JS) ## Start the app on http://localhost:8080 (private PostgreSQL unless DATABASE_URL is set)
 	go run ./cmd/tributary serve --demo
@@ -73,9 +73,24 @@ bench: deps-postgres build
 
 # Soak, not part of CI: two instances on the bench dataset, 64 clients of mixed traffic for
 # 10 minutes, PostgreSQL restarted in the middle; writes SOAK.md. SOAK_FLAGS=--quick uses the
-# small dataset.
+# small dataset; SOAK_FLAGS=--topology soaks the topology (started if not running) with faults.
+soak_topology = $(findstring --topology,$(SOAK_FLAGS))
 soak: deps-postgres build
-	$(BIN) soak $(SOAK_FLAGS)
+	$(if $(soak_topology),$(MAKE) deps-topology && ulimit -n $$(ulimit -Hn) &&) \
+	$(BIN) soak $(SOAK_FLAGS) $(if $(soak_topology),--topology-dir $(CACHE)/topology)
+
+# The previous commit's binary on this commit's schema, as during a rolling deploy:
+# COMPAT_BASE (default HEAD~1) is built in a temporary worktree and drives a database this
+# checkout migrated and seeded (TestPreviousBinaryOnNewSchema). Not in `make test`: a build.
+COMPAT_BASE ?= HEAD~1
+compat: deps-postgres $(VENDOR_JS)
+	@set -e; tmp=$$(mktemp -d); \
+	trap 'git worktree remove --force '$$tmp/src' >/dev/null 2>&1; rm -rf '$$tmp'' EXIT; \
+	git worktree add --detach --quiet $$tmp/src $(COMPAT_BASE); \
+	cp -r static/js/vendor $$tmp/src/static/js/; \
+	echo "compat: building $$(git rev-parse --short $(COMPAT_BASE)) in $$tmp/src"; \
+	(cd $$tmp/src && go build -o $$tmp/tributary ./cmd/tributary); \
+	TRIBUTARY_COMPAT_BINARY=$$tmp/tributary go test -count=1 -v -run '^TestPreviousBinaryOnNewSchema$$' ./cmd/tributary
 
 # A production-shaped site on this machine (docs/operations.md): haproxy on :8088 -> 3
 # instances -> PgBouncer (transaction mode) -> the primary, plus a streaming replica for feed

@@ -22,7 +22,8 @@ type SoakConfig struct {
 	Duration  time.Duration // default 10 minutes
 	Conns     int           // default 64
 	NoRestart bool
-	Out       string // where SOAK.md goes (default: the current directory)
+	Out       string    // where SOAK.md goes (default: the current directory)
+	Site      *SoakSite // soak this running site with its faults instead of two instances of its own
 }
 
 // soakKind is one kind of request of the mix, with its weight (workers per 16).
@@ -37,10 +38,11 @@ var soakKinds = []soakKind{
 
 // soakSample is one request's outcome.
 type soakSample struct {
-	kind   string
-	status int // 0: no answer (connection refused or reset)
-	dur    time.Duration
-	at     time.Time
+	kind       string
+	status     int // 0: no answer (connection refused or reset)
+	retryAfter bool
+	dur        time.Duration
+	at         time.Time
 }
 
 // SoakReport is what a soak measured.
@@ -52,6 +54,9 @@ type SoakReport struct {
 	Dataset    DatasetInfo
 	Kinds      []SoakKindReport
 	Restart    [2]time.Time // when PostgreSQL went down and accepted connections again (zero: no restart)
+	Site       bool         // through a site's load balancer, with Faults
+	Faults     []SoakFaultReport
+	Ledger     SoakLedger
 	Instances  []SoakInstance
 	Unexpected []string // 5xx other than 503 during the restart, and the first few errors
 }
@@ -81,6 +86,9 @@ func Soak(ctx context.Context, cfg SoakConfig) (SoakReport, error) {
 	}
 	if cfg.Conns == 0 {
 		cfg.Conns = 64
+	}
+	if cfg.Site != nil {
+		return soakSite(ctx, cfg)
 	}
 	log := cfg.Bench.Log
 	rep := SoakReport{Date: time.Now().UTC(), Commit: gitCommit(), Duration: cfg.Duration, Conns: cfg.Conns}
@@ -209,13 +217,18 @@ type soakWorker struct {
 	servers   []*server
 	tr        *http.Transport
 	token     string
+	user      int64 // the token's user (site soak)
 	urls      []string
+	posts     []int64 // what likes and comments go to (site soak)
 	maxAnchor int64
 	r         *rand.Rand
 	record    func(soakSample)
 	seq       int
 	cursor    string
 	n         int
+	ledger    *ledger // the site soak's: its writes are unique and recorded
+	runID     string  // makes this soak's titles and comments unique
+	text      string  // the unique title or comment just sent
 }
 
 func (w *soakWorker) run(ctx context.Context) {
@@ -224,7 +237,10 @@ func (w *soakWorker) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		w.n++
 		base := w.servers[(w.seq+w.n)%len(w.servers)].URL
-		var req *http.Request
+		var (
+			req  *http.Request
+			post int64
+		)
 		switch w.kind {
 		case "anon_first":
 			req, _ = http.NewRequestWithContext(ctx, "GET", base+"/", nil)
@@ -238,8 +254,16 @@ func (w *soakWorker) run(ctx context.Context) {
 		case "first_page":
 			req, _ = http.NewRequestWithContext(ctx, "GET", base+"/api/timeline", nil)
 		case "share":
-			form := url.Values{"url": {w.urls[w.r.IntN(len(w.urls))]}, "title": {"Shared again during the soak"}}
+			form := url.Values{"url": {w.urls[w.r.IntN(len(w.urls))]}, "title": {w.unique("Shared again during the soak")}}
 			req, _ = http.NewRequestWithContext(ctx, "POST", base+"/share", strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		case "like":
+			post = w.posts[w.r.IntN(len(w.posts))]
+			req, _ = http.NewRequestWithContext(ctx, "POST", fmt.Sprintf("%s/p/%d/like", base, post), nil)
+		case "comment":
+			post = w.posts[w.r.IntN(len(w.posts))]
+			form := url.Values{"body": {w.unique("A comment during the soak")}}
+			req, _ = http.NewRequestWithContext(ctx, "POST", fmt.Sprintf("%s/p/%d/comments", base, post), strings.NewReader(form.Encode()))
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		case "events":
 			var evs []string
@@ -269,11 +293,14 @@ func (w *soakWorker) run(ctx context.Context) {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		s.status, s.dur = resp.StatusCode, time.Since(start)
+		s.status, s.dur, s.retryAfter = resp.StatusCode, time.Since(start), resp.Header.Get("Retry-After") != ""
 		if ctx.Err() != nil {
 			return
 		}
 		w.record(s)
+		if w.ledger != nil {
+			w.note(ctx, c, resp, post)
+		}
 		if w.kind == "anon_next" || w.kind == "next_page" {
 			var t struct {
 				NextCursor string `json:"next_cursor"`
@@ -287,8 +314,56 @@ func (w *soakWorker) run(ctx context.Context) {
 		if resp.StatusCode == http.StatusServiceUnavailable {
 			time.Sleep(50 * time.Millisecond)
 		}
-		if w.kind == "events" {
+		switch w.kind {
+		case "events":
 			time.Sleep(500 * time.Millisecond) // a page reports dwell every few seconds, not at once
+		case "share", "comment", "like":
+			if w.ledger != nil {
+				time.Sleep(2 * time.Second) // a person writes now and then (and the site limits writes per user)
+			}
+		}
+	}
+}
+
+// unique is text made unique to this soak and request, so the ledger can find it.
+func (w *soakWorker) unique(text string) string {
+	if w.ledger == nil {
+		return text
+	}
+	w.text = fmt.Sprintf("%s %s w%d n%d", text, w.runID, w.seq, w.n)
+	return w.text
+}
+
+// note puts an acknowledged write in the ledger; after a share it reads the writer's page
+// the redirect names at once, which must show the share (read-your-own-write).
+func (w *soakWorker) note(ctx context.Context, c *http.Client, resp *http.Response, post int64) {
+	if resp.StatusCode != http.StatusSeeOther && resp.StatusCode != http.StatusOK {
+		return
+	}
+	switch w.kind {
+	case "like":
+		w.ledger.add(func(l *ledger) { l.likes = append(l.likes, [2]int64{w.user, post}) })
+	case "comment":
+		w.ledger.add(func(l *ledger) { l.comments = append(l.comments, w.text) })
+	case "share":
+		title := w.text
+		w.ledger.add(func(l *ledger) { l.shares = append(l.shares, title) })
+		loc, err := resp.Location()
+		if err != nil {
+			return
+		}
+		page, _ := http.NewRequestWithContext(ctx, "GET", loc.String(), nil)
+		page.AddCookie(&http.Cookie{Name: sessionCookie, Value: w.token})
+		t0 := time.Now()
+		res, err := c.Do(page)
+		if err != nil {
+			return // the site's answer is counted with its kind; the ledger holds the share
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		w.record(soakSample{kind: "own_page", status: res.StatusCode, retryAfter: res.Header.Get("Retry-After") != "", at: t0, dur: time.Since(t0)})
+		if res.StatusCode == http.StatusOK && !strings.Contains(string(b), title) {
+			w.ledger.add(func(l *ledger) { l.ryowMiss = append(l.ryowMiss, title+" not on "+loc.Path) })
 		}
 	}
 }

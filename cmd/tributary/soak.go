@@ -9,7 +9,8 @@ import (
 )
 
 // cmdSoak runs two instances under mixed traffic for a while, restarts PostgreSQL in the
-// middle and writes SOAK.md (make soak; not part of CI).
+// middle and writes SOAK.md (make soak; not part of CI). With --topology it soaks the
+// production-shaped site instead (soak_topology.go).
 func cmdSoak(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "soak", "soak [flags]")
 	var cfg bench.SoakConfig
@@ -20,6 +21,9 @@ func cmdSoak(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&cfg.Out, "out", ".", "where SOAK.md goes")
 	fs.StringVar(&cfg.Bench.Database.ClusterDir, "cluster-dir", e.getenv("TRIBUTARY_BENCH_CLUSTER_DIR"),
 		"directory of the bench's private PostgreSQL cluster (restarted in the middle of the soak)")
+	topo := fs.Bool("topology", false, "soak the topology (started if not running) through haproxy, with faults: an instance killed, the primary restarted, the replica paused")
+	topoDir := fs.String("topology-dir", ".cache/topology", "the topology's directory (as for tributary topology)")
+	topoPort := fs.Int("topology-port", 8088, "the topology's haproxy port (as for tributary topology)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -32,6 +36,11 @@ func cmdSoak(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("soak: find the tributary binary: %w", err)
 	}
 	cfg.Bench.Binary, cfg.Bench.Log = exe, e.stderr
+	if *topo {
+		if cfg.Site, err = soakTopology(ctx, e, *topoDir, *topoPort); err != nil {
+			return err
+		}
+	}
 	_, err = bench.Soak(ctx, cfg)
 	return err
 }

@@ -212,8 +212,8 @@ func (t *topology) spawn(name, bin string, args ...string) error {
 
 // haproxyConfig balances over the instances, each checked at /healthz; it tells them the
 // client's address and scheme (and drops whatever a client claimed for either); requests
-// that found no connection are retried on another instance; its admin socket takes an
-// instance out of rotation for a roll.
+// that found no connection are retried on another instance; with none up it answers 503
+// with Retry-After; its admin socket takes an instance out of rotation for a roll.
 func (t *topology) haproxyConfig() string {
 	var servers strings.Builder
 	for i := 1; i <= t.instances; i++ {
@@ -240,6 +240,9 @@ defaults
     retries 3
     retry-on conn-failure empty-response response-timeout
     option redispatch
+    # With every instance out (the database is down: /healthz fails) haproxy answers
+    # itself: as the instances do then, 503 asking to retry.
+    http-error status 503 content-type "text/plain; charset=utf-8" string "Tributary is briefly unavailable. Please try again in a moment." hdr Retry-After 2
 
 frontend site
     bind 127.0.0.1:%[2]d
