@@ -16,7 +16,9 @@ import (
 // tested there against its fixtures; these tests are about what the store does with a card.
 type fetchFunc func(ctx context.Context, url string) (tributary.LinkCard, error)
 
-func (f fetchFunc) FetchCard(ctx context.Context, url string) (tributary.LinkCard, error) { return f(ctx, url) }
+func (f fetchFunc) FetchCard(ctx context.Context, url string) (tributary.LinkCard, error) {
+	return f(ctx, url)
+}
 
 // shareOf stores a share by a new user and returns the post and its item.
 func shareOf(t *testing.T, s *db.Store, handle, url, title string, at time.Time) (post, anchor int64) {
