@@ -43,23 +43,23 @@ type Link struct {
 
 // Post is one share of a URL by one author (its JSON is a chronological feed's entry).
 type Post struct {
-	ID           int64     `json:"id"`
-	AnchorID     int64     `json:"item_id"` // the feed item this post belongs to
-	URL          string    `json:"url"`
-	Title        string    `json:"title"`
-	Body         string    `json:"body"`
-	CanonicalURL string    `json:"canonical_url"`
-	AnchorURL    string    `json:"anchor_url"`
-	Kind         Kind      `json:"kind"`
-	Host         string    `json:"host"`
-	Links        []Link    `json:"links"`
+	ID           int64  `json:"id"`
+	AnchorID     int64  `json:"item_id"` // the feed item this post belongs to
+	URL          string `json:"url"`
+	Title        string `json:"title"`
+	Body         string `json:"body"`
+	CanonicalURL string `json:"canonical_url"`
+	AnchorURL    string `json:"anchor_url"`
+	Kind         Kind   `json:"kind"`
+	Host         string `json:"host"`
+	Links        []Link `json:"links"`
 	// Card is what the post's item's link says about itself, once fetched.
-	Card *LinkCard `json:"card,omitempty"`
-	ImageCount   int       `json:"image_count"`
-	Tags         []string  `json:"tags"`
-	CreatedAt    time.Time `json:"created_at"`
-	Author       UserRef   `json:"author"`
-	Talk         Talk      `json:"talk"` // what the viewer sees of its conversation, when read with it
+	Card       *LinkCard `json:"card,omitempty"`
+	ImageCount int       `json:"image_count"`
+	Tags       []string  `json:"tags"`
+	CreatedAt  time.Time `json:"created_at"`
+	Author     UserRef   `json:"author"`
+	Talk       Talk      `json:"talk"` // what the viewer sees of its conversation, when read with it
 	// Audience is who can see it beyond its author's feed, as its reader's card says (nil:
 	// a public share outside groups, or not read with it).
 	Audience *Audience `json:"audience,omitempty"`

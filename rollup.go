@@ -29,7 +29,7 @@ type PostFacts struct {
 	// ToFollowers: the post is in its author's own feed or a direct, so it reaches the
 	// author's followers' home feeds; a post only in groups does not.
 	ToFollowers bool
-	Feeds        []AudienceFeed // its group and directs feeds, when read for its audience
+	Feeds       []AudienceFeed // its group and directs feeds, when read for its audience
 }
 
 // MaxSharers is how many sharers an item's pre-rendered sharer stack keeps.
