@@ -194,7 +194,7 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, co
 		if ask {
 			ask = false
 			news := conn.taken()
-			if !asked || news.must || news.lost || force || news.unread || len(news.talk) > 0 || newToPage(news.arrived, reader.access, src.author) {
+			if !asked || news.must || news.reread || news.lost || force || news.unread || len(news.talk) > 0 || newToPage(news.arrived, reader.access, src.author) {
 				countUnread := !asked || force || news.unread
 				force = false
 				if news.reread {

@@ -165,6 +165,14 @@ func (c *liveConn) told(must, reread bool, talked, arrived []db.LivePost) bool {
 	return woke
 }
 
+// accessStale forgets the reader's access as the stream read it, and asks for it again at the
+// stream's next look.
+func (c *liveConn) accessStale() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.known, c.news.reread = false, true
+}
+
 // taken returns and forgets what the stream was told since the last call.
 func (c *liveConn) taken() liveNews {
 	c.mu.Lock()
@@ -206,6 +214,13 @@ func (h *liveHub) accessOfChanged(readers []int64) {
 	}
 	for _, id := range readers {
 		h.accessOf[id] = true
+	}
+	// Until they are told, the streams concerned no longer trust the access they read: a post
+	// arriving meanwhile wakes them, and their ask reads the reader's access again.
+	for c := range h.streams {
+		if readers == nil || slices.Contains(readers, c.user) {
+			c.accessStale()
+		}
 	}
 	if h.accessTimer != nil {
 		h.mu.Unlock()

@@ -3,6 +3,9 @@ package web
 import (
 	"testing"
 	"time"
+
+	"tributary"
+	"tributary/db"
 )
 
 // Streams opened together beat apart: each draws its period from 60 % of liveHeartbeat up
@@ -21,5 +24,28 @@ func TestHeartbeatsOfStreamsOpenedTogetherDiffer(t *testing.T) {
 	}
 	if hi-lo < liveHeartbeat/4 || len(seen) < 8 {
 		t.Fatalf("1,000 streams beat at %s to %s (%d whole seconds): want them spread over %s", lo, hi, len(seen), liveHeartbeat*2/5)
+	}
+}
+
+// A change of access to a reader, heard while the streams' wake-ups for access are held back
+// (liveAccessEvery), leaves their stream not trusting the access it read: a post arriving
+// meanwhile that the reader can read only with the new access still wakes the stream, and its
+// ask reads the access again.
+func TestStreamWakesForAPostItsNewAccessReads(t *testing.T) {
+	h := newLiveHub(nil, nil, LiveCaps{})
+	h.accessEvery = time.Hour
+	bob := &liveConn{user: 2, wake: make(chan struct{}, 1), known: true, access: tributary.Viewer{ID: 2}}
+	h.streams[bob] = struct{}{}
+	h.accessOfChanged([]int64{7}) // someone else's change, told at once: the window opens
+	h.accessOfChanged([]int64{2}) // bob may now read ada's private feed: held back
+	private := db.LivePost{ID: 1, AuthorID: 1, Access: tributary.PostAccess{PrivateFeeds: []int64{9}}}
+	h.notify(false, false, nil, nil, []db.LivePost{private})
+	select {
+	case <-bob.wake:
+	default:
+		t.Fatal("a private post arrived while bob's change of access was held back: his stream did not look")
+	}
+	if news := bob.taken(); !news.reread {
+		t.Error("bob's stream looks with the access it read before the change")
 	}
 }
