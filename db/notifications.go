@@ -62,6 +62,7 @@ func (s *Store) MarkNotificationsRead(ctx context.Context, user int64, at time.T
 	if err := s.q.MarkNotificationsRead(ctx, dbq.MarkNotificationsReadParams{UserID: user, Upto: at}); err != nil {
 		return fmt.Errorf("db: mark notifications read: %w", err)
 	}
+	s.unread.forget(user)
 	return nil
 }
 
@@ -74,6 +75,7 @@ func (s *Store) OpenNotification(ctx context.Context, viewer, id int64) (tributa
 	} else if err != nil {
 		return tributary.Notification{}, fmt.Errorf("db: open notification: %w", err)
 	}
+	s.unread.forget(viewer)
 	return tributary.Notification{ID: id, Type: r.Type, PostID: r.PostID.Int64, Group: r.GroupName, Actors: []string{r.Actor}}, nil
 }
 

@@ -168,11 +168,11 @@ func SessionUserOf(ctx context.Context) *SessionUser {
 // FindCtx reads a session's data and, when the session names its user, the user with their
 // access, in one round trip.
 func (ss SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
-	r, err := ss.withAccess(ctx, token)
+	r, unread, err := ss.withAccess(ctx, token)
 	if err == nil {
 		ss.users.Put(token, r.User.ID)
 		if u := SessionUserOf(ctx); u != nil {
-			u.User, u.Access, u.read, u.Unread = userOf(r.User), viewerAccessOf(r.ViewerAccess), token, int(r.Unread)
+			u.User, u.Access, u.read, u.Unread = userOf(r.User), viewerAccessOf(r.ViewerAccess), token, unread
 		}
 		return r.Data, true, ss.touch(ctx, token, r.SeenAt)
 	}
@@ -205,22 +205,30 @@ func (ss SessionStore) touch(ctx context.Context, token string, seen time.Time) 
 // withAccess reads a session that names its user, with the user and their access; and, when
 // the request has a viewer state to read ahead and this instance knows whose the token was,
 // that viewer's state in the same round trip (kept when the session names that viewer).
-func (ss SessionStore) withAccess(ctx context.Context, token string) (dbq.SessionWithAccessRow, error) {
+func (ss SessionStore) withAccess(ctx context.Context, token string) (r dbq.SessionWithAccessRow, unread int, err error) {
 	su := SessionUserOf(ctx)
-	guess, ok := ss.users.Get(token)
-	if su == nil || su.Ahead == nil || !ok {
-		return ss.s.q.SessionWithAccess(ctx, tokenHash(token))
+	guess, known := ss.users.Get(token)
+	p := dbq.SessionWithAccessParams{TokenHash: tokenHash(token)}
+	kept, gen := ss.s.unread.query(guess, &p)
+	defer func() {
+		if err == nil {
+			unread = ss.s.unread.answer(kept, gen, r)
+		}
+	}()
+	if su == nil || su.Ahead == nil || !known {
+		r, err = ss.s.q.SessionWithAccess(ctx, p)
+		return r, 0, err
 	}
 	ahead, ok := su.Ahead(guess)
 	vq := ahead.Viewer
 	if !ok || vq.ViewerID != guess {
-		return ss.s.q.SessionWithAccess(ctx, tokenHash(token))
+		r, err = ss.s.q.SessionWithAccess(ctx, p)
+		return r, 0, err
 	}
 	vq.AccessKnown = true // the session's row brings it
-	var r dbq.SessionWithAccessRow
 	var vr dbq.ViewerStateRow
 	steps := []func(*dbq.Queries) error{
-		func(q *dbq.Queries) (err error) { r, err = q.SessionWithAccess(ctx, tokenHash(token)); return err },
+		func(q *dbq.Queries) (err error) { r, err = q.SessionWithAccess(ctx, p); return err },
 		func(q *dbq.Queries) (err error) { vr, err = q.ViewerState(ctx, viewerParams(vq)); return err }}
 	var arrivals *arrivalsRead
 	if aq := ahead.Arrived; aq != nil && aq.Viewer.ID == guess {
@@ -232,14 +240,14 @@ func (ss SessionStore) withAccess(ctx context.Context, token string) (dbq.Sessio
 	}
 	errs := ss.s.pipeline(ctx, steps...)
 	if errs[0] != nil {
-		return r, errs[0]
+		return r, 0, errs[0]
 	}
 	if errs[1] != nil || r.User.ID != guess {
-		return r, nil
+		return r, 0, nil
 	}
 	st, err := viewerStateOf(vq, vr)
 	if err != nil {
-		return r, nil
+		return r, 0, nil
 	}
 	st.Access = viewerAccessOf(r.ViewerAccess)
 	su.ahead = &viewerRead{query: vq, state: st, now: ahead.Now}
@@ -247,7 +255,7 @@ func (ss SessionStore) withAccess(ctx context.Context, token string) (dbq.Sessio
 	if arrivals != nil && arrivals.complete() && arrivals.finish(errs[2:]) == nil {
 		su.arrived.Store(&arrivedRead{query: arrivals.q, out: arrivals.out})
 	}
-	return r, nil
+	return r, 0, nil
 }
 
 // CommitCtx writes a session with the user its data names. A session the request read is

@@ -46,6 +46,7 @@ type Store struct {
 	riverCounts riverCounts
 	q           *dbq.Queries
 	cards       *cardCache
+	unread      *unreadKept
 	replica     *replica // nil: no read replica
 }
 
@@ -53,7 +54,7 @@ type Store struct {
 func NewStore(pool *pgxpool.Pool) *Store {
 	return &Store{Pool: pool, Session: pool, Weights: tributary.DefaultWeights, ArrivalsByFollows: DefaultArrivalsByFollows,
 		RecentScan: DefaultRecentScan, RecentSpan: DefaultRecentSpan, Rivers: DefaultRiverConfig, Jobs: DefaultJobConfig, q: queries(pool),
-		cards: newCardCache(20000)}
+		cards: newCardCache(20000), unread: newUnreadKept()}
 }
 
 // Ping reports whether the database answers.

@@ -112,6 +112,8 @@ func NewServer(cfg Config) *Server {
 	s.names = newUserNames(cfg.Store, s.bus, s.now)
 	if s.bus != nil {
 		s.bus.Subscribe(s.live.siteChanged)
+		cfg.Store.KeepUnread(s.bus.Up)
+		s.bus.Subscribe(cfg.Store.UnreadHeard)
 	}
 	s.metrics = newMetrics(cfg.Store.Pool, s.feed.CacheStats, func() (uint64, uint64) {
 		h, m := cfg.Store.RiverCounts()

@@ -329,28 +329,56 @@ func (q *Queries) SessionData(ctx context.Context, tokenHash []byte) (SessionDat
 }
 
 const sessionWithAccess = `-- name: SessionWithAccess :one
-SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, notification_unread(u.id, a.blocked, a.private_feeds)::int AS unread
+SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, k.newest_id, k.read_upto_us,
+       CASE WHEN u.id = $1::bigint AND k.newest_id = $2::bigint AND k.read_upto_us = $3::bigint
+                 AND a.blocked = $4::bigint[] AND a.private_feeds = $5::bigint[] THEN -1
+            ELSE notification_unread(u.id, a.blocked, a.private_feeds) END::int AS unread
   FROM sessions s
   JOIN users u ON u.id = s.user_id AND u.deleted_at IS NULL
   JOIN viewer_access a ON a.viewer_id = u.id
- WHERE s.token_hash = $1 AND current_timestamp < s.expiry
+  CROSS JOIN LATERAL (
+       SELECT coalesce((SELECT n.id FROM notifications n WHERE n.recipient_id = u.id
+                         ORDER BY n.created_at DESC, n.id DESC LIMIT 1), 0)::bigint AS newest_id,
+              coalesce((SELECT (extract(epoch FROM r.read_upto) * 1e6)::bigint FROM notification_reads r
+                         WHERE r.user_id = u.id), 0)::bigint AS read_upto_us) k
+ WHERE s.token_hash = $6 AND current_timestamp < s.expiry
    AND s.seen_at > current_timestamp - interval '30 days'
 `
+
+type SessionWithAccessParams struct {
+	KeptUser         int64
+	KeptNewestID     int64
+	KeptReadUptoUs   int64
+	KeptBlocked      []int64
+	KeptPrivateFeeds []int64
+	TokenHash        []byte
+}
 
 type SessionWithAccessRow struct {
 	Data         []byte
 	SeenAt       time.Time
 	User         User
 	ViewerAccess ViewerAccess
+	NewestID     int64
+	ReadUptoUs   int64
 	Unread       int32
 }
 
 // A session that names its user, with the user and what the access rules need of them: the
 // one round trip every signed-in request makes before its page's; and the user's unread
 // notifications, which every page's header shows. A session unused for 30 days (sessionIdle
-// in db/sessions.go) is over, as one past its expiry is.
-func (q *Queries) SessionWithAccess(ctx context.Context, tokenHash []byte) (SessionWithAccessRow, error) {
-	row := q.db.QueryRow(ctx, sessionWithAccess, tokenHash)
+// in db/sessions.go) is over, as one past its expiry is. The count is -1 when the one this
+// instance kept (kept_*, db/unread.go) still holds as far as this read can tell: the same
+// user, newest notification, read-up-to marker, bans and private feeds.
+func (q *Queries) SessionWithAccess(ctx context.Context, arg SessionWithAccessParams) (SessionWithAccessRow, error) {
+	row := q.db.QueryRow(ctx, sessionWithAccess,
+		arg.KeptUser,
+		arg.KeptNewestID,
+		arg.KeptReadUptoUs,
+		arg.KeptBlocked,
+		arg.KeptPrivateFeeds,
+		arg.TokenHash,
+	)
 	var i SessionWithAccessRow
 	err := row.Scan(
 		&i.Data,
@@ -377,6 +405,8 @@ func (q *Queries) SessionWithAccess(ctx context.Context, tokenHash []byte) (Sess
 		&i.ViewerAccess.Hidden,
 		&i.ViewerAccess.Muted,
 		&i.ViewerAccess.MutedCollapse,
+		&i.NewestID,
+		&i.ReadUptoUs,
 		&i.Unread,
 	)
 	return i, err
