@@ -17,7 +17,7 @@ APT_UPDATED := $(CACHE)/.apt-updated
 export PLAYWRIGHT_DRIVER_PATH := $(PW_DRIVER)
 export TRIBUTARY_CHROMIUM := $(CHROMIUM)
 
-.PHONY: compat deps-pgbouncer deps-topology topology topology-stop topology-roll backup restore restore-drill soak screenshots run stop test test-go test-e2e vet generate check-generated bench bench-quick deps deps-postgres deps-browser build fuzz clean
+.PHONY: compat deps-pgbouncer deps-topology topology topology-stop topology-roll backup restore restore-drill soak screenshots run stop test test-go test-e2e vet generate check-generated bench bench-live bench-quick deps deps-postgres deps-browser build fuzz clean
 
 run: deps-postgres $(VENDOR_JS) ## Start the app on http://localhost:8080 (private PostgreSQL unless DATABASE_URL is set)
 	go run ./cmd/tributary serve --demo
@@ -67,7 +67,7 @@ check-generated: generate
 # BENCH_FLAGS=--quick: a small dataset in about three minutes, written to bench/out/quick.
 # SCALE=40k or SCALE=4m: a tenth or ten times the dataset (its own database), written to
 # bench/out/<scale>.
-bench: deps-postgres build
+bench: deps-topology build
 	$(BIN) bench $(if $(SCALE),--scale $(SCALE)) $(BENCH_FLAGS)
 	BENCH_DATABASE_URL="$$($(BIN) bench --print-dsn $(if $(SCALE),--scale $(SCALE)) $(BENCH_FLAGS))" go test -count=1 -run '^TestBenchPlans$$' -v ./bench
 
@@ -120,6 +120,10 @@ restore: build
 # The restore drill as a test: a seeded site backed up, restored into a fresh cluster, compared.
 restore-drill: deps-postgres
 	go test -count=1 -run '^TestBackupRestoreDrill$$' ./cmd/tributary
+
+# 10,000 open live streams on two instances (issue 48), with the descriptors they need.
+bench-live: deps-postgres build
+	ulimit -n $$(ulimit -Hn) && $(BIN) bench --only '^live_notice$$' --live-streams 10000 --out bench/out/live10k
 
 bench-quick:
 	$(MAKE) bench BENCH_FLAGS=--quick

@@ -47,6 +47,9 @@ type Config struct {
 	Rerun               string // the command line that reproduces this run, for the report
 	// Only, when set, runs just the scenarios whose names it matches (for working on one path).
 	Only *regexp.Regexp
+	// LiveStreams is how many followers' pages are open in the live notice measurement
+	// (0: liveNoticeStreams); readers are added when the author has fewer followers.
+	LiveStreams int
 }
 
 // unloaded is the concurrency of the unloaded runs, 0 when there are none.
@@ -189,6 +192,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if pairsWanted(cfg) {
 		pairs, err := measurePairs(ctx, cfg, srv, pool, w)
 		if rep.Results = append(rep.Results, pairs...); err != nil {
+			return rep, err
+		}
+	}
+	if pooledWanted(cfg) {
+		pooled, err := measurePooled(ctx, cfg, srv, pool, w, dbase.DSN, rep.Dataset)
+		if rep.Results = append(rep.Results, pooled...); err != nil {
 			return rep, err
 		}
 	}

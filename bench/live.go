@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,7 +26,10 @@ import (
 type LiveReport struct {
 	Streams   int `json:"streams"`
 	Instances int `json:"instances"`
-	Shares    int `json:"shares"`
+	// Readers the bench added to reach Streams, and the client addresses the streams used.
+	AddedReaders int `json:"added_readers,omitempty"`
+	Addresses    int `json:"addresses,omitempty"`
+	Shares       int `json:"shares"`
 	// Notices that arrived, of those due (every stream, every share).
 	Delivered int `json:"delivered"`
 	Due       int `json:"due"`
@@ -56,19 +61,37 @@ const (
 	liveNoticeStreams    = 1000
 	liveNoticeShares     = 10
 	liveNoticeWarmShares = 3
+	// liveAddresses is how many loopback addresses the streams come from (127.0.0.2 on):
+	// 10,000 streams are 40 an address, within the instances' default cap per address.
+	liveAddresses = 250
+	// liveReaderHandle names the readers the bench adds when the most followed author has
+	// fewer followers than streams asked for; they go again when the measurement ends.
+	liveReaderHandle = "bench_live_reader_"
 )
 
 // liveNotice measures live notices: a second instance on the same database, the home pages
 // of the most followed author's followers open on both (their streams asking /feed/new as
 // each reader), then shares by that author through the first instance.
 func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pgxpool.Pool) (*LiveReport, error) {
+	streams := cfg.LiveStreams
+	if streams <= 0 {
+		streams = liveNoticeStreams
+	}
 	var author int64
 	var followers []int64
-	err := pool.QueryRow(ctx, `SELECT followed_id FROM follows WHERE state = 'active'
-		GROUP BY followed_id ORDER BY count(*) DESC LIMIT 1`).Scan(&author)
+	err := dropLiveReaders(ctx, pool) // a run stopped before it dropped them
+	if err == nil {
+		err = pool.QueryRow(ctx, `SELECT followed_id FROM follows WHERE state = 'active'
+			GROUP BY followed_id ORDER BY count(*) DESC LIMIT 1`).Scan(&author)
+	}
+	added := 0
+	if err == nil {
+		added, err = addLiveReaders(ctx, pool, author, streams)
+		defer dropLiveReaders(context.WithoutCancel(ctx), pool)
+	}
 	if err == nil {
 		err = pool.QueryRow(ctx, `SELECT coalesce(array_agg(follower_id), '{}') FROM (SELECT follower_id FROM follows
-			WHERE followed_id = $1 AND state = 'active' ORDER BY follower_id LIMIT $2) f`, author, liveNoticeStreams).Scan(&followers)
+			WHERE followed_id = $1 AND state = 'active' ORDER BY follower_id LIMIT $2) f`, author, streams).Scan(&followers)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bench: live notices: %w", err)
@@ -87,9 +110,18 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		return nil, err
 	}
 	servers := []*server{a, b}
-	rep := &LiveReport{Streams: len(followers), Instances: len(servers), Shares: liveNoticeShares, WarmShares: liveNoticeWarmShares}
+	rep := &LiveReport{Streams: len(followers), Instances: len(servers), Shares: liveNoticeShares, WarmShares: liveNoticeWarmShares,
+		AddedReaders: added, Addresses: min(liveAddresses, len(followers))}
 	tr := &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: 4}
 	defer tr.CloseIdleConnections()
+	// Each stream comes from one of liveAddresses loopback addresses, as readers come from
+	// many: the instances hold them to their caps per address and per user as configured.
+	from := make([]*http.Transport, liveAddresses)
+	for k := range from {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(2+k))}}
+		from[k] = &http.Transport{Proxy: nil, DisableCompression: true, DialContext: d.DialContext}
+		defer from[k].CloseIdleConnections()
+	}
 	// The pages themselves, loaded first as a browser does (what they cost the server, the
 	// readers' followed sets cached among it, is the pages' and is there with or without a
 	// stream); the memory measured is what the streams add.
@@ -170,7 +202,7 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	var opened, done sync.WaitGroup
 	fmt.Fprintf(cfg.Log, "bench: live notices: opening %d streams on %d instances\n", len(followers), len(servers))
 	for i := range followers {
-		c := newClient(servers[i%len(servers)].URL, tr)
+		c := newClient(servers[i%len(servers)].URL, from[i%len(from)])
 		c.setSession(tokens[i+1])
 		req, err := http.NewRequestWithContext(sctx, "GET", c.base+"/live?src="+url.QueryEscape(src), nil)
 		if err != nil {
@@ -243,13 +275,12 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		if err != nil {
 			return nil, err
 		}
-		want := fmt.Sprint(s)
 		deadline := time.Now().Add(10 * time.Second)
 		for {
 			arrived := 0
 			mu.Lock()
 			for i := range notices {
-				if j := slices.IndexFunc(notices[i], func(n notice) bool { return n.count == want }); j >= 0 {
+				if j := slices.IndexFunc(notices[i], func(n notice) bool { return counts(n.count, s) }); j >= 0 {
 					arrived++
 				}
 			}
@@ -269,7 +300,7 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		mu.Lock()
 		for i := range notices {
 			rep.Due++
-			if j := slices.IndexFunc(notices[i], func(n notice) bool { return n.count == want }); j >= 0 {
+			if j := slices.IndexFunc(notices[i], func(n notice) bool { return counts(n.count, s) }); j >= 0 {
 				rep.Delivered++
 				lat = append(lat, ms(notices[i][j].at.Sub(start)))
 			}
@@ -296,6 +327,13 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	return rep, nil
 }
 
+// counts reports whether a notice's count ("3", "99+") includes the s-th share: a stream
+// that was told of two shares at once says "4 new" and never "3 new".
+func counts(count string, s int) bool {
+	n, err := strconv.Atoi(strings.TrimSuffix(count, "+"))
+	return err == nil && (n >= s || strings.HasSuffix(count, "+"))
+}
+
 // livePillRe finds the count of a notice ("3 new", "99+ new").
 var livePillRe = regexp.MustCompile(`(\d+\+?) new`)
 
@@ -305,4 +343,32 @@ func quantile(sorted []float64, q float64) float64 {
 		return 0
 	}
 	return sorted[min(len(sorted)-1, int(q*float64(len(sorted))))]
+}
+
+// addLiveReaders makes the author's followers number at least n, adding readers who follow
+// the author alone (their home pages are the author's shares).
+func addLiveReaders(ctx context.Context, pool *pgxpool.Pool, author int64, n int) (int, error) {
+	var have int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM follows WHERE followed_id = $1 AND state = 'active'`, author).Scan(&have); err != nil {
+		return 0, err
+	}
+	if have >= n {
+		return 0, nil
+	}
+	_, err := pool.Exec(ctx, `WITH made AS (
+		INSERT INTO users (handle, display_name)
+		SELECT $2 || g, 'Live reader ' || g FROM generate_series(1, $3::int) g RETURNING id)
+		INSERT INTO follows (follower_id, followed_id) SELECT id, $1 FROM made`, author, liveReaderHandle, n-have)
+	if err != nil {
+		return 0, fmt.Errorf("add readers: %w", err)
+	}
+	return n - have, nil
+}
+
+// dropLiveReaders removes the readers addLiveReaders added, and all that is theirs.
+func dropLiveReaders(ctx context.Context, pool *pgxpool.Pool) error {
+	if _, err := pool.Exec(ctx, `DELETE FROM users WHERE handle LIKE $1 || '%'`, liveReaderHandle); err != nil {
+		return fmt.Errorf("drop readers: %w", err)
+	}
+	return nil
 }

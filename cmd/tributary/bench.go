@@ -42,6 +42,7 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&cfg.Scale, "scale", "", "dataset size: 40k, 400k (the default) or 4m posts, each in a database of its own (tributary_bench_40k, _4m), results under bench/out/<scale> unless --out or --only is given")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 4, "simulated clients of the latency scenarios and baselines")
 	fs.IntVar(&cfg.ThroughputConcurrency, "throughput-concurrency", 16, "simulated clients of the cached anonymous pages")
+	fs.IntVar(&cfg.LiveStreams, "live-streams", 0, "open follower pages in the live notice measurement (0: 1,000; readers are added past the most followed author's followers)")
 	fs.IntVar(&cfg.UnloadedConcurrency, "unloaded-concurrency", 1, "also run the logged-in scenarios and the naive baseline with this many clients (0: not)")
 	fs.DurationVar(&cfg.Duration, "duration", 0, "measured time per scenario (default 8s, --quick 1s)")
 	fs.DurationVar(&cfg.Warmup, "warmup", 0, "unmeasured warm-up per scenario (default 1s, --quick 200ms)")
