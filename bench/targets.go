@@ -118,6 +118,7 @@ func evaluate(r Report) []Target {
 		}
 	}
 	out = append(out, pairTargets(r)...)
+	out = append(out, pooledTargets(r)...)
 	out = append(out, Target{What: "snapshot refresh ≤ 20 s", Measured: fmt.Sprintf("%.1f s", r.Refresh.Seconds), Met: r.Refresh.Seconds > 0 && r.Refresh.Seconds <= 20})
 	// The peer (issue 17): the whole page against FreeFeed's home-feed query alone, at pages
 	// 10 and 1. The naive baseline stays as a reference row (unranked, undeduplicated: a
@@ -144,10 +145,15 @@ func evaluate(r Report) []Target {
 	}
 	out = append(out, Target{What: "zero errors", Measured: fmt.Sprintf("%d errors", errs), Met: errs == 0})
 	if l := r.Live; l != nil {
+		// Issue 15 asked p99 ≤ 500 ms of 1,000 streams; issue 48 asks 250 ms of 10,000.
+		limit := 500.0
+		if l.Streams >= 10_000 {
+			limit = 250
+		}
 		out = append(out,
-			Target{What: fmt.Sprintf("a share → the notice on every open follower's page, p99 ≤ 500 ms (%d streams, %d instances)", l.Streams, l.Instances),
+			Target{What: fmt.Sprintf("a share → the notice on every open follower's page, p99 ≤ %.0f ms (%d streams, %d instances)", limit, l.Streams, l.Instances),
 				Measured: fmt.Sprintf("p50 %s, p99 %s; %d of %d notices arrived", fmtMs(l.P50ms), fmtMs(l.P99ms), l.Delivered, l.Due),
-				Met:      l.Due > 0 && l.Delivered == l.Due && l.P99ms <= 500},
+				Met:      l.Due > 0 && l.Delivered == l.Due && l.P99ms <= limit},
 			// Issue 15 asks it of an author of 20,000 followers, 2,000 of them active; the
 			// bench's most followed author has fewer, all with their pages open.
 			Target{What: fmt.Sprintf("a share by the most followed author answered in ≤ 10 ms p50 (client-side; %d of its followers' streams open)", l.Streams),
