@@ -39,6 +39,8 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	seenGrace := fs.Duration("seen-grace", envDuration(e, "TRIBUTARY_SEEN_GRACE", 10*time.Minute), "dwell younger than this does not hide an item yet (env TRIBUTARY_SEEN_GRACE)")
 	dwellFlush := fs.Int("dwell-flush-ms", envInt(e, "TRIBUTARY_DWELL_FLUSH_MS", 0), "how often pages report card dwell, in ms (0: 5000)")
 	replicaURL := fs.String("replica-url", e.getenv("DATABASE_REPLICA_URL"), "a streaming read replica of the database for feed reads (env DATABASE_REPLICA_URL)")
+	replicaMode := fs.String("replica-exec-mode", e.getenv("DATABASE_REPLICA_EXEC_MODE"),
+		"how statements are sent to the replica (as --db-exec-mode; default: --db-exec-mode's): cache_statement when it is reached directly, not through a pooler (env DATABASE_REPLICA_EXEC_MODE)")
 	pprofAddr := fs.String("pprof-addr", e.getenv("TRIBUTARY_PPROF_ADDR"), "serve Go's pprof profiles on this address, apart from the site (off when empty; env TRIBUTARY_PPROF_ADDR)")
 	metricsAddr := fs.String("metrics-addr", e.getenv("TRIBUTARY_METRICS_ADDR"), "serve Prometheus metrics at /metrics on this address, apart from the site (off when empty; env TRIBUTARY_METRICS_ADDR)")
 	trusted := fs.String("trusted-proxies", e.getenv("TRIBUTARY_TRUSTED_PROXIES"), "comma-separated CIDR ranges of the proxies in front of the site, whose X-Forwarded-For and X-Forwarded-Proto are believed (env TRIBUTARY_TRUSTED_PROXIES)")
@@ -88,6 +90,11 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	if *replicaURL != "" {
 		opts, _ := dbf.options() // checked by openStore
+		if *replicaMode != "" {
+			if opts.ExecMode, err = db.ParseExecMode(*replicaMode); err != nil {
+				return fmt.Errorf("serve: --replica-exec-mode: %w", err)
+			}
+		}
 		rpool, err := db.OpenReplica(ctx, *replicaURL, opts)
 		if err != nil {
 			return fmt.Errorf("serve: --replica-url: %w", err)

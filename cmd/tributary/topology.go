@@ -158,7 +158,7 @@ func (t *topology) startApp(ctx context.Context, i int, bin string, demo bool) e
 		"--database-url", b.DSN("tributary"),
 		"--direct-database-url", p.DSN("tributary"),
 		"--db-exec-mode", "cache_describe",
-		"--replica-url", r.DSN("tributary"),
+		"--replica-url", r.DSN("tributary"), "--replica-exec-mode", "cache_statement", // direct: prepared statements
 		// haproxy connects from loopback: only it is believed about the client.
 		"--trusted-proxies", "127.0.0.1/32"}
 	if demo {
