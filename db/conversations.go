@@ -368,6 +368,7 @@ func RecountItemTalk(ctx context.Context, tx pgx.Tx) error {
 type LivePost struct {
 	ID, AnchorID, AuthorID int64
 	Access                 tributary.PostAccess
+	InGroup                bool // posted to a group
 }
 
 // LivePosts returns the posts among ids that are not deleted, with their items and access.
@@ -378,7 +379,7 @@ func (s *Store) LivePosts(ctx context.Context, ids []int64) ([]LivePost, error) 
 	}
 	out := make([]LivePost, len(rows))
 	for i, r := range rows {
-		out[i] = LivePost{ID: r.ID, AnchorID: r.AnchorID, AuthorID: r.AuthorID,
+		out[i] = LivePost{ID: r.ID, AnchorID: r.AnchorID, AuthorID: r.AuthorID, InGroup: r.InGroup,
 			Access: tributary.PostAccess{Public: r.IsPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds}}
 	}
 	return out, nil

@@ -62,3 +62,16 @@ func (s *Service) noticeSource(ctx context.Context, viewer *tributary.User, q tr
 	}
 	return r.src, r.fenced, nil
 }
+
+// MayCount reports whether a new post by author (inGroup: posted to a group) may change a
+// home or list notice counted with n: not when n holds the reader's followed set and the
+// author is not in it, as only the followed set's posts (and a group's, for its members)
+// arrive there. A stream whose reader follows nobody of a share need not ask.
+func (n *NoticeState) MayCount(author int64, inGroup bool) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.kept || n.q.Source != "" || inGroup {
+		return true
+	}
+	return n.v.followed.Has(author)
+}

@@ -68,6 +68,9 @@ SELECT c.id, c.body, c.created_at, c.edited_at,
 -- name: LivePosts :many
 -- Some posts' items, authors and access (deleted ones left out): what live streams check
 -- each reader against before telling them that the posts' talk changed, or asking whether
--- new posts are new to them.
-SELECT id, anchor_id, author_id, is_public, protected_owner_ids, private_feed_ids FROM posts
- WHERE id = ANY(@ids::bigint[]) AND deleted_at IS NULL;
+-- new posts are new to them; and whether each is in a group (its members' home feeds).
+SELECT p.id, p.anchor_id, p.author_id, p.is_public, p.protected_owner_ids, p.private_feed_ids,
+       EXISTS (SELECT 1 FROM feed_posts fp JOIN feeds f ON f.id = fp.feed_id
+                WHERE fp.post_id = p.id AND f.kind = 'group') AS in_group
+  FROM posts p
+ WHERE p.id = ANY(@ids::bigint[]) AND p.deleted_at IS NULL;

@@ -194,7 +194,7 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, co
 		if ask {
 			ask = false
 			news := conn.taken()
-			if !asked || news.must || news.reread || news.lost || force || news.unread || len(news.talk) > 0 || newToPage(news.arrived, reader.access, src.author) {
+			if !asked || news.must || news.reread || news.lost || force || news.unread || len(news.talk) > 0 || newToPage(news.arrived, &reader, src.author) {
 				countUnread := !asked || force || news.unread
 				force = false
 				if news.reread {
@@ -274,10 +274,17 @@ func (s *Server) askLiveAside(ctx context.Context, r *http.Request, src notice, 
 }
 
 // newToPage reports whether any of the posts made may be new on the page: one the reader may
-// read (by the page's author, on a user's page). Any other post changes no notice of theirs.
-func newToPage(arrived []db.LivePost, v tributary.Viewer, author int64) bool {
+// read, by the page's author on a user's page, by someone the reader follows (or in a group)
+// on their home. Any other post changes no notice of theirs.
+func newToPage(arrived []db.LivePost, reader *liveReader, author int64) bool {
 	return slices.ContainsFunc(arrived, func(p db.LivePost) bool {
-		return v.CanRead(p.Access) && (author == 0 || p.AuthorID == author)
+		if !reader.access.CanRead(p.Access) {
+			return false
+		}
+		if author != 0 {
+			return p.AuthorID == author
+		}
+		return reader.notice.MayCount(p.AuthorID, p.InGroup)
 	})
 }
 

@@ -205,7 +205,7 @@ func TestTalkNow(t *testing.T) {
 }
 
 // A stream asks its notice again only when a new post may be new on its page: one its reader
-// may read, and on a user's page one by that user.
+// may read, on a user's page one by that user, on the home one by someone the reader follows.
 func TestLiveStreamsAskOnlyWhenNewToThePage(t *testing.T) {
 	ts := newTestSite(t)
 	a, _ := ts.instance()
@@ -250,6 +250,20 @@ func TestLiveStreamsAskOnlyWhenNewToThePage(t *testing.T) {
 	bobs.wantQuiet("ada's share on bob's page")
 	share(bob, "https://example.com/asks/3")
 	bobs.wantPill("bob's share on bob's page", "1")
+
+	// On her home, only the shares of those she follows: carol follows bob, not ada.
+	carol.post("/u/bob/follow", url.Values{})
+	home := carol.openLive("/")
+	home.wantQuiet("nothing new at home yet")
+	before = asks()
+	share(ada, "https://example.com/asks/4")
+	adas.wantPill("ada's second share on ada's page", "2")
+	if n := asks() - before; n != 1 {
+		t.Errorf("ada's share made %d asks on B, want 1 (carol's home has nothing of hers)", n)
+	}
+	home.wantQuiet("ada's share on the home of someone who does not follow her")
+	share(bob, "https://example.com/asks/5")
+	home.wantPill("bob's share on his follower's home", "1")
 }
 
 // A stream leaves net/http once its head is written (it keeps its own connection): its answer

@@ -11,8 +11,11 @@ import (
 )
 
 const livePosts = `-- name: LivePosts :many
-SELECT id, anchor_id, author_id, is_public, protected_owner_ids, private_feed_ids FROM posts
- WHERE id = ANY($1::bigint[]) AND deleted_at IS NULL
+SELECT p.id, p.anchor_id, p.author_id, p.is_public, p.protected_owner_ids, p.private_feed_ids,
+       EXISTS (SELECT 1 FROM feed_posts fp JOIN feeds f ON f.id = fp.feed_id
+                WHERE fp.post_id = p.id AND f.kind = 'group') AS in_group
+  FROM posts p
+ WHERE p.id = ANY($1::bigint[]) AND p.deleted_at IS NULL
 `
 
 type LivePostsRow struct {
@@ -22,11 +25,12 @@ type LivePostsRow struct {
 	IsPublic          bool
 	ProtectedOwnerIds []int64
 	PrivateFeedIds    []int64
+	InGroup           bool
 }
 
 // Some posts' items, authors and access (deleted ones left out): what live streams check
 // each reader against before telling them that the posts' talk changed, or asking whether
-// new posts are new to them.
+// new posts are new to them; and whether each is in a group (its members' home feeds).
 func (q *Queries) LivePosts(ctx context.Context, ids []int64) ([]LivePostsRow, error) {
 	rows, err := q.db.Query(ctx, livePosts, ids)
 	if err != nil {
@@ -43,6 +47,7 @@ func (q *Queries) LivePosts(ctx context.Context, ids []int64) ([]LivePostsRow, e
 			&i.IsPublic,
 			&i.ProtectedOwnerIds,
 			&i.PrivateFeedIds,
+			&i.InGroup,
 		); err != nil {
 			return nil, err
 		}
