@@ -50,6 +50,9 @@ type Config struct {
 	// LiveStreams is how many followers' pages are open in the live notice measurement
 	// (0: liveNoticeStreams); readers are added when the author has fewer followers.
 	LiveStreams int
+	// LiveFollowers, when below LiveStreams, is how many of the streams are the author's
+	// followers'; the others' readers follow someone else (0: every stream's).
+	LiveFollowers int
 }
 
 // unloaded is the concurrency of the unloaded runs, 0 when there are none.

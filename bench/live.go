@@ -26,6 +26,10 @@ import (
 type LiveReport struct {
 	Streams   int `json:"streams"`
 	Instances int `json:"instances"`
+	// Followers: the streams of the author's followers (the notices are theirs); the other
+	// streams' readers follow someone else, and their notices (BystanderNotices) are none.
+	Followers        int `json:"followers,omitempty"`
+	BystanderNotices int `json:"bystander_notices,omitempty"`
 	// Readers the bench added to reach Streams, and the client addresses the streams used.
 	AddedReaders int `json:"added_readers,omitempty"`
 	Addresses    int `json:"addresses,omitempty"`
@@ -77,8 +81,12 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	if streams <= 0 {
 		streams = liveNoticeStreams
 	}
+	nf := streams // the streams of the author's followers; the others' readers follow someone else
+	if cfg.LiveFollowers > 0 && cfg.LiveFollowers < streams {
+		nf = cfg.LiveFollowers
+	}
 	var author int64
-	var followers []int64
+	var followers, bystanders []int64
 	err := dropLiveReaders(ctx, pool) // a run stopped before it dropped them
 	if err == nil {
 		err = pool.QueryRow(ctx, `SELECT followed_id FROM follows WHERE state = 'active'
@@ -86,17 +94,22 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	}
 	added := 0
 	if err == nil {
-		added, err = addLiveReaders(ctx, pool, author, streams)
+		added, err = addLiveReaders(ctx, pool, author, nf)
 		defer dropLiveReaders(context.WithoutCancel(ctx), pool)
 	}
 	if err == nil {
 		err = pool.QueryRow(ctx, `SELECT coalesce(array_agg(follower_id), '{}') FROM (SELECT follower_id FROM follows
-			WHERE followed_id = $1 AND state = 'active' ORDER BY follower_id LIMIT $2) f`, author, streams).Scan(&followers)
+			WHERE followed_id = $1 AND state = 'active' ORDER BY follower_id LIMIT $2) f`, author, nf).Scan(&followers)
 	}
+	if err == nil && streams > nf {
+		bystanders, err = addBystanders(ctx, pool, author, streams-nf)
+		added += len(bystanders)
+	}
+	readers := append(slices.Clone(followers), bystanders...)
 	if err != nil {
 		return nil, fmt.Errorf("bench: live notices: %w", err)
 	}
-	tokens, err := mintSessions(ctx, pool, append([]int64{author}, followers...))
+	tokens, err := mintSessions(ctx, pool, append([]int64{author}, readers...))
 	if err != nil {
 		return nil, err
 	}
@@ -110,8 +123,8 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		return nil, err
 	}
 	servers := []*server{a, b}
-	rep := &LiveReport{Streams: len(followers), Instances: len(servers), Shares: liveNoticeShares, WarmShares: liveNoticeWarmShares,
-		AddedReaders: added, Addresses: min(liveAddresses, len(followers))}
+	rep := &LiveReport{Streams: len(readers), Followers: len(followers), Instances: len(servers), Shares: liveNoticeShares,
+		WarmShares: liveNoticeWarmShares, AddedReaders: added, Addresses: min(liveAddresses, len(readers))}
 	tr := &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: 4}
 	defer tr.CloseIdleConnections()
 	// Each stream comes from one of liveAddresses loopback addresses, as readers come from
@@ -125,10 +138,10 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	// The pages themselves, loaded first as a browser does (what they cost the server, the
 	// readers' followed sets cached among it, is the pages' and is there with or without a
 	// stream); the memory measured is what the streams add.
-	fmt.Fprintf(cfg.Log, "bench: live notices: loading %d home pages\n", len(followers))
+	fmt.Fprintf(cfg.Log, "bench: live notices: loading %d home pages\n", len(readers))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
-	for i := range followers {
+	for i := range readers {
 		c := newClient(servers[i%len(servers)].URL, tr)
 		c.setSession(tokens[i+1])
 		g.Go(func() error {
@@ -198,10 +211,10 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		count string
 	}
 	var mu sync.Mutex
-	notices := make([][]notice, len(followers))
+	notices := make([][]notice, len(readers))
 	var opened, done sync.WaitGroup
-	fmt.Fprintf(cfg.Log, "bench: live notices: opening %d streams on %d instances\n", len(followers), len(servers))
-	for i := range followers {
+	fmt.Fprintf(cfg.Log, "bench: live notices: opening %d streams on %d instances\n", len(readers), len(servers))
+	for i := range readers {
 		c := newClient(servers[i%len(servers)].URL, from[i%len(from)])
 		c.setSession(tokens[i+1])
 		req, err := http.NewRequestWithContext(sctx, "GET", c.base+"/live?src="+url.QueryEscape(src), nil)
@@ -244,7 +257,7 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	asks := func() float64 { return metric(a, "tributary_live_asks_total") + metric(b, "tributary_live_asks_total") }
 	for last, deadline := -1.0, time.Now().Add(time.Minute); time.Now().Before(deadline); {
 		n := asks()
-		if n >= float64(len(followers)) && n == last {
+		if n >= float64(len(readers)) && n == last {
 			break
 		}
 		last = n
@@ -257,9 +270,9 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		rssOpen = min(rssOpen, rss(a)+rss(b))
 	}
 	rep.GoroutinesOpen = goroutines(a) + goroutines(b)
-	rep.KiBPerStream = round3(float64(rssOpen-rssBefore) / 1024 / float64(max(len(followers), 1)))
+	rep.KiBPerStream = round3(float64(rssOpen-rssBefore) / 1024 / float64(max(len(readers), 1)))
 	if heldOpen := heldMemory(a) + heldMemory(b); heldBefore > 0 && heldOpen > 0 {
-		rep.HeldKiBPerStream = round3(float64(heldOpen-heldBefore) / 1024 / float64(max(len(followers), 1)))
+		rep.HeldKiBPerStream = round3(float64(heldOpen-heldBefore) / 1024 / float64(max(len(readers), 1)))
 	}
 
 	var lat, acks []float64
@@ -279,7 +292,7 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		for {
 			arrived := 0
 			mu.Lock()
-			for i := range notices {
+			for i := range notices[:len(followers)] {
 				if j := slices.IndexFunc(notices[i], func(n notice) bool { return counts(n.count, s) }); j >= 0 {
 					arrived++
 				}
@@ -298,7 +311,7 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		cpu += cpuTime(a.cmd.Process.Pid) + cpuTime(b.cmd.Process.Pid) - cpuBefore
 		asked += asks() - asksBefore
 		mu.Lock()
-		for i := range notices {
+		for i := range notices[:len(followers)] {
 			rep.Due++
 			if j := slices.IndexFunc(notices[i], func(n notice) bool { return counts(n.count, s) }); j >= 0 {
 				rep.Delivered++
@@ -315,6 +328,11 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		rep.MaxMs = round3(lat[len(lat)-1])
 	}
 	rep.ShareP50ms = round3(quantile(acks, 0.50))
+	mu.Lock()
+	for _, ns := range notices[len(followers):] {
+		rep.BystanderNotices += len(ns)
+	}
+	mu.Unlock()
 
 	closeStreams()
 	done.Wait()
@@ -363,6 +381,24 @@ func addLiveReaders(ctx context.Context, pool *pgxpool.Pool, author int64, n int
 		return 0, fmt.Errorf("add readers: %w", err)
 	}
 	return n - have, nil
+}
+
+// addBystanders adds n readers who follow someone other than author (the most followed
+// after them): their home pages' streams are open, and no share of author is theirs.
+func addBystanders(ctx context.Context, pool *pgxpool.Pool, author int64, n int) ([]int64, error) {
+	var ids []int64
+	err := pool.QueryRow(ctx, `WITH other AS (
+		SELECT followed_id AS id FROM follows WHERE state = 'active' AND followed_id <> $1
+		 GROUP BY followed_id ORDER BY count(*) DESC LIMIT 1),
+	made AS (
+		INSERT INTO users (handle, display_name)
+		SELECT $2 || 'o' || g, 'Other reader ' || g FROM generate_series(1, $3::int) g RETURNING id),
+	f AS (INSERT INTO follows (follower_id, followed_id) SELECT made.id, other.id FROM made, other)
+	SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM made`, author, liveReaderHandle, n).Scan(&ids)
+	if err != nil {
+		return nil, fmt.Errorf("add bystanders: %w", err)
+	}
+	return ids, nil
 }
 
 // dropLiveReaders removes the readers addLiveReaders added, and all that is theirs.

@@ -150,8 +150,8 @@ func markdown(r Report, growth []Report) string {
 			x.RPS, x.Errors, cpuCell(x.AppCPUms), cpuCell(x.PgCPUms), cpuCell(x.DriverCPUms), 100*x.Busy)
 	}
 	if l := r.Live; l != nil {
-		p("\nLive notices (`live_notice`): the home pages of the %d followers of the most followed author%s open, their live streams (`/live`) spread over %d instances on the database and coming from %d loopback addresses (within the instances' caps per address and per user); the author shares %d times through the first instance, a second apart%s. Latency: from sending the share to the notice with the new count arriving on a stream, over every stream and share: p50 %s, p99 %s, max %s; %d of %d notices arrived. The share itself was answered in %s (p50)%s. Memory: %s per open stream; goroutines %d before the streams, %d with them open, %d after they closed.\n",
-			l.Streams, addedReaders(l.AddedReaders), l.Instances, l.Addresses, l.Shares, warmShares(l.WarmShares), fmtMs(l.P50ms), fmtMs(l.P99ms), fmtMs(l.MaxMs), l.Delivered, l.Due, fmtMs(l.ShareP50ms), shareAlone(l), streamMemory(l),
+		p("\nLive notices (`live_notice`): %s%s open, their live streams (`/live`) spread over %d instances on the database and coming from %d loopback addresses (within the instances' caps per address and per user); the author shares %d times through the first instance, a second apart%s. Latency: from sending the share to the notice with the new count arriving on a stream, over every stream and share: p50 %s, p99 %s, max %s; %d of %d notices arrived. The share itself was answered in %s (p50)%s. Memory: %s per open stream; goroutines %d before the streams, %d with them open, %d after they closed.\n",
+			liveReaders(l), addedReaders(l.AddedReaders), l.Instances, l.Addresses, l.Shares, warmShares(l.WarmShares), fmtMs(l.P50ms), fmtMs(l.P99ms), fmtMs(l.MaxMs), l.Delivered, l.Due, fmtMs(l.ShareP50ms), shareAlone(l), streamMemory(l),
 			l.GoroutinesBefore, l.GoroutinesOpen, l.GoroutinesAfter)
 	}
 	p("\n![Latency per scenario: p50, p95, p99 on a log scale](bench/latency.svg)\n")
@@ -316,12 +316,21 @@ func warmShares(n int) string {
 
 // shareAlone says how fast the same shares were answered with no stream open (runs before it
 // was measured say nothing).
+// liveReaders says whose home pages the live measurement opened.
+func liveReaders(l *LiveReport) string {
+	if l.Followers == 0 || l.Followers == l.Streams {
+		return fmt.Sprintf("the home pages of the %d followers of the most followed author", l.Streams)
+	}
+	return fmt.Sprintf("%d home pages, %d of them of the most followed author's followers and the others of readers who follow another author (no notice is theirs; %d reached them)",
+		l.Streams, l.Followers, l.BystanderNotices)
+}
+
 // addedReaders says how many of the followers the bench added for the measurement.
 func addedReaders(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%d of them added by the bench, each following that author alone)", n)
+	return fmt.Sprintf(" (%d of the readers added by the bench, each following one author)", n)
 }
 
 // streamMemory says what an open stream holds: live in the heap and stacks, and resident.

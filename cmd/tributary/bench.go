@@ -43,6 +43,7 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&cfg.Concurrency, "concurrency", 4, "simulated clients of the latency scenarios and baselines")
 	fs.IntVar(&cfg.ThroughputConcurrency, "throughput-concurrency", 16, "simulated clients of the cached anonymous pages")
 	fs.IntVar(&cfg.LiveStreams, "live-streams", 0, "open follower pages in the live notice measurement (0: 1,000; readers are added past the most followed author's followers)")
+	fs.IntVar(&cfg.LiveFollowers, "live-followers", 0, "of the live streams, how many are the sharing author's followers' (0: all); the others' readers follow someone else")
 	fs.IntVar(&cfg.UnloadedConcurrency, "unloaded-concurrency", 1, "also run the logged-in scenarios and the naive baseline with this many clients (0: not)")
 	fs.DurationVar(&cfg.Duration, "duration", 0, "measured time per scenario (default 8s, --quick 1s)")
 	fs.DurationVar(&cfg.Warmup, "warmup", 0, "unmeasured warm-up per scenario (default 1s, --quick 200ms)")
