@@ -79,6 +79,19 @@ func (s *Store) OpenNotification(ctx context.Context, viewer, id int64) (tributa
 	return tributary.Notification{ID: id, Type: r.Type, PostID: r.PostID.Int64, Group: r.GroupName, Actors: []string{r.Actor}}, nil
 }
 
+// ReadPostNotifications marks the viewer's notifications about a post read (they opened it)
+// and reports whether any was unread.
+func (s *Store) ReadPostNotifications(ctx context.Context, viewer, postID int64) (bool, error) {
+	n, err := s.q.ReadPostNotifications(ctx, dbq.ReadPostNotificationsParams{ViewerID: viewer, PostID: postID})
+	if err != nil {
+		return false, fmt.Errorf("db: read post notifications: %w", err)
+	}
+	if n > 0 {
+		s.unread.forget(viewer)
+	}
+	return n > 0, nil
+}
+
 // NotificationSettings returns the user's notification choices.
 func (s *Store) NotificationSettings(ctx context.Context, user int64) (tributary.NotificationSettings, error) {
 	r, err := s.q.NotificationSettings(ctx, user)

@@ -49,7 +49,7 @@ var genericPlans = map[string]bool{
 	// rivers: one reader's inbox, whatever the reader
 	"RiverArrivals": true,
 	// notifications: one recipient's index range, whatever the recipient
-	"Notifications": true, "UnreadNotifications": true,
+	"Notifications": true, "UnreadNotifications": true, "ReadPostNotifications": true,
 }
 
 // forcedGeneric are queries in genericPlans that run on their generic plan outside

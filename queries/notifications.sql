@@ -61,6 +61,11 @@ marked AS (
 SELECT n.type, n.post_id, coalesce(g.name, '')::text AS group_name, u.handle AS actor
   FROM n JOIN users u ON u.id = n.actor_id LEFT JOIN feeds g ON g.id = n.group_id;
 
+-- name: ReadPostNotifications :execrows
+-- Opening a post reads the viewer's notifications about it.
+UPDATE notifications SET read = true
+ WHERE recipient_id = @viewer_id::bigint AND post_id = @post_id::bigint AND NOT read;
+
 -- name: TakeNotificationFanouts :many
 -- Takes up to max_rows comments and posts whose fan-out is due (each by one taker).
 DELETE FROM notification_fanouts f

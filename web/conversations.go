@@ -48,6 +48,7 @@ func (s *Server) postPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	s.readPostNotifications(r, id)
 	s.renderPostPage(w, r, http.StatusOK, c)
 }
 

@@ -118,6 +118,23 @@ func (s *Server) unread(r *http.Request) (int, error) {
 	return s.store.UnreadNotifications(r.Context(), s.viewerAccess(r))
 }
 
+// readPostNotifications reads the signed-in reader's notifications about a post they opened
+// (when their badge has any unread), and counts their unread again for the page's header.
+func (s *Server) readPostNotifications(r *http.Request, postID int64) {
+	u, su := currentUser(r.Context()), db.SessionUserOf(r.Context())
+	if u == nil || su == nil || su.User.ID != u.ID || su.Unread == 0 {
+		return
+	}
+	ctx := r.Context()
+	changed, err := s.store.ReadPostNotifications(ctx, u.ID, postID)
+	if err == nil && changed {
+		su.Unread, err = s.store.UnreadNotifications(ctx, s.viewerAccess(r))
+	}
+	if err != nil { // the badge is not worth failing a page for
+		s.log.WarnContext(ctx, "read post notifications", "err", err)
+	}
+}
+
 func (s *Server) notificationSettings(w http.ResponseWriter, r *http.Request) {
 	st, err := s.store.NotificationSettings(r.Context(), currentUser(r.Context()).ID)
 	if err != nil {

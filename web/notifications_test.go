@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -129,5 +130,44 @@ func TestNotificationsFlow(t *testing.T) {
 	}
 	if r := ann.post("/notifications/settings", url.Values{"like": {"sometimes"}}); r.status != http.StatusBadRequest {
 		t.Errorf("an unknown policy: status %d, want 400", r.status)
+	}
+}
+
+// Opening a post reads its reader's notifications about it: the page's own badge says so.
+func TestOpeningAPostReadsItsNotifications(t *testing.T) {
+	a := newApp(t)
+	ann, bob := a.client(), a.client()
+	ann.signup("ann")
+	bob.signup("bob")
+	ann.post("/share", url.Values{"url": {"https://example.com/read-on-open"}, "title": {"Ann's note"}})
+	ann.post("/share", url.Values{"url": {"https://example.com/other"}, "title": {"Another"}})
+	ids := map[string]string{}
+	rows, err := a.store.Pool.Query(t.Context(), "SELECT url, id::text FROM posts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var u, id string
+		if err := rows.Scan(&u, &id); err != nil {
+			t.Fatal(err)
+		}
+		ids[u] = id
+	}
+	read, other := ids["https://example.com/read-on-open"], ids["https://example.com/other"]
+	bob.post("/p/"+read+"/comments", url.Values{"body": {"Nice one"}})
+	bob.post("/p/"+other+"/comments", url.Values{"body": {"And this"}})
+	if got := unreadOf(t, ann.get("/").body); got != "2" {
+		t.Fatalf("before: the badge says %s, want 2", got)
+	}
+	if got := unreadOf(t, ann.get("/p/"+read).body); got != "1" {
+		t.Errorf("on the post opened: the badge says %s, want 1", got)
+	}
+	for _, n := range ann.notifications(t, "").Notifications {
+		if want := strconv.FormatInt(n.PostID, 10) != read; n.Unread != want {
+			t.Errorf("line %+v: unread %v, want %v", n, n.Unread, want)
+		}
+	}
+	if got := unreadOf(t, bob.get("/p/"+read).body); got != "0" { // nobody else's notifications move
+		t.Errorf("bob's badge says %s, want 0", got)
 	}
 }

@@ -284,6 +284,25 @@ func (q *Queries) PruneNotifications(ctx context.Context, before time.Time) (int
 	return result.RowsAffected(), nil
 }
 
+const readPostNotifications = `-- name: ReadPostNotifications :execrows
+UPDATE notifications SET read = true
+ WHERE recipient_id = $1::bigint AND post_id = $2::bigint AND NOT read
+`
+
+type ReadPostNotificationsParams struct {
+	ViewerID int64
+	PostID   int64
+}
+
+// Opening a post reads the viewer's notifications about it.
+func (q *Queries) ReadPostNotifications(ctx context.Context, arg ReadPostNotificationsParams) (int64, error) {
+	result, err := q.db.Exec(ctx, readPostNotifications, arg.ViewerID, arg.PostID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const setNotificationPolicy = `-- name: SetNotificationPolicy :exec
 INSERT INTO notification_policies (user_id, kind, policy) VALUES ($1, $2, $3)
 ON CONFLICT (user_id, kind) DO UPDATE SET policy = EXCLUDED.policy
