@@ -198,7 +198,7 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, co
 				countUnread := !asked || force || news.unread
 				force = false
 				if news.reread {
-					reader.read = false
+					reader.read, reader.keepState = false, false
 				}
 				notice, ok, gone := s.askLiveAside(ctx, r, src, &reader)
 				if gone {
@@ -257,6 +257,8 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, co
 				return
 			}
 			ask, force, reader.read = true, true, false
+			reader.beats++
+			reader.keepState = reader.beats%liveStateBeats != 0
 		}
 	}
 }
@@ -317,7 +319,17 @@ type liveReader struct {
 	user   *tributary.User
 	access tributary.Viewer
 	notice feed.NoticeState // the feed's state of the reader, kept as long
+	// keepState: the next read of the reader is a heartbeat's, which keeps the notice's
+	// state when the reader's access (bans, private feeds, hidden items, mutes) is as it was:
+	// a change of follows comes as a change of access; the rest (the home's activity
+	// setting, the fence) is read again every liveStateBeats beats.
+	keepState bool
+	beats     int
 }
+
+// liveStateBeats is how many heartbeats a stream's notice state is kept through: 10,000
+// open pages re-reading their readers' state at every beat were most of the instances' work.
+const liveStateBeats = 4
 
 // liveAskTimeout bounds one ask of a stream, its wait for a slot included: an ask that
 // cannot be answered by then is given up (the page keeps what it shows; the next wake-up
@@ -351,8 +363,12 @@ func (s *Server) askLive(ctx context.Context, r *http.Request, src notice, reade
 		if userID(u) != userID(currentUser(r.Context())) {
 			return nil, false, true
 		}
-		reader.read, reader.user, reader.access = true, u, access
-		reader.notice.Forget()
+		if !reader.keepState || userID(u) != userID(reader.user) || !slices.Equal(access.Hidden, reader.access.Hidden) ||
+			!slices.Equal(access.Blocked, reader.access.Blocked) || !slices.Equal(access.PrivateFeeds, reader.access.PrivateFeeds) ||
+			!slices.Equal(access.Mutes, reader.access.Mutes) {
+			reader.notice.Forget()
+		}
+		reader.read, reader.keepState, reader.user, reader.access = true, false, u, access
 	}
 	pill, err := s.pill(feed.WithNoticeState(ctx, &reader.notice), reader.user, reader.access, src)
 	var b bytes.Buffer
