@@ -1,0 +1,135 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"slices"
+	"time"
+
+	"tributary"
+	"tributary/db"
+	"tributary/feed"
+)
+
+// A stream's asks: its notice asked as its reader, their session and access read again
+// when they may have changed.
+
+// askLiveAside asks on a goroutine of its own, so that the stream's goroutine, which waits for
+// hours, keeps the small stack of its loop rather than the deepest of its asks.
+func (s *Server) askLiveAside(ctx context.Context, r *http.Request, src notice, reader *liveReader) (notice []byte, ok, gone bool) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		notice, ok, gone = s.askLive(ctx, r, src, reader)
+	}()
+	<-done
+	return notice, ok, gone
+}
+
+// liveReader is a stream's reader as its last full ask read them: their user and access,
+// good until the hub says the reader's access changed (or the next heartbeat).
+type liveReader struct {
+	read   bool
+	user   *tributary.User
+	access tributary.Viewer
+	notice feed.NoticeState // the feed's state of the reader, kept as long
+	// keepState: the next read of the reader is a heartbeat's, which keeps the notice's
+	// state when the reader's access (bans, private feeds, hidden items, mutes) is as it was:
+	// a change of follows comes as a change of access; the rest (the home's activity
+	// setting, the fence) is read again every liveStateBeats beats.
+	keepState bool
+	beats     int
+}
+
+// liveStateBeats is how many heartbeats a stream's notice state is kept through: 10,000
+// open pages re-reading their readers' state at every beat were most of the instances' work.
+const liveStateBeats = 4
+
+// liveAskTimeout bounds one ask of a stream, its wait for a slot included: an ask that
+// cannot be answered by then is given up (the page keeps what it shows; the next wake-up
+// or heartbeat asks again), so no stream holds a slot or a connection for long.
+const liveAskTimeout = 5 * time.Second
+
+// askLive asks the stream's notice as its reader and returns what the page's slot shows.
+// The reader's session and access are read afresh (the stream may be open for hours; a
+// follower removed meanwhile must not go on counting a private feed) when the hub said their
+// access changed, and at each heartbeat; between them only new posts and talk happened, and
+// the last read holds (so does the feed's state of the reader the notice counts with:
+// feed.NoticeState). ok is false when no notice could be had (the database away, the ask
+// too slow): the page keeps what it shows; gone is true when the session no longer has the
+// stream's reader (logged out): the stream ends.
+func (s *Server) askLive(ctx context.Context, r *http.Request, src notice, reader *liveReader) (notice []byte, ok, gone bool) {
+	ctx, cancel := context.WithTimeout(ctx, s.live.askTimeout)
+	defer cancel()
+	select {
+	case s.live.asking <- struct{}{}:
+		defer func() { <-s.live.asking }()
+	case <-ctx.Done():
+		return nil, false, false
+	}
+	s.live.asks.Add(1)
+	if !reader.read {
+		u, access, err := s.liveSession(ctx, r)
+		if err != nil {
+			s.askFailed(ctx, r, err)
+			return nil, false, false
+		}
+		if userID(u) != userID(currentUser(r.Context())) {
+			return nil, false, true
+		}
+		if !reader.keepState || userID(u) != userID(reader.user) || !slices.Equal(access.Hidden, reader.access.Hidden) ||
+			!slices.Equal(access.Blocked, reader.access.Blocked) || !slices.Equal(access.PrivateFeeds, reader.access.PrivateFeeds) ||
+			!slices.Equal(access.Mutes, reader.access.Mutes) {
+			reader.notice.Forget()
+		}
+		reader.read, reader.keepState, reader.user, reader.access = true, false, u, access
+	}
+	pill, err := s.pill(feed.WithNoticeState(ctx, &reader.notice), reader.user, reader.access, src)
+	var b bytes.Buffer
+	if err == nil {
+		err = pill.Render(ctx, &b)
+	}
+	if err != nil {
+		s.askFailed(ctx, r, err)
+		return nil, false, false
+	}
+	return b.Bytes(), true, false
+}
+
+// liveSession reads the stream's session as it is now: its user (nil: none) and their
+// access.
+func (s *Server) liveSession(ctx context.Context, r *http.Request) (*tributary.User, tributary.Viewer, error) {
+	c, err := r.Cookie(s.sessions.Cookie.Name)
+	if err != nil {
+		return nil, tributary.Anonymous, nil
+	}
+	ctx, _ = db.WithSessionUser(ctx) // the session's read brings its user along
+	if ctx, err = s.sessions.Load(ctx, c.Value); err != nil {
+		return nil, tributary.Anonymous, err
+	}
+	id := s.sessions.GetInt64(ctx, db.SessionUserKey)
+	if id == 0 {
+		return nil, tributary.Anonymous, nil
+	}
+	u, access, err := s.userWithAccess(ctx, id)
+	if tributary.ErrorCode(err) == tributary.ENotFound { // the account is gone
+		return nil, tributary.Anonymous, nil
+	}
+	if err != nil {
+		return nil, tributary.Anonymous, err
+	}
+	return &u, access, nil
+}
+
+// askFailed logs an ask that failed, as fail would a request's: an ask given up (its stream
+// gone, its deadline passed) is not logged, an outage once a second.
+func (s *Server) askFailed(ctx context.Context, r *http.Request, err error) {
+	switch {
+	case ctx.Err() != nil:
+	case db.Unavailable(err):
+		s.outage.note(ctx, s.log, err)
+	case statusOf(tributary.ErrorCode(err)) == http.StatusInternalServerError:
+		s.log.ErrorContext(ctx, "live: ask", "src", r.URL.Query().Get("src"), "err", err)
+	}
+}
