@@ -45,7 +45,14 @@ type LiveReport struct {
 	// and the streams the instances still count open after closing.
 	GoroutinesBefore, GoroutinesOpen, GoroutinesAfter int
 	OpenAfter                                         int `json:"open_after"`
-	WarmShares                                        int `json:"warm_shares"`
+	// CPUusPerAsk is the instances' CPU over the timed shares and their notices, per stream
+	// asked; ShareAppCPUms and SharePgCPUms are a share's CPU with no stream open, of the
+	// instances and of the database's backends, from the share to a second after its answer
+	// (the work it starts after commit included).
+	CPUusPerAsk   float64 `json:"cpu_us_per_ask,omitempty"`
+	ShareAppCPUms float64 `json:"share_app_cpu_ms,omitempty"`
+	SharePgCPUms  float64 `json:"share_pg_cpu_ms,omitempty"`
+	WarmShares    int     `json:"warm_shares"`
 }
 
 // liveNoticeStreams is how many home pages are open during the measurement (the issue's
@@ -140,21 +147,28 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		return ack, nil
 	}
 	var alone []float64
+	var aloneApp, alonePg time.Duration
 	for s := 1; s <= liveNoticeWarmShares+liveNoticeShares; s++ {
+		app, pids := cpuTime(a.cmd.Process.Pid)+cpuTime(b.cmd.Process.Pid), backendPIDs(ctx, pool)
+		pg := sumCPU(pids)
 		ack, err := share("none", s)
 		if err != nil {
 			return nil, err
 		}
+		time.Sleep(time.Second)
 		if s > liveNoticeWarmShares {
 			alone = append(alone, ack)
+			aloneApp += cpuTime(a.cmd.Process.Pid) + cpuTime(b.cmd.Process.Pid) - app
+			alonePg += sumCPU(pids) - pg
 		}
-		time.Sleep(time.Second)
 		// The resident memory without streams, taken as it is with them below: the least
 		// of the samples, here one a share (the shares' own growth is not the streams').
 		rssBefore = min(rssBefore, rss(a)+rss(b))
 	}
 	slices.Sort(alone)
 	rep.ShareAloneP50ms = round3(quantile(alone, 0.50))
+	rep.ShareAppCPUms = round3(ms(aloneApp) / liveNoticeShares)
+	rep.SharePgCPUms = round3(ms(alonePg) / liveNoticeShares)
 	heldBefore := heldMemory(a) + heldMemory(b)
 
 	// The streams: each follower's home page, its notice counting from now.
@@ -284,6 +298,9 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		rep.MaxMs = round3(lat[len(lat)-1])
 	}
 	rep.ShareP50ms = round3(quantile(acks, 0.50))
+	if asked > 0 {
+		rep.CPUusPerAsk = round3(float64(cpu.Microseconds()) / asked)
+	}
 
 	closeStreams()
 	done.Wait()
