@@ -306,7 +306,7 @@ func growthTenfold(r Report, growth []Report) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	if len(growth) < 2 {
-		p("The ×10 growth rows: this rendering found the run of one scale only (runs at others, `make bench SCALE=40k|4m`, leave theirs in bench/out/<scale>/BENCHMARKS.json). Projected from this run's bytes alone, ×10 posts is a database of %s (10 × %s, rows growing with posts).\n", mib(10*r.DatabaseBytes), mib(r.DatabaseBytes))
+		p("The ×10 growth rows: this rendering found the run of one scale only (runs at others, `make bench SCALE=40k|4m`, leave theirs in bench/out/<scale>/BENCHMARKS.json; where a report has a Cost growth table, its × against the 400k run is the ×10 row). Projected from this run's bytes alone, ×10 posts is a database of %s (10 × %s, rows growing with posts).\n", mib(10*r.DatabaseBytes), mib(r.DatabaseBytes))
 		return b.String()
 	}
 	p("The ×10 growth rows (each measure at the larger scale over the smaller; from the cost-growth table):\n\n| measure |")

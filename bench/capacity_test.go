@@ -132,3 +132,19 @@ func TestFigure(t *testing.T) {
 		}
 	}
 }
+
+func TestGrowthTenfold(t *testing.T) {
+	small := Report{Dataset: DatasetInfo{Dataset: Dataset{Posts: 400_000}}, PeakRSSBytes: 100 << 20, DatabaseBytes: 1 << 30,
+		Results: []Result{{Name: "like", ServerP50: 2}}}
+	large := Report{Dataset: DatasetInfo{Dataset: Dataset{Posts: 4_000_000}}, PeakRSSBytes: 300 << 20, DatabaseBytes: 7 << 30,
+		Results: []Result{{Name: "like", ServerP50: 5}}}
+	md := growthTenfold(large, []Report{small, large})
+	for _, w := range []string{"| 400k → 4M posts |", "| server peak RSS | ×3.00 |", "| database size | ×7.00 |", "| a like (c=4) | ×2.50 |", "| live path, median (c=4) | – |"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("missing %q in:\n%s", w, md)
+		}
+	}
+	if md := growthTenfold(small, []Report{small}); !strings.Contains(md, "a database of 10.0 GiB (10 × 1.0 GiB") {
+		t.Errorf("one scale: want the projection from the database's size, got:\n%s", md)
+	}
+}
