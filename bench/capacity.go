@@ -129,7 +129,7 @@ func tableSizes(ctx context.Context, pool *pgxpool.Pool) ([]TableSize, error) {
 	for _, t := range capacityTables {
 		s := TableSize{Table: t.Table}
 		// The table names are this file's constants, not input.
-		if err := pool.QueryRow(ctx, fmt.Sprintf(`SELECT figure(*), pg_total_relation_size('%s') FROM %s`, t.Table, t.Table)).Scan(&s.Rows, &s.Bytes); err != nil {
+		if err := pool.QueryRow(ctx, fmt.Sprintf(`SELECT count(*), pg_total_relation_size('%s') FROM %s`, t.Table, t.Table)).Scan(&s.Rows, &s.Bytes); err != nil {
 			return nil, fmt.Errorf("bench: size of %s: %w", t.Table, err)
 		}
 		out = append(out, s)

@@ -1,9 +1,15 @@
 package bench
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
+	"time"
+
+	"tributary/db"
+	"tributary/db/dbtest"
+	seeding "tributary/seed"
 )
 
 // capacityReport is a run with round figures, so that each of the model's numbers can be
@@ -146,5 +152,34 @@ func TestGrowthTenfold(t *testing.T) {
 	}
 	if md := growthTenfold(small, []Report{small}); !strings.Contains(md, "a database of 10.0 GiB (10 × 1.0 GiB") {
 		t.Errorf("one scale: want the projection from the database's size, got:\n%s", md)
+	}
+}
+
+// The bench measures each table's rows and its size on disk, indexes included.
+func TestTableSizes(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.Pool(t)
+	if _, err := seeding.Fill(ctx, db.NewStore(pool), seeding.Config{Users: 10, Posts: 30, Seed: 3,
+		End: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), DemoPasswordHash: "x", DemoPassword: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := tableSizes(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(capacityTables) {
+		t.Fatalf("got %d tables, want %d", len(got), len(capacityTables))
+	}
+	for _, s := range got {
+		var rows, bytes int64
+		if err := pool.QueryRow(ctx, "SELECT count(*), pg_total_relation_size('"+s.Table+"') FROM "+s.Table).Scan(&rows, &bytes); err != nil {
+			t.Fatal(err)
+		}
+		if s.Rows != rows || s.Bytes != bytes {
+			t.Errorf("%s: got %d rows in %d bytes, want %d in %d", s.Table, s.Rows, s.Bytes, rows, bytes)
+		}
+		if s.Table == "posts" && (s.Rows < 30 || s.Bytes <= 0) {
+			t.Errorf("posts: got %d rows in %d bytes, want the 30 seeded", s.Rows, s.Bytes)
+		}
 	}
 }
