@@ -228,7 +228,7 @@ func capacityMarkdown(r Report, growth []Report) string {
 		p(" `%s` %.0f%% (%s, %s);", m.Scenario, m.Weight, fmtMs(app), fmtMs(pg))
 	}
 	if len(c.Reads.Missing) > 0 {
-		p(" %s: %s (weights renormalised)", notMeasured, strings.Join(codes(c.Reads.Missing), ", "))
+		p(" %s: %s (weights renormalised);", notMeasured, strings.Join(codes(c.Reads.Missing), ", "))
 	}
 	p(" weighted: app %.3f ms, PostgreSQL %.3f ms a read.\n\n", c.Reads.AppMs, c.Reads.PgMs)
 
@@ -252,7 +252,11 @@ func capacityMarkdown(r Report, growth []Report) string {
 	}
 	mixNote := ""
 	if len(c.Writes.Missing) > 0 {
-		mixNote = fmt.Sprintf("; %s %s, the rest renormalised", strings.Join(c.Writes.Missing, ", "), notMeasured)
+		var missing []string
+		for _, m := range c.Writes.Missing {
+			missing = append(missing, writeName(m))
+		}
+		mixNote = fmt.Sprintf("; %s %s, the rest renormalised", strings.Join(missing, ", "), notMeasured)
 	}
 	row("writes per second per primary core, the write mix", fmt.Sprintf("1000 / weighted PostgreSQL ms (%.3f; %s%s)", c.Writes.PgMs, mixWeights(writeMix), mixNote), c.WriteMixPerCore, "/s")
 	heldKiB, askUs := 0.0, 0.0

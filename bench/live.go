@@ -48,7 +48,7 @@ type LiveReport struct {
 	// CPUusPerAsk is the instances' CPU over the timed shares and their notices, per stream
 	// asked; ShareAppCPUms and SharePgCPUms are a share's CPU with no stream open, of the
 	// instances and of the database's backends, from the share to a second after its answer
-	// (the work it starts after commit included).
+	// (the work it starts after commit included) less an idle second's.
 	CPUusPerAsk   float64 `json:"cpu_us_per_ask,omitempty"`
 	ShareAppCPUms float64 `json:"share_app_cpu_ms,omitempty"`
 	SharePgCPUms  float64 `json:"share_pg_cpu_ms,omitempty"`
@@ -147,10 +147,21 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		return ack, nil
 	}
 	var alone []float64
-	var aloneApp, alonePg time.Duration
+	// A share's CPU is that of the instances and the database's backends from the share to
+	// a second after its answer, less that of a second with no share (the idle's work).
+	var aloneApp, alonePg, idleApp, idlePg time.Duration
+	cpuNow := func(pids []int) (app, pg time.Duration) {
+		return cpuTime(a.cmd.Process.Pid) + cpuTime(b.cmd.Process.Pid), sumCPU(pids)
+	}
 	for s := 1; s <= liveNoticeWarmShares+liveNoticeShares; s++ {
-		app, pids := cpuTime(a.cmd.Process.Pid)+cpuTime(b.cmd.Process.Pid), backendPIDs(ctx, pool)
-		pg := sumCPU(pids)
+		pids := backendPIDs(ctx, pool)
+		if s == liveNoticeWarmShares+1 {
+			app, pg := cpuNow(pids)
+			time.Sleep(time.Second)
+			app2, pg2 := cpuNow(pids)
+			idleApp, idlePg = app2-app, pg2-pg
+		}
+		app, pg := cpuNow(pids)
 		ack, err := share("none", s)
 		if err != nil {
 			return nil, err
@@ -158,8 +169,9 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		time.Sleep(time.Second)
 		if s > liveNoticeWarmShares {
 			alone = append(alone, ack)
-			aloneApp += cpuTime(a.cmd.Process.Pid) + cpuTime(b.cmd.Process.Pid) - app
-			alonePg += sumCPU(pids) - pg
+			app2, pg2 := cpuNow(pids)
+			aloneApp += app2 - app - idleApp
+			alonePg += pg2 - pg - idlePg
 		}
 		// The resident memory without streams, taken as it is with them below: the least
 		// of the samples, here one a share (the shares' own growth is not the streams').
@@ -167,8 +179,8 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	}
 	slices.Sort(alone)
 	rep.ShareAloneP50ms = round3(quantile(alone, 0.50))
-	rep.ShareAppCPUms = round3(ms(aloneApp) / liveNoticeShares)
-	rep.SharePgCPUms = round3(ms(alonePg) / liveNoticeShares)
+	rep.ShareAppCPUms = round3(max(0, ms(aloneApp)) / liveNoticeShares)
+	rep.SharePgCPUms = round3(max(0, ms(alonePg)) / liveNoticeShares)
 	heldBefore := heldMemory(a) + heldMemory(b)
 
 	// The streams: each follower's home page, its notice counting from now.
