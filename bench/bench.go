@@ -225,6 +225,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if err := pool.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&rep.DatabaseBytes); err != nil {
 		return rep, fmt.Errorf("bench: database size: %w", err)
 	}
+	if rep.Tables, err = tableSizes(ctx, pool); err != nil {
+		return rep, err
+	}
 	if err := srv.stop(); err != nil {
 		fmt.Fprintf(cfg.Log, "bench: server stop: %v\n", err)
 	}

@@ -54,7 +54,14 @@ type LiveReport struct {
 	// and the streams the instances still count open after closing.
 	GoroutinesBefore, GoroutinesOpen, GoroutinesAfter int
 	OpenAfter                                         int `json:"open_after"`
-	WarmShares                                        int `json:"warm_shares"`
+	// CPUusPerAsk is the instances' CPU over the timed shares and their notices, per stream
+	// asked; ShareAppCPUms and SharePgCPUms are a share's CPU with no stream open, of the
+	// instances and of the database's backends, from the share to a second after its answer
+	// (the work it starts after commit included) less an idle second's.
+	CPUusPerAsk   float64 `json:"cpu_us_per_ask,omitempty"`
+	ShareAppCPUms float64 `json:"share_app_cpu_ms,omitempty"`
+	SharePgCPUms  float64 `json:"share_pg_cpu_ms,omitempty"`
+	WarmShares    int     `json:"warm_shares"`
 }
 
 // liveNoticeStreams is how many home pages are open during the measurement (the issue's
@@ -185,21 +192,40 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		return ack, nil
 	}
 	var alone []float64
+	// A share's CPU is that of the instances and the database's backends from the share to
+	// a second after its answer, less that of a second with no share (the idle's work).
+	var aloneApp, alonePg, idleApp, idlePg time.Duration
+	cpuNow := func(pids []int) (app, pg time.Duration) {
+		return cpuTime(a.cmd.Process.Pid) + cpuTime(b.cmd.Process.Pid), sumCPU(pids)
+	}
 	for s := 1; s <= liveNoticeWarmShares+liveNoticeShares; s++ {
+		pids := backendPIDs(ctx, pool)
+		if s == liveNoticeWarmShares+1 {
+			app, pg := cpuNow(pids)
+			time.Sleep(time.Second)
+			app2, pg2 := cpuNow(pids)
+			idleApp, idlePg = app2-app, pg2-pg
+		}
+		app, pg := cpuNow(pids)
 		ack, err := share("none", s)
 		if err != nil {
 			return nil, err
 		}
+		time.Sleep(time.Second)
 		if s > liveNoticeWarmShares {
 			alone = append(alone, ack)
+			app2, pg2 := cpuNow(pids)
+			aloneApp += app2 - app - idleApp
+			alonePg += pg2 - pg - idlePg
 		}
-		time.Sleep(time.Second)
 		// The resident memory without streams, taken as it is with them below: the least
 		// of the samples, here one a share (the shares' own growth is not the streams').
 		rssBefore = min(rssBefore, rss(a)+rss(b))
 	}
 	slices.Sort(alone)
 	rep.ShareAloneP50ms = round3(quantile(alone, 0.50))
+	rep.ShareAppCPUms = round3(max(0, ms(aloneApp)) / liveNoticeShares)
+	rep.SharePgCPUms = round3(max(0, ms(alonePg)) / liveNoticeShares)
 	heldBefore := heldMemory(a) + heldMemory(b)
 
 	// The streams: each follower's home page, its notice counting from now.
@@ -328,6 +354,9 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		rep.MaxMs = round3(lat[len(lat)-1])
 	}
 	rep.ShareP50ms = round3(quantile(acks, 0.50))
+	if asked > 0 {
+		rep.CPUusPerAsk = round3(float64(cpu.Microseconds()) / asked)
+	}
 	mu.Lock()
 	for _, ns := range notices[len(followers):] {
 		rep.BystanderNotices += len(ns)

@@ -180,6 +180,8 @@ func markdown(r Report, growth []Report) string {
 		p("\n## Materializing the home feed (seed 004)\n\n%s", md)
 	}
 
+	p("\n## Capacity model\n\n%s", capacityMarkdown(r, growth))
+
 	p("\n## Baselines\n\n")
 	p("Run on the same database with the same viewers and concurrency, as SQL alone through pgx (no HTTP, sessions, ranking in Go or JSON, which favours them). Ratio = baseline p50 / ours p50 (server-side; a baseline's is its query's round trip): above 1, ours is faster.\n\n")
 	p("| class | baseline | p50 | ours | p50 | ratio |\n|---|---|--:|---|--:|--:|\n")

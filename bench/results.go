@@ -31,6 +31,8 @@ type Report struct {
 	LoadAfter  string `json:"loadavg_after"`
 	// Live notices (seed 002's tier 1), when measured.
 	Live *LiveReport `json:"live_notices,omitempty"`
+	// Tables are the rows and bytes of the tables the capacity model states bytes per row of.
+	Tables []TableSize `json:"table_sizes,omitempty"`
 }
 
 // Settings are how the load was applied.
