@@ -131,3 +131,26 @@ func (w *world) quietLike(conc int) scenario {
 			}
 		}}
 }
+
+// notifyTargets are issue 46's: the first page of a reader with 10,000 notifications at most
+// 3 ms p50 at 4 clients; the badge's request (its count included) at most 0.5 ms; a like
+// that writes a notification at most 10 % over one that writes none, same run.
+func notifyTargets(r Report) []Target {
+	var out []Target
+	if x, ok := r.result("notifications_api_first"); ok {
+		out = append(out, Target{What: "GET /api/notifications, first page of a reader with 10,000, p50 ≤ 3 ms (4 clients)", Scenario: x.Name,
+			Measured: fmtMs(x.ServerP50), Met: x.Requests > 0 && x.ServerP50 <= 3})
+	}
+	if x, ok := r.result("notifications_unread"); ok {
+		out = append(out, Target{What: "the unread count ≤ 0.5 ms p50 (the badge's whole request, session read included)", Scenario: x.Name,
+			Measured: fmtMs(x.ServerP50), Met: x.Requests > 0 && x.ServerP50 <= 0.5})
+	}
+	like, ok1 := r.result("like")
+	quiet, ok2 := r.result("like_quiet")
+	if ok1 && ok2 && quiet.ServerP50 > 0 {
+		out = append(out, Target{What: "a like that notifies ≤ 1.1× one that notifies nobody (p50, same run)", Scenario: like.Name,
+			Measured: fmt.Sprintf("×%.2f (%s against %s)", like.ServerP50/quiet.ServerP50, fmtMs(like.ServerP50), fmtMs(quiet.ServerP50)),
+			Met:      like.Requests > 0 && like.ServerP50 <= 1.1*quiet.ServerP50})
+	}
+	return out
+}

@@ -119,6 +119,7 @@ func evaluate(r Report) []Target {
 	}
 	out = append(out, pairTargets(r)...)
 	out = append(out, pooledTargets(r)...)
+	out = append(out, notifyTargets(r)...)
 	out = append(out, Target{What: "snapshot refresh ≤ 20 s", Measured: fmt.Sprintf("%.1f s", r.Refresh.Seconds), Met: r.Refresh.Seconds > 0 && r.Refresh.Seconds <= 20})
 	// The peer (issue 17): the whole page against FreeFeed's home-feed query alone, at pages
 	// 10 and 1. The naive baseline stays as a reference row (unranked, undeduplicated: a
