@@ -30,8 +30,20 @@ type Viewer struct {
 	ID           int64
 	Blocked      []int64 // users in a ban with the viewer, either way (sorted)
 	PrivateFeeds []int64 // private feeds the viewer reads (sorted)
+	Groups       []int64 // groups the viewer is an active member of (sorted): their home feed's
 	Hidden       []int64 // items the viewer hid (sorted anchor ids)
 	Mutes        []Mute  // words the viewer muted
+}
+
+// InGroup reports whether the viewer is a member of one of the groups (sorted ids): a post
+// in a group reaches its members' home feeds (seed 003).
+func (v Viewer) InGroup(groups []int64) bool {
+	for _, g := range groups {
+		if _, ok := slices.BinarySearch(v.Groups, g); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Anonymous is the viewer with no account.

@@ -52,6 +52,7 @@ type Item struct {
 	Popular bool `json:"-"`
 	// Inputs kept for re-scoring and access checks; not part of the API.
 	SharerIDs []int64 `json:"-"`
+	GroupIDs  []int64 `json:"-"` // the groups it is in (Rollup.GroupIDs)
 }
 
 // Activity is the latest like or comment of someone a viewer follows on a share of an item:

@@ -330,10 +330,11 @@ func (src *source) Hidden(id int64) bool {
 }
 
 // member reports whether an item belongs to this feed for this viewer: someone in the
-// followed set shared it in a post the viewer may read (items are rolled up from readable
-// posts only, so their sharers are readable sharers).
+// followed set shared it, or it is in one of the viewer's groups, in a post the viewer may
+// read (items are rolled up from readable posts only, so their sharers and groups are
+// readable ones).
 func (src *source) member(it tributary.Item) bool {
-	if src.sharedByFollowed(it) {
+	if src.sharedByFollowed(it) || src.v.access.InGroup(it.GroupIDs) {
 		return true
 	}
 	_, ok := src.reasons[it.ID]

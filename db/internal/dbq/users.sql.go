@@ -329,7 +329,7 @@ func (q *Queries) SessionData(ctx context.Context, tokenHash []byte) (SessionDat
 }
 
 const sessionWithAccess = `-- name: SessionWithAccess :one
-SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, notification_unread(u.id, a.blocked, a.private_feeds)::int AS unread
+SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, a.groups, notification_unread(u.id, a.blocked, a.private_feeds)::int AS unread
   FROM sessions s
   JOIN users u ON u.id = s.user_id AND u.deleted_at IS NULL
   JOIN viewer_access a ON a.viewer_id = u.id
@@ -377,6 +377,7 @@ func (q *Queries) SessionWithAccess(ctx context.Context, tokenHash []byte) (Sess
 		&i.ViewerAccess.Hidden,
 		&i.ViewerAccess.Muted,
 		&i.ViewerAccess.MutedCollapse,
+		&i.ViewerAccess.Groups,
 		&i.Unread,
 	)
 	return i, err
@@ -659,7 +660,7 @@ func (q *Queries) UserStats(ctx context.Context, arg UserStatsParams) (UserStats
 }
 
 const userWithAccess = `-- name: UserWithAccess :one
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, a.groups
   FROM users u JOIN viewer_access a ON a.viewer_id = u.id
  WHERE u.id = $1 AND u.deleted_at IS NULL
 `
@@ -697,6 +698,7 @@ func (q *Queries) UserWithAccess(ctx context.Context, id int64) (UserWithAccessR
 		&i.ViewerAccess.Hidden,
 		&i.ViewerAccess.Muted,
 		&i.ViewerAccess.MutedCollapse,
+		&i.ViewerAccess.Groups,
 	)
 	return i, err
 }
