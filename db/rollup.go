@@ -87,8 +87,8 @@ func postFacts(r dbq.PostFact) (tributary.PostFacts, error) {
 		URL: r.Url, CanonicalURL: r.CanonicalUrl, Title: r.Title, Body: r.Body, Host: r.Host, Links: links,
 		ImageCount: int(r.ImageCount), URLCount: int(r.UrlCount), SciScore: int(r.SciScore), Tags: r.Tags,
 		CreatedAt: r.CreatedAt, Notability: r.Notability, ToFollowers: r.ToFollowers.Bool,
-		Author: tributary.UserRef{ID: r.AuthorID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip, Avatar: r.Avatar.String},
-		Access: tributary.PostAccess{Public: r.IsPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds},
+		Author:   tributary.UserRef{ID: r.AuthorID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip, Avatar: r.Avatar.String},
+		Access:   tributary.PostAccess{Public: r.IsPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds},
 		GroupIDs: r.GroupFeedIds,
 	}, nil
 }
