@@ -44,6 +44,9 @@ type Item struct {
 	Muted string `json:"muted,omitempty"`
 	// Activity is why an item nobody the viewer follows shared is in their home feed.
 	Activity *Activity `json:"activity,omitempty"`
+	// Group names the viewer's group that brought an item nobody they follow shared into
+	// their home feed (seed 003: a home feed aggregates its reader's groups).
+	Group string `json:"group,omitempty"`
 	// Card is what the item's link says about itself, once fetched.
 	Card *LinkCard `json:"card,omitempty"`
 	// Audience is who can see an item none of whose shares the viewer reads is public.

@@ -148,11 +148,18 @@ func TestGroupPostReachesItsMembersHome(t *testing.T) {
 	want := map[string][]string{"ada": {inPapers, inSecret}, "bob": nil, "cy": {inPapers}, "dee": {inSecret}, "eve": nil}
 	for name, s := range paths {
 		for reader, urlsWanted := range want {
-			got := urls(w.timeline(s, reader, tributary.FeedQuery{}))
+			tl := w.timeline(s, reader, tributary.FeedQuery{})
+			got := urls(tl)
 			for _, u := range []string{inPapers, inSecret} {
 				if slices.Contains(got, u) != slices.Contains(urlsWanted, u) {
 					t.Errorf("%s: %s's home shows %v, want of the group posts exactly %v", name, reader, got, urlsWanted)
 					break
+				}
+			}
+			// The card says which of the reader's groups brought it.
+			for _, it := range tl.Items {
+				if wantGroup := map[string]string{inPapers: "papers", inSecret: "secret"}[it.URL]; it.Group != wantGroup {
+					t.Errorf("%s: %s's card of %s is in group %q, want %q", name, reader, it.URL, it.Group, wantGroup)
 				}
 			}
 		}

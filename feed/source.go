@@ -299,8 +299,12 @@ func (src *source) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 		if !ok || !src.member(it) || (it.AlreadySeen && !src.q.IncludeSeen) || src.v.access.HidesItem(id) {
 			continue
 		}
-		if a, ok := src.reasons[id]; ok && !src.sharedByFollowed(it) {
-			it.Activity = &a
+		if !src.sharedByFollowed(it) {
+			if g := src.v.access.GroupOf(it.GroupIDs); g != "" {
+				it.Group = g
+			} else if a, ok := src.reasons[id]; ok {
+				it.Activity = &a
+			}
 			src.items[id] = it
 		}
 		if m, muted := src.muted(it); muted {
@@ -355,7 +359,7 @@ func (src *source) explainActivity(ctx context.Context, ids []int64) error {
 	var unexplained []int64
 	for _, id := range ids {
 		it, ok := src.items[id]
-		if _, known := src.reasons[id]; ok && !known && !src.sharedByFollowed(it) {
+		if _, known := src.reasons[id]; ok && !known && !src.sharedByFollowed(it) && !src.v.access.InGroup(it.GroupIDs) {
 			unexplained = append(unexplained, id)
 		}
 	}

@@ -51,7 +51,9 @@ SELECT u.id AS viewer_id,
        ARRAY(SELECT h.anchor_id FROM hidden_items h WHERE h.user_id = u.id ORDER BY 1)::bigint[] AS hidden,
        ARRAY(SELECT m.word FROM mutes m WHERE m.user_id = u.id ORDER BY m.word)::text[] AS muted,
        ARRAY(SELECT m.collapse FROM mutes m WHERE m.user_id = u.id ORDER BY m.word)::boolean[] AS muted_collapse,
-       ARRAY(SELECT g.feed_id FROM group_members g WHERE g.user_id = u.id AND g.state = 'active' ORDER BY 1)::bigint[] AS groups
+       ARRAY(SELECT g.feed_id FROM group_members g WHERE g.user_id = u.id AND g.state = 'active' ORDER BY 1)::bigint[] AS groups,
+       ARRAY(SELECT f.name FROM group_members g JOIN feeds f ON f.id = g.feed_id
+              WHERE g.user_id = u.id AND g.state = 'active' ORDER BY g.feed_id)::text[] AS group_names
   FROM users u;
 
 -- +goose Down

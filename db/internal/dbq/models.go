@@ -490,4 +490,5 @@ type ViewerAccess struct {
 	Muted         []string
 	MutedCollapse []bool
 	Groups        []int64
+	GroupNames    []string
 }

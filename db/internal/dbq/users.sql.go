@@ -329,7 +329,7 @@ func (q *Queries) SessionData(ctx context.Context, tokenHash []byte) (SessionDat
 }
 
 const sessionWithAccess = `-- name: SessionWithAccess :one
-SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, a.groups, notification_unread(u.id, a.blocked, a.private_feeds)::int AS unread
+SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, a.groups, a.group_names, notification_unread(u.id, a.blocked, a.private_feeds)::int AS unread
   FROM sessions s
   JOIN users u ON u.id = s.user_id AND u.deleted_at IS NULL
   JOIN viewer_access a ON a.viewer_id = u.id
@@ -378,6 +378,7 @@ func (q *Queries) SessionWithAccess(ctx context.Context, tokenHash []byte) (Sess
 		&i.ViewerAccess.Muted,
 		&i.ViewerAccess.MutedCollapse,
 		&i.ViewerAccess.Groups,
+		&i.ViewerAccess.GroupNames,
 		&i.Unread,
 	)
 	return i, err
@@ -660,7 +661,7 @@ func (q *Queries) UserStats(ctx context.Context, arg UserStatsParams) (UserStats
 }
 
 const userWithAccess = `-- name: UserWithAccess :one
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, a.groups
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, a.groups, a.group_names
   FROM users u JOIN viewer_access a ON a.viewer_id = u.id
  WHERE u.id = $1 AND u.deleted_at IS NULL
 `
@@ -699,6 +700,7 @@ func (q *Queries) UserWithAccess(ctx context.Context, id int64) (UserWithAccessR
 		&i.ViewerAccess.Muted,
 		&i.ViewerAccess.MutedCollapse,
 		&i.ViewerAccess.Groups,
+		&i.ViewerAccess.GroupNames,
 	)
 	return i, err
 }
