@@ -172,17 +172,32 @@ func TestGroupPostReachesItsMembersHome(t *testing.T) {
 	}
 	w.now = w.now.Add(time.Minute)
 	share("https://example.com/papers-2", papers.ID, 0)
-	for name, s := range paths {
-		for reader, wantN := range map[string]int{"bob": 0, "cy": 1} {
-			u := w.users[reader]
-			n, err := s.NewCount(w.ctx, &u, tributary.FeedQuery{}, first, 10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n != wantN {
-				t.Errorf("%s: %s's home counts %d new after a share to papers, want %d", name, reader, n, wantN)
+	// Arrivals are read from the reader's river, or from the posts: the interval's few
+	// (RecentArrivals) or by the index (ArrivedAnchors).
+	reads := []struct {
+		name string
+		set  func()
+	}{
+		{"river", func() {}},
+		{"recent posts", func() { w.store.Rivers.Off = true }},
+		{"posts", func() { w.store.Rivers.Off, w.store.RecentScan = true, 0 }},
+	}
+	rivers, recent := w.store.Rivers, w.store.RecentScan
+	for _, read := range reads {
+		read.set()
+		for name, s := range paths {
+			for reader, wantN := range map[string]int{"bob": 0, "cy": 1} {
+				u := w.users[reader]
+				n, err := s.NewCount(w.ctx, &u, tributary.FeedQuery{}, first, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n != wantN {
+					t.Errorf("%s, %s: %s's home counts %d new after a share to papers, want %d", name, read.name, reader, n, wantN)
+				}
 			}
 		}
+		w.store.Rivers, w.store.RecentScan = rivers, recent
 	}
 
 	// Leaving the group takes its posts off the leaver's home.
