@@ -134,7 +134,7 @@ func (s *Store) arrivedRead(ctx context.Context, q ArrivedQuery) *arrivalsRead {
 			actors = q.Followed.IDs()
 		}
 		a.beside = append(a.beside, func(aq *dbq.Queries) (err error) {
-			a.activityRows, err = aq.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{ViewerID: q.Viewer.ID,
+			a.activityRows, err = aq.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{ViewerID: q.Viewer.ID, Groups: nonNilIDs(q.Viewer.Groups),
 				ByFollows: !q.SetOnly, Followed: actors,
 				Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To,
 				Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip), PosAt: a.posAt, PosID: a.posID, Lim: int32(q.Limit)})
