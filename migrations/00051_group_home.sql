@@ -57,7 +57,8 @@ SELECT u.id AS viewer_id,
   FROM users u;
 
 -- +goose Down
-CREATE OR REPLACE VIEW viewer_access AS
+DROP VIEW viewer_access;
+CREATE VIEW viewer_access AS
 SELECT u.id AS viewer_id,
        ARRAY(SELECT b.banned_id FROM bans b WHERE b.user_id = u.id
              UNION SELECT b.user_id FROM bans b WHERE b.banned_id = u.id ORDER BY 1)::bigint[] AS blocked,
