@@ -28,10 +28,34 @@ type PostAccess struct {
 // feeds (hidden items, muted words), read in the same round trip.
 type Viewer struct {
 	ID           int64
-	Blocked      []int64 // users in a ban with the viewer, either way (sorted)
-	PrivateFeeds []int64 // private feeds the viewer reads (sorted)
-	Hidden       []int64 // items the viewer hid (sorted anchor ids)
-	Mutes        []Mute  // words the viewer muted
+	Blocked      []int64  // users in a ban with the viewer, either way (sorted)
+	PrivateFeeds []int64  // private feeds the viewer reads (sorted)
+	Groups       []int64  // groups the viewer is an active member of (sorted): their home feed's
+	GroupNames   []string // the names of Groups, in their order
+	Hidden       []int64  // items the viewer hid (sorted anchor ids)
+	Mutes        []Mute   // words the viewer muted
+}
+
+// InGroup reports whether the viewer is a member of one of the groups (sorted ids): a post
+// in a group reaches its members' home feeds (seed 003).
+func (v Viewer) InGroup(groups []int64) bool {
+	for _, g := range groups {
+		if _, ok := slices.BinarySearch(v.Groups, g); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// GroupOf names the first of the groups (sorted ids) the viewer is a member of: why an item
+// in it is in their home feed. "" when none.
+func (v Viewer) GroupOf(groups []int64) string {
+	for _, g := range groups {
+		if i, ok := slices.BinarySearch(v.Groups, g); ok && i < len(v.GroupNames) {
+			return v.GroupNames[i]
+		}
+	}
+	return ""
 }
 
 // Anonymous is the viewer with no account.

@@ -44,6 +44,9 @@ type Item struct {
 	Muted string `json:"muted,omitempty"`
 	// Activity is why an item nobody the viewer follows shared is in their home feed.
 	Activity *Activity `json:"activity,omitempty"`
+	// Group names the viewer's group that brought an item nobody they follow shared into
+	// their home feed (seed 003: a home feed aggregates its reader's groups).
+	Group string `json:"group,omitempty"`
 	// Card is what the item's link says about itself, once fetched.
 	Card *LinkCard `json:"card,omitempty"`
 	// Audience is who can see an item none of whose shares the viewer reads is public.
@@ -52,6 +55,7 @@ type Item struct {
 	Popular bool `json:"-"`
 	// Inputs kept for re-scoring and access checks; not part of the API.
 	SharerIDs []int64 `json:"-"`
+	GroupIDs  []int64 `json:"-"` // the groups it is in (Rollup.GroupIDs)
 }
 
 // Activity is the latest like or comment of someone a viewer follows on a share of an item:

@@ -30,6 +30,7 @@ type PostFacts struct {
 	// author's followers' home feeds; a post only in groups does not.
 	ToFollowers bool
 	Feeds       []AudienceFeed // its group and directs feeds, when read for its audience
+	GroupIDs    []int64        // the groups it is in: their members' home feeds get it
 }
 
 // MaxSharers is how many sharers an item's pre-rendered sharer stack keeps.
@@ -61,6 +62,9 @@ type Rollup struct {
 	// Feeds are the group and directs feeds of its posts that are not public, as read
 	// (PostFacts.Feeds): an item with no public share says who can see it.
 	Feeds []AudienceFeed
+	// GroupIDs are the groups its posts are in (sorted): a home feed gets the item through
+	// membership of one of them.
+	GroupIDs []int64
 }
 
 // richer orders posts for the representative pick: most preview images, then most linked
@@ -119,6 +123,12 @@ func RollupOf(posts []PostFacts) Rollup {
 		}
 		owners = append(owners, p.Access.ProtectedOwners...)
 		private = append(private, p.Access.PrivateFeeds...)
+		r.GroupIDs = append(r.GroupIDs, p.GroupIDs...)
+	}
+	slices.Sort(r.GroupIDs)
+	r.GroupIDs = slices.Compact(r.GroupIDs)
+	if r.GroupIDs == nil {
+		r.GroupIDs = []int64{}
 	}
 	for _, p := range posts {
 		if p.ToFollowers {
@@ -190,7 +200,7 @@ func (r Rollup) Item() Item {
 	it := Item{ID: r.AnchorID, URL: r.Rep.URL, CanonicalURL: r.Rep.CanonicalURL, AnchorURL: r.AnchorURL,
 		Title: r.Rep.Title, Excerpt: excerpt(r.Rep.Body, 300), Kind: r.Kind, Host: r.Rep.Host, Date: r.Date,
 		PrimaryUser: r.Rep.Author, Sharers: r.Sharers, ShareCount: r.TotalShare, Images: []string{},
-		Tags: r.Tags, RepPostID: r.Rep.ID, SharerIDs: r.SharerIDs}
+		Tags: r.Tags, RepPostID: r.Rep.ID, SharerIDs: r.SharerIDs, GroupIDs: r.GroupIDs}
 	for _, l := range r.Rep.Links {
 		if l.Image != "" {
 			it.Images = append(it.Images, l.Image)

@@ -30,7 +30,7 @@ func (s *Store) ViewerAccess(ctx context.Context, viewerID int64) (tributary.Vie
 
 // viewerAccessOf assembles a viewer from the arrays viewer_access reads.
 func viewerAccessOf(r dbq.ViewerAccess) tributary.Viewer {
-	v := tributary.Viewer{ID: r.ViewerID, Blocked: r.Blocked, PrivateFeeds: r.PrivateFeeds, Hidden: r.Hidden}
+	v := tributary.Viewer{ID: r.ViewerID, Blocked: r.Blocked, PrivateFeeds: r.PrivateFeeds, Groups: r.Groups, GroupNames: r.GroupNames, Hidden: r.Hidden}
 	for i, w := range r.Muted {
 		v.Mutes = append(v.Mutes, tributary.Mute{Word: w, Collapse: i < len(r.MutedCollapse) && r.MutedCollapse[i]})
 	}

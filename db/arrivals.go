@@ -134,7 +134,7 @@ func (s *Store) arrivedRead(ctx context.Context, q ArrivedQuery) *arrivalsRead {
 			actors = q.Followed.IDs()
 		}
 		a.beside = append(a.beside, func(aq *dbq.Queries) (err error) {
-			a.activityRows, err = aq.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{ViewerID: q.Viewer.ID,
+			a.activityRows, err = aq.ActivityArrivals(ctx, dbq.ActivityArrivalsParams{ViewerID: q.Viewer.ID, Groups: nonNilIDs(q.Viewer.Groups),
 				ByFollows: !q.SetOnly, Followed: actors,
 				Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To,
 				Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip), PosAt: a.posAt, PosID: a.posID, Lim: int32(q.Limit)})
@@ -252,7 +252,7 @@ func (s *Store) recentFirst(q ArrivedQuery) bool {
 }
 
 func (s *Store) recentParams(q ArrivedQuery, followed []int64, byFollows bool, posAt time.Time, posID int64) dbq.RecentArrivalsParams {
-	return dbq.RecentArrivalsParams{Scan: int32(s.RecentScan), Followed: followed, ByFollows: byFollows,
+	return dbq.RecentArrivalsParams{Scan: int32(s.RecentScan), Followed: followed, Groups: nonNilIDs(q.Viewer.Groups), ByFollows: byFollows,
 		ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 		FromAt: q.From, ToAt: q.To, Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip),
 		PosAt: posAt, PosID: posID, Lim: int32(q.Limit)}
@@ -266,7 +266,7 @@ func (s *Store) sharedAfterRecent(ctx context.Context, q ArrivedQuery, recent []
 			return arrivalsOf(recent), nil
 		}
 	}
-	rows, err := s.q.ArrivedAnchors(ctx, dbq.ArrivedAnchorsParams{Followed: followed, ByFollows: byFollows, ViewerID: q.Viewer.ID,
+	rows, err := s.q.ArrivedAnchors(ctx, dbq.ArrivedAnchorsParams{Followed: followed, Groups: nonNilIDs(q.Viewer.Groups), ByFollows: byFollows, ViewerID: q.Viewer.ID,
 		Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To, Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip),
 		PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
 	if err != nil {

@@ -55,8 +55,8 @@ func TestEachReadsWhatTheGeneratedQueriesRead(t *testing.T) {
 		m, a := r.Match(0), r.Access()
 		got := dbq.SnapshotRankingRow{AnchorID: m.AnchorID, Score: m.Score, SharerUserIds: m.SharerIDs, Date: m.Date, Url: m.URL,
 			PrimaryUserID: m.PrimaryUserID, AllPublic: m.AllPublic, AnyPublic: a.Public, ProtectedOwnerIds: a.ProtectedOwners,
-			PrivateFeedIds: a.PrivateFeeds, Kind: string(r.Kind()), Tags: r.Tags()}
-		for _, f := range []*[]int64{&got.ProtectedOwnerIds, &got.PrivateFeedIds} {
+			PrivateFeedIds: a.PrivateFeeds, Kind: string(r.Kind()), Tags: r.Tags(), GroupIds: m.GroupIDs}
+		for _, f := range []*[]int64{&got.ProtectedOwnerIds, &got.PrivateFeedIds, &got.GroupIds} {
 			if *f == nil {
 				*f = []int64{}
 			}

@@ -66,6 +66,7 @@ type SnapshotMatch struct {
 	URL           string
 	PrimaryUserID int64
 	AllPublic     bool
+	GroupIDs      []int64 // the groups it is in: a member's home feed has it
 	// FollowedSharers is how many of the viewer's followees are among SharerIDs, up to the
 	// most that score, when the ranking copy counted them (feed's; the snapshot query
 	// leaves it 0).
@@ -74,7 +75,7 @@ type SnapshotMatch struct {
 
 func matchOf(r dbq.SnapshotScanRow) SnapshotMatch {
 	return SnapshotMatch{AnchorID: r.AnchorID, Score: r.Score, SharerIDs: r.SharerUserIds, Date: r.Date, URL: r.Url,
-		PrimaryUserID: r.PrimaryUserID, AllPublic: r.AllPublic}
+		PrimaryUserID: r.PrimaryUserID, AllPublic: r.AllPublic, GroupIDs: r.GroupIds}
 }
 
 // SnapshotFeed runs the snapshot path for a logged-in viewer: the Limit best rows by stored
@@ -123,7 +124,7 @@ func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]SnapshotMa
 	var matched []match
 	keep := func(rows []dbq.SnapshotScanRow) {
 		for _, r := range rows {
-			if n := q.Followed.Count(r.SharerUserIds); n > 0 {
+			if n := q.Followed.Count(r.SharerUserIds); n > 0 || q.Viewer.InGroup(r.GroupIds) {
 				bonus := s.Weights.Score(tributary.ScoreInputs{FolloweeShare: n}, time.Time{}).FolloweeShare
 				matched = append(matched, match{matchOf(r), r.Score + bonus})
 			}
@@ -132,7 +133,7 @@ func (s *Store) snapshotScan(ctx context.Context, q SnapshotQuery) ([]SnapshotMa
 	}
 	if q.Followed.Len() < LargeFollowedSet {
 		// A small followed set: the GIN index finds every match at once.
-		rows, err := s.reads(ctx).SnapshotMatches(ctx, dbq.SnapshotMatchesParams{Followed: q.Followed.IDs(), Kind: string(q.Source),
+		rows, err := s.reads(ctx).SnapshotMatches(ctx, dbq.SnapshotMatchesParams{Followed: q.Followed.IDs(), Groups: nonNilIDs(q.Viewer.Groups), Kind: string(q.Source),
 			Tag: q.Tag, ViewerID: q.Viewer.ID, Blocked: nonNilIDs(q.Viewer.Blocked),
 			PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), HiddenIds: nonNilIDs(q.Hidden), Since: since, Until: until,
 			Lim: scanPages * page})
@@ -233,7 +234,7 @@ func (s *Store) LiveFeed(ctx context.Context, q LiveQuery, now time.Time) ([]Can
 	if w := now.Add(-SnapshotWindow); since.Before(w) {
 		since = w
 	}
-	shares, err := s.reads(ctx).LiveCandidates(ctx, dbq.LiveCandidatesParams{Followed: q.Followed.IDs(), ViewerID: q.Viewer.ID,
+	shares, err := s.reads(ctx).LiveCandidates(ctx, dbq.LiveCandidatesParams{Followed: q.Followed.IDs(), Groups: nonNilIDs(q.Viewer.Groups), ViewerID: q.Viewer.ID,
 		Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds),
 		Since: since, Until: until, Kind: string(q.Source), Tag: q.Tag, CandLimit: int32(q.Candidates)})
 	if err != nil {

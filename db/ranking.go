@@ -38,6 +38,7 @@ type rankExtra struct {
 	tags                          []string
 	protectedOwners, privateFeeds []int64
 	kind                          tributary.Kind
+	groups                        []int64 // the groups it is in (SnapshotMatch.GroupIDs)
 }
 
 // NewRankRow packs a row.
@@ -76,10 +77,18 @@ func (r *RankRow) Access() tributary.PostAccess {
 	return a
 }
 
+// Groups are the groups the row's item is in.
+func (r *RankRow) Groups() []int64 {
+	if r.extra == nil {
+		return nil
+	}
+	return r.extra.groups
+}
+
 // Match is the row as the snapshot path's answer, with its followed sharers counted.
 func (r *RankRow) Match(followedSharers int) SnapshotMatch {
 	return SnapshotMatch{AnchorID: r.AnchorID, Score: r.Score, SharerIDs: r.SharerIDs, Date: r.Date(), URL: r.URL,
-		PrimaryUserID: r.PrimaryUserID, AllPublic: r.AllPublic, FollowedSharers: followedSharers}
+		PrimaryUserID: r.PrimaryUserID, AllPublic: r.AllPublic, GroupIDs: r.Groups(), FollowedSharers: followedSharers}
 }
 
 // rankRows packs rows, keeping one rankExtra for the rows that have the same (nil: none
@@ -93,10 +102,10 @@ func (rs rankRows) of(m SnapshotMatch, kind tributary.Kind, tags []string, acces
 		r.kind = uint8(i + 1)
 		kind = ""
 	}
-	if len(tags) == 0 && len(access.ProtectedOwners) == 0 && len(access.PrivateFeeds) == 0 && kind == "" {
+	if len(tags) == 0 && len(access.ProtectedOwners) == 0 && len(access.PrivateFeeds) == 0 && kind == "" && len(m.GroupIDs) == 0 {
 		return r
 	}
-	e := &rankExtra{tags: tags, protectedOwners: access.ProtectedOwners, privateFeeds: access.PrivateFeeds, kind: kind}
+	e := &rankExtra{tags: tags, protectedOwners: access.ProtectedOwners, privateFeeds: access.PrivateFeeds, kind: kind, groups: m.GroupIDs}
 	if rs == nil {
 		r.extra = e
 		return r
@@ -121,7 +130,7 @@ func (e *rankExtra) key() string {
 	for _, t := range e.tags {
 		word(t)
 	}
-	for _, ids := range [][]int64{e.protectedOwners, e.privateFeeds} {
+	for _, ids := range [][]int64{e.protectedOwners, e.privateFeeds, e.groups} {
 		b = append(b, ';')
 		for _, id := range ids {
 			b = strconv.AppendInt(b, id, 10)
@@ -133,7 +142,7 @@ func (e *rankExtra) key() string {
 
 func rankRowOf(rs rankRows, r dbq.SnapshotRankingRow) RankRow {
 	return rs.of(SnapshotMatch{AnchorID: r.AnchorID, Score: r.Score, SharerIDs: r.SharerUserIds, Date: r.Date, URL: r.Url,
-		PrimaryUserID: r.PrimaryUserID, AllPublic: r.AllPublic},
+		PrimaryUserID: r.PrimaryUserID, AllPublic: r.AllPublic, GroupIDs: r.GroupIds},
 		tributary.Kind(r.Kind), r.Tags, tributary.PostAccess{Public: r.AnyPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds})
 }
 

@@ -48,7 +48,7 @@ func (s *Store) RiverCounts() (served, missed int64) {
 // riverArrivals serves q from the viewer's river; ok false when the river cannot answer
 // (then the caller reads the posts), opening one when the viewer has none.
 func (s *Store) riverArrivals(ctx context.Context, q ArrivedQuery, posAt time.Time, posID int64) ([]Arrival, bool, error) {
-	rows, err := s.q.RiverArrivals(ctx, dbq.RiverArrivalsParams{ViewerID: q.Viewer.ID,
+	rows, err := s.q.RiverArrivals(ctx, dbq.RiverArrivalsParams{ViewerID: q.Viewer.ID, Groups: nonNilIDs(q.Viewer.Groups),
 		Blocked: nonNilIDs(q.Viewer.Blocked), PrivateFeeds: nonNilIDs(q.Viewer.PrivateFeeds), FromAt: q.From, ToAt: q.To,
 		Kind: string(q.Source), Tag: q.Tag, Skip: nonNilIDs(q.Skip), PosAt: posAt, PosID: posID, Lim: int32(q.Limit)})
 	if err != nil {

@@ -87,8 +87,9 @@ func postFacts(r dbq.PostFact) (tributary.PostFacts, error) {
 		URL: r.Url, CanonicalURL: r.CanonicalUrl, Title: r.Title, Body: r.Body, Host: r.Host, Links: links,
 		ImageCount: int(r.ImageCount), URLCount: int(r.UrlCount), SciScore: int(r.SciScore), Tags: r.Tags,
 		CreatedAt: r.CreatedAt, Notability: r.Notability, ToFollowers: r.ToFollowers.Bool,
-		Author: tributary.UserRef{ID: r.AuthorID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip, Avatar: r.Avatar.String},
-		Access: tributary.PostAccess{Public: r.IsPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds},
+		Author:   tributary.UserRef{ID: r.AuthorID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip, Avatar: r.Avatar.String},
+		Access:   tributary.PostAccess{Public: r.IsPublic, ProtectedOwners: r.ProtectedOwnerIds, PrivateFeeds: r.PrivateFeedIds},
+		GroupIDs: r.GroupFeedIds,
 	}, nil
 }
 
@@ -135,14 +136,14 @@ func snapshotRow(r tributary.Rollup, w tributary.Weights, now time.Time) ([]any,
 		int16(r.SciScore), int32(r.TotalShare), r.SharerIDs, r.PublicSharerIDs, r.AnyVIPSharer, r.AllPublic,
 		r.Access.Public, r.Access.ProtectedOwners, r.Access.PrivateFeeds, r.Rep.ID, r.Rep.URL, r.Rep.CanonicalURL,
 		r.Rep.Title, it.Excerpt, r.Rep.Host, lj, int32(r.Rep.ImageCount), int32(r.Rep.URLCount), r.Rep.Author.ID,
-		r.Rep.Author.VIP, r.Rep.Notability, r.Tags, sj, now}, nil
+		r.Rep.Author.VIP, r.Rep.Notability, r.Tags, sj, now, r.GroupIDs}, nil
 }
 
 var snapshotColumns = []string{"anchor_id", "anchor_url", "kind", "date", "public_date", "score", "sci_score",
 	"total_share", "sharer_user_ids", "public_sharer_ids", "any_vip_sharer", "all_public", "any_public",
 	"protected_owner_ids", "private_feed_ids", "rep_post_id", "url", "canonical_url", "title", "excerpt", "host",
 	"links", "image_count", "url_count", "primary_user_id", "primary_vip", "primary_notability", "tags", "sharers",
-	"refreshed_at"}
+	"refreshed_at", "group_ids"}
 
 // rollupOfRow reads a snapshot row back as the rollup it was made from (the representative
 // post's body is its excerpt).
@@ -153,7 +154,7 @@ func (st *Store) rollupOfRow(s dbq.FeedSnapshot) (tributary.Rollup, error) {
 	}
 	r := tributary.Rollup{AnchorID: s.AnchorID, AnchorURL: s.AnchorUrl, Kind: tributary.Kind(s.Kind), Date: s.Date,
 		TotalShare: int(s.TotalShare), SharerIDs: s.SharerUserIds, PublicSharerIDs: s.PublicSharerIds,
-		AnyVIPSharer: s.AnyVipSharer, SciScore: int(s.SciScore), Tags: s.Tags, AllPublic: s.AllPublic,
+		AnyVIPSharer: s.AnyVipSharer, SciScore: int(s.SciScore), Tags: s.Tags, AllPublic: s.AllPublic, GroupIDs: s.GroupIds,
 		Access: tributary.PostAccess{Public: s.AnyPublic, ProtectedOwners: s.ProtectedOwnerIds, PrivateFeeds: s.PrivateFeedIds},
 		Rep: tributary.PostFacts{ID: s.RepPostID, AnchorID: s.AnchorID, AnchorURL: s.AnchorUrl, URL: s.Url,
 			CanonicalURL: s.CanonicalUrl, Title: s.Title, Body: s.Excerpt, Host: s.Host, Links: links,

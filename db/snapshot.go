@@ -203,6 +203,7 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 		CREATE INDEX feed_snapshot_next_score_idx ON feed_snapshot_next (score DESC, date DESC, anchor_id);
 		CLUSTER feed_snapshot_next USING feed_snapshot_next_score_idx;
 		CREATE INDEX feed_snapshot_next_sharers_idx ON feed_snapshot_next USING gin (sharer_user_ids) WITH (fastupdate = off);
+		CREATE INDEX feed_snapshot_next_groups_idx ON feed_snapshot_next USING gin (group_ids);
 		CREATE INDEX feed_snapshot_next_vip_score_idx ON feed_snapshot_next (score DESC) WHERE any_vip_sharer;
 		CREATE INDEX feed_snapshot_next_public_date_idx ON feed_snapshot_next (public_date) WHERE any_public;
 		ALTER TABLE feed_snapshot_next SET (autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.05);
@@ -220,6 +221,7 @@ func (s *Store) RefreshSnapshot(ctx context.Context, now time.Time) (RefreshResu
 		DROP TABLE feed_snapshot_old;
 		ALTER INDEX feed_snapshot_next_pkey RENAME TO feed_snapshot_pkey;
 		ALTER INDEX feed_snapshot_next_sharers_idx RENAME TO feed_snapshot_sharers_idx;
+		ALTER INDEX feed_snapshot_next_groups_idx RENAME TO feed_snapshot_groups_idx;
 		ALTER INDEX feed_snapshot_next_vip_score_idx RENAME TO feed_snapshot_vip_score_idx;
 		ALTER INDEX feed_snapshot_next_public_date_idx RENAME TO feed_snapshot_public_date_idx;
 		ALTER INDEX feed_snapshot_next_score_idx RENAME TO feed_snapshot_score_idx`); err != nil {

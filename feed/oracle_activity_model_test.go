@@ -85,7 +85,7 @@ func (am *activityModel) followee(viewer, user int64) bool {
 // wantArrival is an item the model says arrived in an interval.
 type wantArrival struct {
 	anchor int64
-	shared bool // by a share; by activity otherwise
+	shared bool // by a share (a followee's, or in the viewer's group); by activity otherwise
 	at     time.Time
 	by     actKey // the activity (when !shared)
 	// card: the activity the item's card shows (nil: none, someone followed shared it).
@@ -115,7 +115,7 @@ func (am *activityModel) arrivals(viewer int64, from, to time.Time, withActivity
 	fl := am.followed(viewer)
 	out := map[int64]wantArrival{}
 	for _, p := range am.posts {
-		if fl[p.author] && p.toFollowers() && in(p.at) && am.readable(viewer, p) {
+		if ((fl[p.author] && p.toFollowers()) || am.inMemberGroup(viewer, p)) && in(p.at) && am.readable(viewer, p) {
 			out[p.anchor] = wantArrival{anchor: p.anchor, shared: true}
 		}
 	}
@@ -135,7 +135,8 @@ func (am *activityModel) arrivals(viewer int64, from, to time.Time, withActivity
 	}
 	for a, w := range out {
 		if w.shared || slices.ContainsFunc(am.posts, func(p modelPost) bool {
-			return p.anchor == a && fl[p.author] && p.toFollowers() && am.readable(viewer, p)
+			// Shared by a followee or in the viewer's group: the card says so, not the activity.
+			return p.anchor == a && ((fl[p.author] && p.toFollowers()) || am.inMemberGroup(viewer, p)) && am.readable(viewer, p)
 		}) {
 			continue
 		}
@@ -154,8 +155,8 @@ func (am *activityModel) describeInterval(viewer int64, from, to time.Time) stri
 	var parts []string
 	for _, p := range am.posts {
 		if in(p.at) {
-			parts = append(parts, fmt.Sprintf("item %d: post %d shared by %d at +%s (readable %v, followed %v)",
-				p.anchor, p.id, p.author, p.at.Sub(from), am.readable(viewer, p), am.followed(viewer)[p.author]))
+			parts = append(parts, fmt.Sprintf("item %d: post %d shared by %d at +%s (readable %v, followed %v, groups %v, a member %v)",
+				p.anchor, p.id, p.author, p.at.Sub(from), am.readable(viewer, p), am.followed(viewer)[p.author], p.groups, am.inMemberGroup(viewer, p)))
 		}
 	}
 	for k, at := range am.entries {

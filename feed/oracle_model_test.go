@@ -119,12 +119,22 @@ func (m *model) followed(viewer int64) map[int64]bool {
 // own feed or a direct; a post only in groups does not (the destination rule).
 func (p modelPost) toFollowers() bool { return p.own || len(p.direct) > 0 }
 
-// feedItems: anchors with a readable post by the followed set that reaches followers.
-func (m *model) feedItems(viewer int64) []int64 {
-	fl := m.followed(viewer)
+// inMemberGroup: the post is in a group the viewer is an active member of, so it reaches
+// their home feed (the destination rule: a home feed aggregates its reader's groups).
+func (m *model) inMemberGroup(viewer int64, p modelPost) bool {
+	return viewer != 0 && slices.ContainsFunc(p.groups, func(g int64) bool { return m.members[g][viewer] == "active" })
+}
+
+// feedItems: anchors with a readable post by the followed set that reaches followers, or in
+// one of the viewer's groups.
+func (m *model) feedItems(viewer int64) []int64 { return m.homeItems(viewer, m.followed(viewer)) }
+
+// homeItems: feedItems with fl as the followed set.
+func (m *model) homeItems(viewer int64, fl map[int64]bool) []int64 {
 	var out []int64
 	for _, p := range m.posts {
-		if fl[p.author] && p.toFollowers() && m.readable(viewer, p) && !slices.Contains(out, p.anchor) {
+		reaches := (fl[p.author] && p.toFollowers()) || m.inMemberGroup(viewer, p)
+		if reaches && m.readable(viewer, p) && !slices.Contains(out, p.anchor) {
 			out = append(out, p.anchor)
 		}
 	}

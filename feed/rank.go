@@ -63,7 +63,7 @@ func (s *Service) snapshotTop(ctx context.Context, viewer *tributary.User, v vie
 			continue
 		}
 		it := tributary.Item{ID: r.AnchorID, URL: r.URL, Date: r.Date, PrimaryUser: tributary.UserRef{ID: r.PrimaryUserID},
-			SharerIDs: r.SharerIDs, AlreadySeen: v.seen[r.AnchorID]}
+			SharerIDs: r.SharerIDs, GroupIDs: r.GroupIDs, AlreadySeen: v.seen[r.AnchorID]}
 		followees := r.FollowedSharers // counted as the copy was ranked
 		if copied == nil {
 			followees = v.followed.Count(r.SharerIDs)

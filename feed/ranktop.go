@@ -248,7 +248,7 @@ func (st *rankState) top(w tributary.Weights, f rankFilter, followed tributary.I
 		if len(best) == limit && best[limit-1].eff >= r.Score+margin {
 			return false
 		}
-		if n == 0 || !f.keeps(r) {
+		if (n == 0 && !f.viewer.InGroup(r.Groups())) || !f.keeps(r) {
 			return true
 		}
 		m := match{r, n, r.Score + bonus[n]}
@@ -265,8 +265,9 @@ func (st *rankState) top(w tributary.Weights, f rankFilter, followed tributary.I
 		}
 		return true
 	}
-	// A small followed set shared few rows: those are read (through sharedBy), not all.
-	if lists, ok := st.sharedRows(followed.IDs(), st.sharedMax); ok {
+	// A small followed set shared few rows: those are read (through sharedBy), not all. A
+	// member of groups reads every row: the rows of its groups are among them.
+	if lists, ok := st.sharedRows(followed.IDs(), st.sharedMax); ok && len(f.viewer.Groups) == 0 {
 		st.eachShared(lists, followed, most, visit)
 	} else {
 		st.each(func(r *db.RankRow) bool { return visit(r, followed.CountUpTo(r.SharerIDs, most)) })

@@ -299,8 +299,12 @@ func (src *source) Keep(ctx context.Context, ids []int64) ([]int64, error) {
 		if !ok || !src.member(it) || (it.AlreadySeen && !src.q.IncludeSeen) || src.v.access.HidesItem(id) {
 			continue
 		}
-		if a, ok := src.reasons[id]; ok && !src.sharedByFollowed(it) {
-			it.Activity = &a
+		if !src.sharedByFollowed(it) {
+			if g := src.v.access.GroupOf(it.GroupIDs); g != "" {
+				it.Group = g
+			} else if a, ok := src.reasons[id]; ok {
+				it.Activity = &a
+			}
 			src.items[id] = it
 		}
 		if m, muted := src.muted(it); muted {
@@ -330,10 +334,11 @@ func (src *source) Hidden(id int64) bool {
 }
 
 // member reports whether an item belongs to this feed for this viewer: someone in the
-// followed set shared it in a post the viewer may read (items are rolled up from readable
-// posts only, so their sharers are readable sharers).
+// followed set shared it, or it is in one of the viewer's groups, in a post the viewer may
+// read (items are rolled up from readable posts only, so their sharers and groups are
+// readable ones).
 func (src *source) member(it tributary.Item) bool {
-	if src.sharedByFollowed(it) {
+	if src.sharedByFollowed(it) || src.v.access.InGroup(it.GroupIDs) {
 		return true
 	}
 	_, ok := src.reasons[it.ID]
@@ -354,7 +359,7 @@ func (src *source) explainActivity(ctx context.Context, ids []int64) error {
 	var unexplained []int64
 	for _, id := range ids {
 		it, ok := src.items[id]
-		if _, known := src.reasons[id]; ok && !known && !src.sharedByFollowed(it) {
+		if _, known := src.reasons[id]; ok && !known && !src.sharedByFollowed(it) && !src.v.access.InGroup(it.GroupIDs) {
 			unexplained = append(unexplained, id)
 		}
 	}

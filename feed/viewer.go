@@ -84,6 +84,9 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, list int64, 
 	}
 	v.access, v.followed, v.fresh, v.snapshot, v.activity = st.Access, st.Followed, st.Fresh, st.Snapshot, st.HomeActivity
 	v.setOnly = st.SetOnly
+	if list != 0 { // a list's feed is its members' shares: the reader's groups are their home's
+		v.access.Groups, v.access.GroupNames = nil, nil
+	}
 	v.changes, v.changesUpTo = st.Changes, st.ChangesUpTo
 	v.seen = make(map[int64]bool, len(st.Seen))
 	for _, id := range st.Seen {

@@ -33,17 +33,20 @@ items AS (
        AND NOT (p.anchor_id = ANY(@skip::bigint[]))
        AND (@kind::text = '' OR p.anchor_kind = @kind::text)
        AND (@tag::text = '' OR p.tags @> ARRAY[@tag::text])
-       -- An item a followee (or the viewer) shared in the interval arrives by that share
-       -- (ArrivedAnchors): the two lists never hold the same item.
+       -- An item a followee (or the viewer) shared in the interval, or posted in one of the
+       -- viewer's groups, arrives by that share (ArrivedAnchors): the two lists never hold
+       -- the same item.
        AND NOT EXISTS (
             SELECT 1 FROM posts q
              WHERE q.anchor_id = p.anchor_id AND q.created_at > @from_at::timestamptz AND q.created_at <= @to_at::timestamptz
-               AND q.deleted_at IS NULL AND (q.in_own_feed OR q.is_direct)
-               AND CASE WHEN @by_follows::boolean
-                        THEN q.author_id = @viewer_id::bigint OR EXISTS (
-                             SELECT 1 FROM follows f2 WHERE f2.follower_id = @viewer_id::bigint AND f2.followed_id = q.author_id
-                                AND f2.state = 'active')
-                        ELSE q.author_id = ANY(@followed::bigint[]) END
+               AND q.deleted_at IS NULL
+               AND (((q.in_own_feed OR q.is_direct)
+                     AND CASE WHEN @by_follows::boolean
+                              THEN q.author_id = @viewer_id::bigint OR EXISTS (
+                                   SELECT 1 FROM follows f2 WHERE f2.follower_id = @viewer_id::bigint AND f2.followed_id = q.author_id
+                                      AND f2.state = 'active')
+                              ELSE q.author_id = ANY(@followed::bigint[]) END)
+                    OR q.group_feed_ids && @groups::bigint[])
                AND can_read(q.is_public, q.protected_owner_ids, q.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
                AND (@tag::text = '' OR q.tags @> ARRAY[@tag::text]))
      ORDER BY p.anchor_id, a.at DESC, a.commented DESC)

@@ -47,7 +47,7 @@ SELECT anchor_id, anchor_url, kind, date, public_date, score, sci_score, total_s
        CASE WHEN all_public AND anchor_id <> ALL(@known_sharers::bigint[]) THEN sharer_user_ids ELSE '{}'::bigint[] END::bigint[] AS sharer_user_ids,
        '{}'::bigint[] AS public_sharer_ids, any_vip_sharer, all_public, any_public, protected_owner_ids,
        private_feed_ids, rep_post_id, url, canonical_url, title, excerpt, host, links, image_count, url_count,
-       primary_user_id, primary_vip, primary_notability, tags, sharers, refreshed_at
+       primary_user_id, primary_vip, primary_notability, tags, sharers, refreshed_at, group_ids
   FROM feed_snapshot WHERE anchor_id = ANY(@anchor_ids::bigint[]);
 
 -- name: ResetFences :exec

@@ -6,7 +6,10 @@
 -- (none, made for an older followed set, younger than from, or a change listing no ids is
 -- not fanned out yet) a row with anchor_id 0 comes last (-1: the viewer has no river) and
 -- the caller reads the posts instead. Serving the river keeps it: its used_at moves at most once a minute.
-WITH river AS MATERIALIZED (
+-- The posts of the viewer's groups are not fanned out: they are read from the posts (by the
+-- groups' index) beside the river's.
+WITH g AS (SELECT @groups::bigint[] AS ids),
+river AS MATERIALIZED (
     SELECT r.reader_id
       FROM home_rivers r
       JOIN users u ON u.id = r.reader_id AND u.follows_version = r.followed_version
@@ -30,7 +33,12 @@ candidates AS (
     SELECT p.id
       FROM unfanned u, unnest(u.ids) x(id)
       JOIN posts p ON p.id = x.id
-     WHERE p.created_at > @from_at::timestamptz AND p.created_at <= @to_at::timestamptz),
+     WHERE p.created_at > @from_at::timestamptz AND p.created_at <= @to_at::timestamptz
+    UNION
+    SELECT p.id
+      FROM posts p, g
+     WHERE p.group_feed_ids && g.ids AND EXISTS (SELECT 1 FROM river)
+       AND p.created_at > @from_at::timestamptz AND p.created_at <= @to_at::timestamptz),
 -- Posts are looked up by id (the candidates are in the interval already): with the interval
 -- on posts.created_at here too, the planner read the whole interval by time (60 ms for a
 -- heavy follower's two hours at 400k posts) to hash-join a few hundred ids.
@@ -38,10 +46,12 @@ arrived AS (
     SELECT DISTINCT ON (p.anchor_id) p.anchor_id, p.created_at AS arrival, p.anchor_kind
       FROM candidates c
       JOIN posts p ON p.id = c.id
-     WHERE p.deleted_at IS NULL AND (p.in_own_feed OR p.is_direct)
-       AND (p.author_id = @viewer_id::bigint OR EXISTS (
-            SELECT 1 FROM follows f WHERE f.follower_id = @viewer_id::bigint AND f.followed_id = p.author_id
-               AND f.state = 'active'))
+     WHERE p.deleted_at IS NULL
+       AND (((p.in_own_feed OR p.is_direct)
+             AND (p.author_id = @viewer_id::bigint OR EXISTS (
+                  SELECT 1 FROM follows f WHERE f.follower_id = @viewer_id::bigint AND f.followed_id = p.author_id
+                     AND f.state = 'active')))
+            OR p.group_feed_ids && (SELECT g.ids FROM g))
        AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint,
                     @blocked::bigint[], @private_feeds::bigint[])
        AND (@tag::text = '' OR p.tags @> ARRAY[@tag::text])

@@ -328,7 +328,7 @@ func (q *Queries) Unban(ctx context.Context, arg UnbanParams) error {
 }
 
 const viewerAccessOf = `-- name: ViewerAccessOf :one
-SELECT viewer_id, blocked, private_feeds, hidden, muted, muted_collapse FROM viewer_access WHERE viewer_id = $1
+SELECT viewer_id, blocked, private_feeds, hidden, muted, muted_collapse, groups, group_names FROM viewer_access WHERE viewer_id = $1
 `
 
 // What the access rules need of a viewer, in one round trip.
@@ -342,6 +342,8 @@ func (q *Queries) ViewerAccessOf(ctx context.Context, viewerID int64) (ViewerAcc
 		&i.Hidden,
 		&i.Muted,
 		&i.MutedCollapse,
+		&i.Groups,
+		&i.GroupNames,
 	)
 	return i, err
 }

@@ -33,17 +33,20 @@ items AS (
        AND NOT (p.anchor_id = ANY($11::bigint[]))
        AND ($12::text = '' OR p.anchor_kind = $12::text)
        AND ($13::text = '' OR p.tags @> ARRAY[$13::text])
-       -- An item a followee (or the viewer) shared in the interval arrives by that share
-       -- (ArrivedAnchors): the two lists never hold the same item.
+       -- An item a followee (or the viewer) shared in the interval, or posted in one of the
+       -- viewer's groups, arrives by that share (ArrivedAnchors): the two lists never hold
+       -- the same item.
        AND NOT EXISTS (
             SELECT 1 FROM posts q
              WHERE q.anchor_id = p.anchor_id AND q.created_at > $4::timestamptz AND q.created_at <= $5::timestamptz
-               AND q.deleted_at IS NULL AND (q.in_own_feed OR q.is_direct)
-               AND CASE WHEN $6::boolean
-                        THEN q.author_id = $7::bigint OR EXISTS (
-                             SELECT 1 FROM follows f2 WHERE f2.follower_id = $7::bigint AND f2.followed_id = q.author_id
-                                AND f2.state = 'active')
-                        ELSE q.author_id = ANY($8::bigint[]) END
+               AND q.deleted_at IS NULL
+               AND (((q.in_own_feed OR q.is_direct)
+                     AND CASE WHEN $6::boolean
+                              THEN q.author_id = $7::bigint OR EXISTS (
+                                   SELECT 1 FROM follows f2 WHERE f2.follower_id = $7::bigint AND f2.followed_id = q.author_id
+                                      AND f2.state = 'active')
+                              ELSE q.author_id = ANY($8::bigint[]) END)
+                    OR q.group_feed_ids && $14::bigint[])
                AND can_read(q.is_public, q.protected_owner_ids, q.private_feed_ids, $7::bigint, $9::bigint[], $10::bigint[])
                AND ($13::text = '' OR q.tags @> ARRAY[$13::text]))
      ORDER BY p.anchor_id, a.at DESC, a.commented DESC)
@@ -68,6 +71,7 @@ type ActivityArrivalsParams struct {
 	Skip         []int64
 	Kind         string
 	Tag          string
+	Groups       []int64
 }
 
 type ActivityArrivalsRow struct {
@@ -107,6 +111,7 @@ func (q *Queries) ActivityArrivals(ctx context.Context, arg ActivityArrivalsPara
 		arg.Skip,
 		arg.Kind,
 		arg.Tag,
+		arg.Groups,
 	)
 	if err != nil {
 		return nil, err

@@ -11,16 +11,18 @@ import (
 )
 
 const arrivedAnchors = `-- name: ArrivedAnchors :many
-WITH v AS (SELECT $4::bigint[] AS followed, $5::boolean AS by_follows, $6::bigint AS viewer_id,
-                  $7::bigint[] AS blocked, $8::bigint[] AS private_feeds,
-                  $9::bigint[] AS skip, $10::text AS kind, $11::text AS tag,
-                  $12::timestamptz AS from_at, $13::timestamptz AS to_at)
+WITH v AS (SELECT $4::bigint[] AS followed, $5::bigint[] AS groups, $6::boolean AS by_follows, $7::bigint AS viewer_id,
+                  $8::bigint[] AS blocked, $9::bigint[] AS private_feeds,
+                  $10::bigint[] AS skip, $11::text AS kind, $12::text AS tag,
+                  $13::timestamptz AS from_at, $14::timestamptz AS to_at)
 SELECT p.anchor_id, p.created_at AS arrival
   FROM posts p, v
- WHERE ((NOT v.by_follows AND p.author_id = ANY(v.followed))
-        OR (v.by_follows AND (p.author_id = v.viewer_id OR p.author_id IN (
-            SELECT f.followed_id FROM follows f WHERE f.follower_id = v.viewer_id AND f.state = 'active'))))
-   AND p.deleted_at IS NULL AND (p.in_own_feed OR p.is_direct)
+ WHERE ((((NOT v.by_follows AND p.author_id = ANY(v.followed))
+         OR (v.by_follows AND (p.author_id = v.viewer_id OR p.author_id IN (
+             SELECT f.followed_id FROM follows f WHERE f.follower_id = v.viewer_id AND f.state = 'active'))))
+        AND (p.in_own_feed OR p.is_direct))
+       OR p.group_feed_ids && v.groups)
+   AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
    AND p.created_at > v.from_at AND p.created_at <= v.to_at
    AND (p.created_at, p.anchor_id) < ($1::timestamptz, $2::bigint)
@@ -32,11 +34,13 @@ SELECT p.anchor_id, p.created_at AS arrival
          WHERE q.anchor_id = p.anchor_id
            AND q.created_at >= p.created_at AND q.created_at <= v.to_at
            AND (q.created_at, q.id) > (p.created_at, p.id)
-           AND q.deleted_at IS NULL AND (q.in_own_feed OR q.is_direct)
-           AND ((NOT v.by_follows AND q.author_id = ANY(v.followed))
-                OR (v.by_follows AND (q.author_id = v.viewer_id OR EXISTS (
-                    SELECT 1 FROM follows f WHERE f.follower_id = v.viewer_id AND f.followed_id = q.author_id
-                       AND f.state = 'active'))))
+           AND q.deleted_at IS NULL
+           AND ((((NOT v.by_follows AND q.author_id = ANY(v.followed))
+                  OR (v.by_follows AND (q.author_id = v.viewer_id OR EXISTS (
+                      SELECT 1 FROM follows f WHERE f.follower_id = v.viewer_id AND f.followed_id = q.author_id
+                         AND f.state = 'active'))))
+                 AND (q.in_own_feed OR q.is_direct))
+                OR q.group_feed_ids && v.groups)
            AND can_read(q.is_public, q.protected_owner_ids, q.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
            AND (v.tag = '' OR q.tags @> ARRAY[v.tag]))
  ORDER BY p.created_at DESC, p.anchor_id DESC
@@ -48,6 +52,7 @@ type ArrivedAnchorsParams struct {
 	PosID        int64
 	Lim          int32
 	Followed     []int64
+	Groups       []int64
 	ByFollows    bool
 	ViewerID     int64
 	Blocked      []int64
@@ -64,8 +69,8 @@ type ArrivedAnchorsRow struct {
 	Arrival  time.Time
 }
 
-// Items that arrived in (from, to]: anchors with a share by the followed set that the viewer
-// may read, arriving at their newest such share, newest arrival first, after a position.
+// Items that arrived in (from, to]: anchors with a share by the followed set, or a post in
+// one of the viewer's groups (seed 003), that the viewer may read, arriving at their newest such share, newest arrival first, after a position.
 // Posts are read newest first and a post counts only when no newer share of its anchor in
 // the interval does, so no grouping over the whole interval is needed. With by_follows the
 // followed set is the viewer and their active followees, read from follows (a hash built
@@ -78,6 +83,7 @@ func (q *Queries) ArrivedAnchors(ctx context.Context, arg ArrivedAnchorsParams) 
 		arg.PosID,
 		arg.Lim,
 		arg.Followed,
+		arg.Groups,
 		arg.ByFollows,
 		arg.ViewerID,
 		arg.Blocked,
@@ -109,7 +115,8 @@ func (q *Queries) ArrivedAnchors(ctx context.Context, arg ArrivedAnchorsParams) 
 const recentArrivals = `-- name: RecentArrivals :many
 WITH recent AS MATERIALIZED (
     SELECT p.id, p.anchor_id, p.author_id, p.created_at, p.anchor_kind, p.tags,
-           p.is_public, p.protected_owner_ids, p.private_feed_ids, p.in_own_feed OR p.is_direct AS to_followers
+           p.is_public, p.protected_owner_ids, p.private_feed_ids, p.in_own_feed OR p.is_direct AS to_followers,
+           p.group_feed_ids
       FROM posts p
      WHERE p.created_at > $1::timestamptz AND p.created_at <= $3::timestamptz
        AND p.deleted_at IS NULL
@@ -118,22 +125,23 @@ WITH recent AS MATERIALIZED (
 arrived AS (
     SELECT DISTINCT ON (r.anchor_id) r.anchor_id, r.created_at AS arrival, r.anchor_kind
       FROM recent r
-     WHERE r.to_followers AND CASE WHEN $4::boolean
-                THEN r.author_id = $5::bigint OR EXISTS (
-                     SELECT 1 FROM follows f WHERE f.follower_id = $5::bigint AND f.followed_id = r.author_id
-                        AND f.state = 'active')
-                ELSE r.author_id = ANY($6::bigint[]) END
+     WHERE ((r.to_followers AND CASE WHEN $4::boolean
+                 THEN r.author_id = $5::bigint OR EXISTS (
+                      SELECT 1 FROM follows f WHERE f.follower_id = $5::bigint AND f.followed_id = r.author_id
+                         AND f.state = 'active')
+                 ELSE r.author_id = ANY($6::bigint[]) END)
+            OR r.group_feed_ids && $7::bigint[])
        AND can_read(r.is_public, r.protected_owner_ids, r.private_feed_ids, $5::bigint,
-                    $7::bigint[], $8::bigint[])
-       AND ($9::text = '' OR r.tags @> ARRAY[$9::text])
+                    $8::bigint[], $9::bigint[])
+       AND ($10::text = '' OR r.tags @> ARRAY[$10::text])
      ORDER BY r.anchor_id, r.created_at DESC, r.id DESC),
 page AS (
     SELECT a.anchor_id, a.arrival FROM arrived a
-     WHERE NOT (a.anchor_id = ANY($10::bigint[]))
-       AND ($11::text = '' OR a.anchor_kind = $11::text)
-       AND (a.arrival, a.anchor_id) < ($12::timestamptz, $13::bigint)
+     WHERE NOT (a.anchor_id = ANY($11::bigint[]))
+       AND ($12::text = '' OR a.anchor_kind = $12::text)
+       AND (a.arrival, a.anchor_id) < ($13::timestamptz, $14::bigint)
      ORDER BY a.arrival DESC, a.anchor_id DESC
-     LIMIT $14::int)
+     LIMIT $15::int)
 SELECT x.anchor_id, x.arrival
   FROM (SELECT page.anchor_id, page.arrival FROM page
         UNION ALL
@@ -148,6 +156,7 @@ type RecentArrivalsParams struct {
 	ByFollows    bool
 	ViewerID     int64
 	Followed     []int64
+	Groups       []int64
 	Blocked      []int64
 	PrivateFeeds []int64
 	Tag          string
@@ -181,6 +190,7 @@ func (q *Queries) RecentArrivals(ctx context.Context, arg RecentArrivalsParams) 
 		arg.ByFollows,
 		arg.ViewerID,
 		arg.Followed,
+		arg.Groups,
 		arg.Blocked,
 		arg.PrivateFeeds,
 		arg.Tag,

@@ -19,7 +19,7 @@ func (q *Queries) EachSnapshotRanking(ctx context.Context, onlyIds []int64, fn f
 	for rows.Next() {
 		var i SnapshotRankingRow
 		if err := rows.Scan(&i.AnchorID, &i.Score, &i.SharerUserIds, &i.Date, &i.Url, &i.PrimaryUserID, &i.AllPublic,
-			&i.AnyPublic, &i.ProtectedOwnerIds, &i.PrivateFeedIds, &i.Kind, &i.Tags); err != nil {
+			&i.AnyPublic, &i.ProtectedOwnerIds, &i.PrivateFeedIds, &i.Kind, &i.Tags, &i.GroupIds); err != nil {
 			return err
 		}
 		fn(i)
@@ -40,7 +40,7 @@ func (q *Queries) EachPostFactsInWindow(ctx context.Context, since time.Time, fn
 		if err := rows.Scan(&i.ID, &i.AnchorID, &i.AnchorUrl, &i.AnchorKind, &i.Url, &i.CanonicalUrl, &i.Title, &i.Body,
 			&i.Host, &i.LinkedUrls, &i.ImageCount, &i.UrlCount, &i.SciScore, &i.Tags, &i.CreatedAt, &i.AuthorID,
 			&i.Handle, &i.DisplayName, &i.Vip, &i.Notability, &i.IsPublic, &i.ProtectedOwnerIds, &i.PrivateFeedIds, &i.DeletedAt, &i.ToFollowers,
-			&i.Avatar); err != nil {
+			&i.Avatar, &i.GroupFeedIds); err != nil {
 			return err
 		}
 		if err := fn(i); err != nil {

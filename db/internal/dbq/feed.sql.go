@@ -11,31 +11,48 @@ import (
 )
 
 const liveCandidates = `-- name: LiveCandidates :many
-WITH candidates AS (
-    SELECT p.anchor_id, p.author_id
-      FROM posts p
-     WHERE p.author_id = ANY($1::bigint[])
+WITH v AS (SELECT $1::bigint[] AS followed, $2::bigint[] AS groups, $3::bigint AS viewer_id,
+                  $4::bigint[] AS blocked, $5::bigint[] AS private_feeds,
+                  $6::text AS kind, $7::text AS tag, $8::timestamptz AS since,
+                  $9::timestamptz AS until, $10::int AS cand_limit),
+candidates AS (
+    (SELECT p.anchor_id, p.author_id
+      FROM posts p, v
+     WHERE p.author_id = ANY(v.followed)
        AND p.deleted_at IS NULL AND (p.in_own_feed OR p.is_direct)
-       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])
-       AND p.created_at >= $5 AND p.created_at < $6
-       AND ($7::text = '' OR p.anchor_kind = $7::text)
-       AND ($8::text = '' OR p.tags @> ARRAY[$8::text])
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
+       AND p.created_at >= v.since AND p.created_at < v.until
+       AND (v.kind = '' OR p.anchor_kind = v.kind)
+       AND (v.tag = '' OR p.tags @> ARRAY[v.tag])
      ORDER BY p.created_at DESC, p.id DESC
-     LIMIT $9)
-SELECT anchor_id, count(DISTINCT author_id)::integer AS followee_share
+     LIMIT (SELECT cand_limit FROM v))
+    UNION ALL
+    -- A post reaches a group's members' home feeds (seed 003), whoever wrote it.
+    (SELECT p.anchor_id, 0::bigint
+      FROM v, feed_posts fp JOIN posts p ON p.id = fp.post_id
+     WHERE fp.feed_id = ANY(v.groups)
+       AND p.deleted_at IS NULL
+       AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
+       AND p.created_at >= v.since AND p.created_at < v.until
+       AND (v.kind = '' OR p.anchor_kind = v.kind)
+       AND (v.tag = '' OR p.tags @> ARRAY[v.tag])
+     ORDER BY p.created_at DESC, p.id DESC
+     LIMIT (SELECT cand_limit FROM v)))
+SELECT anchor_id, count(DISTINCT author_id) FILTER (WHERE author_id <> 0)::integer AS followee_share
   FROM candidates
  GROUP BY anchor_id
 `
 
 type LiveCandidatesParams struct {
 	Followed     []int64
+	Groups       []int64
 	ViewerID     int64
 	Blocked      []int64
 	PrivateFeeds []int64
-	Since        time.Time
-	Until        time.Time
 	Kind         string
 	Tag          string
+	Since        time.Time
+	Until        time.Time
 	CandLimit    int32
 }
 
@@ -44,18 +61,20 @@ type LiveCandidatesRow struct {
 	FolloweeShare int32
 }
 
-// Live path, first layers: the most recent shares of the followed set that the viewer may
-// read (candidates), grouped per anchor with how many followees shared it (url_share).
+// Live path, first layers: the most recent shares of the followed set, and the most recent
+// posts in the viewer's groups, that the viewer may read (candidates), grouped per anchor
+// with how many followees shared it (url_share).
 func (q *Queries) LiveCandidates(ctx context.Context, arg LiveCandidatesParams) ([]LiveCandidatesRow, error) {
 	rows, err := q.db.Query(ctx, liveCandidates,
 		arg.Followed,
+		arg.Groups,
 		arg.ViewerID,
 		arg.Blocked,
 		arg.PrivateFeeds,
-		arg.Since,
-		arg.Until,
 		arg.Kind,
 		arg.Tag,
+		arg.Since,
+		arg.Until,
 		arg.CandLimit,
 	)
 	if err != nil {
@@ -81,7 +100,7 @@ WITH v AS (SELECT $3::text AS kind, $4::text AS tag,
                   $5::bigint AS viewer_id, $6::bigint[] AS blocked,
                   $7::bigint[] AS private_feeds, $8::bigint[] AS hidden,
                   $9::bigint[] AS only)
-SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public
+SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public, s.group_ids
   FROM feed_snapshot s, v
  WHERE s.anchor_id = ANY(v.only)
    AND can_read(s.any_public, s.protected_owner_ids, s.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
@@ -111,6 +130,7 @@ type SnapshotAmongRow struct {
 	Url           string
 	PrimaryUserID int64
 	AllPublic     bool
+	GroupIds      []int64
 }
 
 // The ranking columns (as SnapshotScan) of some anchors that pass the filters and the
@@ -144,6 +164,7 @@ func (q *Queries) SnapshotAmong(ctx context.Context, arg SnapshotAmongParams) ([
 			&i.Url,
 			&i.PrimaryUserID,
 			&i.AllPublic,
+			&i.GroupIds,
 		); err != nil {
 			return nil, err
 		}
@@ -156,7 +177,7 @@ func (q *Queries) SnapshotAmong(ctx context.Context, arg SnapshotAmongParams) ([
 }
 
 const snapshotFeedAnon = `-- name: SnapshotFeedAnon :many
-SELECT s.anchor_id, s.anchor_url, s.kind, s.date, s.public_date, s.score, s.sci_score, s.total_share, s.sharer_user_ids, s.public_sharer_ids, s.any_vip_sharer, s.all_public, s.any_public, s.protected_owner_ids, s.private_feed_ids, s.rep_post_id, s.url, s.canonical_url, s.title, s.excerpt, s.host, s.links, s.image_count, s.url_count, s.primary_user_id, s.primary_vip, s.primary_notability, s.tags, s.sharers, s.refreshed_at
+SELECT s.anchor_id, s.anchor_url, s.kind, s.date, s.public_date, s.score, s.sci_score, s.total_share, s.sharer_user_ids, s.public_sharer_ids, s.any_vip_sharer, s.all_public, s.any_public, s.protected_owner_ids, s.private_feed_ids, s.rep_post_id, s.url, s.canonical_url, s.title, s.excerpt, s.host, s.links, s.image_count, s.url_count, s.primary_user_id, s.primary_vip, s.primary_notability, s.tags, s.sharers, s.refreshed_at, s.group_ids
   FROM feed_snapshot s
  WHERE s.any_vip_sharer
    AND ($1::text = '' OR s.kind = $1::text)
@@ -221,6 +242,7 @@ func (q *Queries) SnapshotFeedAnon(ctx context.Context, arg SnapshotFeedAnonPara
 			&i.Tags,
 			&i.Sharers,
 			&i.RefreshedAt,
+			&i.GroupIds,
 		); err != nil {
 			return nil, err
 		}
@@ -233,12 +255,12 @@ func (q *Queries) SnapshotFeedAnon(ctx context.Context, arg SnapshotFeedAnonPara
 }
 
 const snapshotMatches = `-- name: SnapshotMatches :many
-WITH v AS (SELECT $4::bigint[] AS followed, $5::text AS kind, $6::text AS tag,
-                  $7::bigint AS viewer_id, $8::bigint[] AS blocked,
-                  $9::bigint[] AS private_feeds, $10::bigint[] AS hidden)
-SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public
+WITH v AS (SELECT $4::bigint[] AS followed, $5::bigint[] AS groups, $6::text AS kind, $7::text AS tag,
+                  $8::bigint AS viewer_id, $9::bigint[] AS blocked,
+                  $10::bigint[] AS private_feeds, $11::bigint[] AS hidden)
+SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public, s.group_ids
   FROM feed_snapshot s, v
- WHERE s.sharer_user_ids && v.followed
+ WHERE (s.sharer_user_ids && v.followed OR s.group_ids && v.groups)
    AND can_read(s.any_public, s.protected_owner_ids, s.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
    AND (v.kind = '' OR s.kind = v.kind)
    AND (v.tag = '' OR s.tags @> ARRAY[v.tag])
@@ -253,6 +275,7 @@ type SnapshotMatchesParams struct {
 	Until        time.Time
 	Lim          int32
 	Followed     []int64
+	Groups       []int64
 	Kind         string
 	Tag          string
 	ViewerID     int64
@@ -269,16 +292,19 @@ type SnapshotMatchesRow struct {
 	Url           string
 	PrimaryUserID int64
 	AllPublic     bool
+	GroupIds      []int64
 }
 
-// The ranking columns of every anchor shared by a small followed set (GIN overlap), for Go
-// to rank exactly; only the items a page shows are then read in full.
+// The ranking columns of every anchor shared by a small followed set or in the viewer's
+// groups (GIN overlaps), for Go to rank exactly; only the items a page shows are then read
+// in full.
 func (q *Queries) SnapshotMatches(ctx context.Context, arg SnapshotMatchesParams) ([]SnapshotMatchesRow, error) {
 	rows, err := q.db.Query(ctx, snapshotMatches,
 		arg.Since,
 		arg.Until,
 		arg.Lim,
 		arg.Followed,
+		arg.Groups,
 		arg.Kind,
 		arg.Tag,
 		arg.ViewerID,
@@ -301,6 +327,7 @@ func (q *Queries) SnapshotMatches(ctx context.Context, arg SnapshotMatchesParams
 			&i.Url,
 			&i.PrimaryUserID,
 			&i.AllPublic,
+			&i.GroupIds,
 		); err != nil {
 			return nil, err
 		}
@@ -316,7 +343,7 @@ const snapshotScan = `-- name: SnapshotScan :many
 WITH v AS (SELECT $5::text AS kind, $6::text AS tag, $7::bigint AS viewer_id,
                   $8::bigint[] AS blocked, $9::bigint[] AS private_feeds,
                   $10::bigint[] AS hidden)
-SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public
+SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public, s.group_ids
   FROM feed_snapshot s, v
  WHERE can_read(s.any_public, s.protected_owner_ids, s.private_feed_ids, v.viewer_id, v.blocked, v.private_feeds)
    AND (v.kind = '' OR s.kind = v.kind)
@@ -348,11 +375,13 @@ type SnapshotScanRow struct {
 	Url           string
 	PrimaryUserID int64
 	AllPublic     bool
+	GroupIds      []int64
 }
 
 // The snapshot in score order, the ranking columns only (not what only a card shows), for
 // large followed sets: many rows have a followee among their sharers, so Go filters them by
-// the followed set, where the array overlap operator would compare every pair.
+// the followed set (or the viewer's groups), where the array overlap operator would compare
+// every pair.
 func (q *Queries) SnapshotScan(ctx context.Context, arg SnapshotScanParams) ([]SnapshotScanRow, error) {
 	rows, err := q.db.Query(ctx, snapshotScan,
 		arg.Since,
@@ -381,6 +410,7 @@ func (q *Queries) SnapshotScan(ctx context.Context, arg SnapshotScanParams) ([]S
 			&i.Url,
 			&i.PrimaryUserID,
 			&i.AllPublic,
+			&i.GroupIds,
 		); err != nil {
 			return nil, err
 		}

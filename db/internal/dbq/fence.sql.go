@@ -164,7 +164,7 @@ SELECT anchor_id, anchor_url, kind, date, public_date, score, sci_score, total_s
        CASE WHEN all_public AND anchor_id <> ALL($1::bigint[]) THEN sharer_user_ids ELSE '{}'::bigint[] END::bigint[] AS sharer_user_ids,
        '{}'::bigint[] AS public_sharer_ids, any_vip_sharer, all_public, any_public, protected_owner_ids,
        private_feed_ids, rep_post_id, url, canonical_url, title, excerpt, host, links, image_count, url_count,
-       primary_user_id, primary_vip, primary_notability, tags, sharers, refreshed_at
+       primary_user_id, primary_vip, primary_notability, tags, sharers, refreshed_at, group_ids
   FROM feed_snapshot WHERE anchor_id = ANY($2::bigint[])
 `
 
@@ -204,6 +204,7 @@ type SnapshotRowsByAnchorsRow struct {
 	Tags              []string
 	Sharers           []byte
 	RefreshedAt       time.Time
+	GroupIds          []int64
 }
 
 // Full rows but for public_sharer_ids, which no read needs, and for the sharer_user_ids that
@@ -251,6 +252,7 @@ func (q *Queries) SnapshotRowsByAnchors(ctx context.Context, arg SnapshotRowsByA
 			&i.Tags,
 			&i.Sharers,
 			&i.RefreshedAt,
+			&i.GroupIds,
 		); err != nil {
 			return nil, err
 		}

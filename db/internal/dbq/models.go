@@ -110,6 +110,7 @@ type FeedSnapshot struct {
 	Tags              []string
 	Sharers           []byte
 	RefreshedAt       time.Time
+	GroupIds          []int64
 }
 
 type Fence struct {
@@ -329,6 +330,7 @@ type Post struct {
 	InOwnFeed         bool
 	IsDirect          bool
 	EditedAt          *time.Time
+	GroupFeedIds      []int64
 }
 
 type PostBump struct {
@@ -397,6 +399,7 @@ type PostFact struct {
 	DeletedAt         *time.Time
 	ToFollowers       pgtype.Bool
 	Avatar            pgtype.Text
+	GroupFeedIds      []int64
 }
 
 type RateLimit struct {
@@ -486,4 +489,6 @@ type ViewerAccess struct {
 	Hidden        []int64
 	Muted         []string
 	MutedCollapse []bool
+	Groups        []int64
+	GroupNames    []string
 }

@@ -12,7 +12,7 @@ import (
 
 const snapshotRanking = `-- name: SnapshotRanking :many
 SELECT s.anchor_id, s.score, s.sharer_user_ids, s.date, s.url, s.primary_user_id, s.all_public,
-       s.any_public, s.protected_owner_ids, s.private_feed_ids, s.kind, s.tags
+       s.any_public, s.protected_owner_ids, s.private_feed_ids, s.kind, s.tags, s.group_ids
   FROM feed_snapshot s
  WHERE cardinality($1::bigint[]) = 0 OR s.anchor_id = ANY($1::bigint[])
  ORDER BY s.score DESC, s.date DESC, s.anchor_id
@@ -31,6 +31,7 @@ type SnapshotRankingRow struct {
 	PrivateFeedIds    []int64
 	Kind              string
 	Tags              []string
+	GroupIds          []int64
 }
 
 // The ranking columns of the snapshot's rows (all of them, or only_ids), with what the
@@ -58,6 +59,7 @@ func (q *Queries) SnapshotRanking(ctx context.Context, onlyIds []int64) ([]Snaps
 			&i.PrivateFeedIds,
 			&i.Kind,
 			&i.Tags,
+			&i.GroupIds,
 		); err != nil {
 			return nil, err
 		}

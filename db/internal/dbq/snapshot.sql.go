@@ -138,7 +138,7 @@ func (q *Queries) LockAnchors(ctx context.Context, anchorIds []int64) error {
 }
 
 const postFactsByAnchors = `-- name: PostFactsByAnchors :many
-SELECT f.id, f.anchor_id, f.anchor_url, f.anchor_kind, f.url, f.canonical_url, f.title, f.body, f.host, f.linked_urls, f.image_count, f.url_count, f.sci_score, f.tags, f.created_at, f.author_id, f.handle, f.display_name, f.vip, f.notability, f.is_public, f.protected_owner_ids, f.private_feed_ids, f.deleted_at, f.to_followers, f.avatar, CASE WHEN f.is_public THEN '[]'::json ELSE post_audience(f.id, f.author_id) END::json AS audience
+SELECT f.id, f.anchor_id, f.anchor_url, f.anchor_kind, f.url, f.canonical_url, f.title, f.body, f.host, f.linked_urls, f.image_count, f.url_count, f.sci_score, f.tags, f.created_at, f.author_id, f.handle, f.display_name, f.vip, f.notability, f.is_public, f.protected_owner_ids, f.private_feed_ids, f.deleted_at, f.to_followers, f.avatar, f.group_feed_ids, CASE WHEN f.is_public THEN '[]'::json ELSE post_audience(f.id, f.author_id) END::json AS audience
   FROM post_facts f
  WHERE f.anchor_id = ANY($1::bigint[]) AND f.deleted_at IS NULL
  ORDER BY f.anchor_id, f.id
@@ -187,6 +187,7 @@ func (q *Queries) PostFactsByAnchors(ctx context.Context, anchorIds []int64) ([]
 			&i.PostFact.DeletedAt,
 			&i.PostFact.ToFollowers,
 			&i.PostFact.Avatar,
+			&i.PostFact.GroupFeedIds,
 			&i.Audience,
 		); err != nil {
 			return nil, err
@@ -200,7 +201,7 @@ func (q *Queries) PostFactsByAnchors(ctx context.Context, anchorIds []int64) ([]
 }
 
 const postFactsInWindow = `-- name: PostFactsInWindow :many
-SELECT f.id, f.anchor_id, f.anchor_url, f.anchor_kind, f.url, f.canonical_url, f.title, f.body, f.host, f.linked_urls, f.image_count, f.url_count, f.sci_score, f.tags, f.created_at, f.author_id, f.handle, f.display_name, f.vip, f.notability, f.is_public, f.protected_owner_ids, f.private_feed_ids, f.deleted_at, f.to_followers, f.avatar FROM post_facts f
+SELECT f.id, f.anchor_id, f.anchor_url, f.anchor_kind, f.url, f.canonical_url, f.title, f.body, f.host, f.linked_urls, f.image_count, f.url_count, f.sci_score, f.tags, f.created_at, f.author_id, f.handle, f.display_name, f.vip, f.notability, f.is_public, f.protected_owner_ids, f.private_feed_ids, f.deleted_at, f.to_followers, f.avatar, f.group_feed_ids FROM post_facts f
  WHERE f.deleted_at IS NULL
    AND f.anchor_id IN (SELECT w.anchor_id FROM posts w WHERE w.created_at > $1::timestamptz AND w.deleted_at IS NULL)
  ORDER BY f.anchor_id, f.id
@@ -246,6 +247,7 @@ func (q *Queries) PostFactsInWindow(ctx context.Context, since time.Time) ([]Pos
 			&i.DeletedAt,
 			&i.ToFollowers,
 			&i.Avatar,
+			&i.GroupFeedIds,
 		); err != nil {
 			return nil, err
 		}

@@ -329,7 +329,7 @@ func (q *Queries) SessionData(ctx context.Context, tokenHash []byte) (SessionDat
 }
 
 const sessionWithAccess = `-- name: SessionWithAccess :one
-SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, k.newest_id, k.read_upto_us,
+SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, a.groups, a.group_names, k.newest_id, k.read_upto_us,
        CASE WHEN u.id = $1::bigint AND k.newest_id = $2::bigint AND k.read_upto_us = $3::bigint
                  AND a.blocked = $4::bigint[] AND a.private_feeds = $5::bigint[] THEN -1
             ELSE notification_unread(u.id, a.blocked, a.private_feeds) END::int AS unread
@@ -405,6 +405,8 @@ func (q *Queries) SessionWithAccess(ctx context.Context, arg SessionWithAccessPa
 		&i.ViewerAccess.Hidden,
 		&i.ViewerAccess.Muted,
 		&i.ViewerAccess.MutedCollapse,
+		&i.ViewerAccess.Groups,
+		&i.ViewerAccess.GroupNames,
 		&i.NewestID,
 		&i.ReadUptoUs,
 		&i.Unread,
@@ -689,7 +691,7 @@ func (q *Queries) UserStats(ctx context.Context, arg UserStatsParams) (UserStats
 }
 
 const userWithAccess = `-- name: UserWithAccess :one
-SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, a.groups, a.group_names
   FROM users u JOIN viewer_access a ON a.viewer_id = u.id
  WHERE u.id = $1 AND u.deleted_at IS NULL
 `
@@ -727,6 +729,8 @@ func (q *Queries) UserWithAccess(ctx context.Context, id int64) (UserWithAccessR
 		&i.ViewerAccess.Hidden,
 		&i.ViewerAccess.Muted,
 		&i.ViewerAccess.MutedCollapse,
+		&i.ViewerAccess.Groups,
+		&i.ViewerAccess.GroupNames,
 	)
 	return i, err
 }
