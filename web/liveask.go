@@ -35,7 +35,7 @@ type liveReader struct {
 	access tributary.Viewer
 	notice feed.NoticeState // the feed's state of the reader, kept as long
 	// keepState: the next read of the reader is a heartbeat's, which keeps the notice's
-	// state when the reader's access (bans, private feeds, hidden items, mutes) is as it was:
+	// state when the reader's access (bans, private feeds, groups, hidden items, mutes) is as it was:
 	// a change of follows comes as a change of access; the rest (the home's activity
 	// setting, the fence) is read again every liveStateBeats beats.
 	keepState bool
@@ -80,7 +80,7 @@ func (s *Server) askLive(ctx context.Context, r *http.Request, src notice, reade
 		}
 		if !reader.keepState || userID(u) != userID(reader.user) || !slices.Equal(access.Hidden, reader.access.Hidden) ||
 			!slices.Equal(access.Blocked, reader.access.Blocked) || !slices.Equal(access.PrivateFeeds, reader.access.PrivateFeeds) ||
-			!slices.Equal(access.Mutes, reader.access.Mutes) {
+			!slices.Equal(access.Mutes, reader.access.Mutes) || !slices.Equal(access.Groups, reader.access.Groups) {
 			reader.notice.Forget()
 		}
 		reader.read, reader.keepState, reader.user, reader.access = true, false, u, access
