@@ -154,7 +154,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 
 	rep.Settings.Rivers = os.Getenv("TRIBUTARY_RIVERS") == "on"
 	fmt.Fprintf(cfg.Log, "bench: starting the server\n")
-	srv, err := startServer(ctx, cfg.Binary, dbase.DSN)
+	fix := newCardFixture() // the site the card-flow rows' links are fetched from
+	defer fix.close()
+	srv, err := startServer(ctx, cfg.Binary, dbase.DSN, fix.args()...)
 	if err != nil {
 		return rep, err
 	}
@@ -196,6 +198,10 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		if rep.Live, err = liveNotice(ctx, cfg, srv, dbase.DSN, pool); err != nil {
 			return rep, err
 		}
+	}
+	flows, err := cardFlows(ctx, cfg, srv, dbase.DSN, pool, w, fix)
+	if rep.Results = append(rep.Results, flows...); err != nil {
+		return rep, err
 	}
 	if cfg.Only == nil {
 		// What the hourly refresh does: the items that may have changed in the last hour.

@@ -47,14 +47,16 @@ var (
 	refreshRe  = regexp.MustCompile(`msg="job (ran|failed)" job=snapshot-refresh dur=(\S+)(?: result="([^"]*)")?(?: err="?(.*?)"?$)?`)
 )
 
-// startServer runs `tributary serve` on the database and waits until it listens.
-func startServer(ctx context.Context, bin, dsn string) (*server, error) {
+// startServer runs `tributary serve` on the database, with any extra flags, and waits until
+// it listens.
+func startServer(ctx context.Context, bin, dsn string, extra ...string) (*server, error) {
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--database-url", dsn, "--poll-seconds", "-1", "--rate-limit-scale", "10000",
 		"--log-level", "info", "--snapshot-rebuild", // the startup refresh is the full rebuild the report measures
 		"--pprof-addr", "127.0.0.1:0", // to collect its garbage before its memory is measured (liveMemory)
 		"--metrics-addr", "127.0.0.1:0", "--server-timing", // its own figures: metrics and server-side latency
 		"--fetch", "mapped", // link cards are dispatched and their jobs run, but nothing leaves the machine
 		"--live-per-address", "100000") // every stream of the bench comes from loopback
+	cmd.Args = append(cmd.Args, extra...)
 	cmd.Env = append(os.Environ(), "GOTRACEBACK=all")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
