@@ -154,7 +154,10 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 
 	rep.Settings.Rivers = os.Getenv("TRIBUTARY_RIVERS") == "on"
 	fmt.Fprintf(cfg.Log, "bench: starting the server\n")
-	fix := newCardFixture() // the site the card-flow rows' links are fetched from
+	fix, err := newCardFixture() // the site the card-flow rows' links are fetched from
+	if err != nil {
+		return rep, fmt.Errorf("bench: card fixture: %w", err)
+	}
 	defer fix.close()
 	srv, err := startServer(ctx, cfg.Binary, dbase.DSN, fix.args()...)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -131,7 +132,7 @@ func previewUnderImport(ctx context.Context, cfg Config, srv *server, w *world, 
 	summarizeInto(&res, client, server, errs)
 	// What is left of the import is not fetched after the row (the next one times its own).
 	if _, err := w.pool.Exec(ctx, `UPDATE link_cards SET due = false WHERE due AND url LIKE $1`,
-		"http://%/import/"+run+"/%"); err != nil {
+		"%/import/"+run+"/%"); err != nil {
 		return res, fmt.Errorf("bench: %s: %w", res.Name, err)
 	}
 	return res, nil
@@ -175,7 +176,9 @@ func cardDelivery(ctx context.Context, cfg Config, a *server, dsn string, pool *
 	sctx, closeStreams := context.WithCancel(ctx)
 	var mu sync.Mutex
 	heard := make([]map[string]time.Time, len(followers))
+	rechecks := make([][]time.Time, len(followers))
 	var opened, done sync.WaitGroup
+	refused := 0 // streams answered with another status than 200
 	src := "/feed/new?fencepost=" + url.QueryEscape(feed.FormatFencepost(time.Now()))
 	for i := range followers {
 		c := newClient(servers[i%len(servers)].URL, tr)
@@ -201,8 +204,17 @@ func cardDelivery(ctx context.Context, cfg Config, a *server, dsn string, pool *
 				return
 			}
 			defer r.Body.Close()
+			if r.StatusCode != http.StatusOK {
+				mu.Lock()
+				refused++
+				mu.Unlock()
+				return
+			}
 			readTalk(r.Body, func(keys []string, at time.Time) {
 				mu.Lock()
+				if keys[0] == "recheck" {
+					rechecks[i] = append(rechecks[i], at)
+				}
 				for _, k := range keys {
 					if _, ok := heard[i][k]; !ok {
 						heard[i][k] = at
@@ -214,6 +226,9 @@ func cardDelivery(ctx context.Context, cfg Config, a *server, dsn string, pool *
 	}
 	opened.Wait()
 	defer func() { closeStreams(); done.Wait() }()
+	if refused > 0 {
+		return res, fmt.Errorf("bench: %s: %d of %d streams refused", res.Name, refused, len(followers))
+	}
 
 	fmt.Fprintf(cfg.Log, "bench: %s: %d streams open on %d instances; %d shares, %s apart\n",
 		res.Name, len(followers), len(servers), cardDeliveryShares, cardShareEvery)
@@ -253,13 +268,20 @@ func cardDelivery(ctx context.Context, cfg Config, a *server, dsn string, pool *
 	var arrivals []cardArrival
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		mu.Lock()
-		arrivals = cardArrivals(links, ids, fix.servedAt, heard)
+		arrivals = cardArrivals(links, ids, fix.servedAt, heard, rechecks)
 		mu.Unlock()
 		if len(arrivals) == due || time.Now().After(deadline) {
 			break
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
+	mu.Lock()
+	keys := 0
+	for _, h := range heard {
+		keys += len(h)
+	}
+	mu.Unlock()
+	fmt.Fprintf(cfg.Log, "bench: %s: %d posts found of %d shares, %d cards named on the pages in all\n", res.Name, len(ids), len(links), keys)
 	var lat []time.Duration
 	for _, x := range arrivals {
 		lat = append(lat, x.after)
@@ -298,7 +320,8 @@ func shareForm(ctx context.Context, c *client, link, title string) error {
 }
 
 // readTalk reads a live stream's events and calls heard with the cards each talk event
-// names ("p<post id>", "i<item id>") as it arrives.
+// names ("p<post id>", "i<item id>") as it arrives, and with "recheck" for a recheck event
+// (the page checks every card it shows).
 func readTalk(body io.Reader, heard func(keys []string, at time.Time)) {
 	sc := bufio.NewScanner(body)
 	event := ""
@@ -310,6 +333,9 @@ func readTalk(body io.Reader, heard func(keys []string, at time.Time)) {
 		case strings.HasPrefix(line, "data: ") && event == "talk":
 			heard(strings.Fields(line[6:]), time.Now())
 		case line == "":
+			if event == "recheck" {
+				heard([]string{"recheck"}, time.Now())
+			}
 			event = ""
 		}
 	}
@@ -323,9 +349,9 @@ type cardArrival struct {
 }
 
 // cardArrivals pairs each link's post (ids) with the pages that heard of it, first, after the
-// fixture answered the link's page (servedAt): a page that heard of it before has not had
-// this card.
-func cardArrivals(links []string, ids map[string]int64, servedAt func(string) (time.Time, bool), heard []map[string]time.Time) []cardArrival {
+// fixture answered the link's page (servedAt), or were told to check every card they show
+// (a recheck) after it: a page that heard of it only before has not had this card.
+func cardArrivals(links []string, ids map[string]int64, servedAt func(string) (time.Time, bool), heard []map[string]time.Time, rechecks [][]time.Time) []cardArrival {
 	var out []cardArrival
 	for _, link := range links {
 		id, ok := ids[link]
@@ -335,7 +361,14 @@ func cardArrivals(links []string, ids map[string]int64, servedAt func(string) (t
 		}
 		key := "p" + strconv.FormatInt(id, 10)
 		for page, h := range heard {
-			if at, ok := h[key]; ok && !at.Before(served) {
+			at, ok := h[key]
+			ok = ok && !at.Before(served)
+			if page < len(rechecks) {
+				if j := slices.IndexFunc(rechecks[page], func(t time.Time) bool { return !t.Before(served) }); j >= 0 && (!ok || rechecks[page][j].Before(at)) {
+					at, ok = rechecks[page][j], true
+				}
+			}
+			if ok {
 				out = append(out, cardArrival{link: link, page: page, after: at.Sub(served)})
 			}
 		}

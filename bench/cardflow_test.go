@@ -35,32 +35,35 @@ func TestCardFlowTargets(t *testing.T) {
 }
 
 // A card counts on a page from the fixture having served its page to the page first hearing
-// of the share's post; a page that heard of the post before the fetch, or never, has not
-// had the card, and a link whose page was never served has no arrival.
+// of the share's post, or being told to recheck every card, after that; a page that heard
+// of it only before the fetch has not had the card, and a link whose page was never served
+// has no arrival.
 func TestCardArrivals(t *testing.T) {
 	t0 := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
-	links := []string{"http://h1.cards.bench.example/deliver/r/1", "http://h2.cards.bench.example/deliver/r/2", "http://h3.cards.bench.example/deliver/r/3"}
+	links := []string{"http://h1.cardbench.example.com/deliver/r/1", "http://h2.cardbench.example.com/deliver/r/2", "http://h3.cardbench.example.com/deliver/r/3"}
 	ids := map[string]int64{links[0]: 11, links[1]: 12, links[2]: 13}
-	served := map[string]time.Time{"h1.cards.bench.example/deliver/r/1": t0, "h2.cards.bench.example/deliver/r/2": t0.Add(time.Second)}
+	served := map[string]time.Time{"h1.cardbench.example.com/deliver/r/1": t0, "h2.cardbench.example.com/deliver/r/2": t0.Add(time.Second)}
 	f := &cardFixture{served: served}
 	heard := []map[string]time.Time{
 		{"p11": t0.Add(200 * time.Millisecond), "i5": t0, "p12": t0.Add(1500 * time.Millisecond), "p13": t0},
 		{"p11": t0.Add(-time.Millisecond)}, // before the page was served: not this card
 		{},
 	}
-	got := cardArrivals(links, ids, f.servedAt, heard)
-	want := []cardArrival{{links[0], 0, 200 * time.Millisecond}, {links[1], 0, 500 * time.Millisecond}}
+	rechecks := [][]time.Time{{t0.Add(1200 * time.Millisecond)}, nil, {t0.Add(-time.Second), t0.Add(300 * time.Millisecond)}}
+	got := cardArrivals(links, ids, f.servedAt, heard, rechecks)
+	want := []cardArrival{{links[0], 0, 200 * time.Millisecond}, {links[0], 2, 300 * time.Millisecond},
+		{links[1], 0, 200 * time.Millisecond}}
 	if !slices.Equal(got, want) {
 		t.Errorf("arrivals %+v, want %+v", got, want)
 	}
 }
 
-// A talk event names cards; other events on the stream name none.
+// A talk event names cards and a recheck event all of them; other events name none.
 func TestReadTalk(t *testing.T) {
-	stream := "retry: 2000\n\nid: 1\nevent: pill\ndata: <a>3 new</a>\n\nid: 2\nevent: talk\ndata: p11 i5\n\n: still here\n\nid: 3\nevent: talk\ndata: p12 i6\n\n"
+	stream := "retry: 2000\n\nid: 1\nevent: pill\ndata: <a>3 new</a>\n\nid: 2\nevent: talk\ndata: p11 i5\n\n: still here\n\nid: 3\nevent: talk\ndata: p12 i6\n\nid: 4\nevent: recheck\ndata: \n\n"
 	var got []string
 	readTalk(strings.NewReader(stream), func(keys []string, _ time.Time) { got = append(got, keys...) })
-	if want := []string{"p11", "i5", "p12", "i6"}; !slices.Equal(got, want) {
+	if want := []string{"p11", "i5", "p12", "i6", "recheck"}; !slices.Equal(got, want) {
 		t.Errorf("keys %q, want %q", got, want)
 	}
 }
