@@ -98,7 +98,7 @@ func previewUnderImport(ctx context.Context, cfg Config, srv *server, w *world, 
 	if _, err := w.store.Import(ctx, recs); err != nil {
 		return res, fmt.Errorf("bench: %s: import: %w", res.Name, err)
 	}
-	res.Note = fmt.Sprintf("%d links imported in one file (db.Store.Import, %s; untimed) over the fixture's %d hosts, their cards fetched by the server's jobs (one page per host per second, the schedule in the database); meanwhile GET /share/preview?url=<a new fixture link> every %s, as the form asks it; the row ends when the import has drained or after %s; a preview without the card is an error",
+	res.Note = fmt.Sprintf("%d links imported in one file (db.Store.Import, %s; untimed) over the fixture's %d hosts, their cards fetched by the server's jobs (one page per host per second, the schedule in the database); meanwhile GET /share/preview?url=<a new fixture link> every %s, as the form asks it; the row ends when the import has drained or after %s; a preview without the card is an error; req/s is the import's pages fetched per second",
 		cardImportLinks, time.Since(imported).Round(time.Millisecond), fetchHosts, cardPreviewEvery, limit)
 
 	c := newClient(srv.URL, w.tr)
@@ -293,8 +293,7 @@ func cardDelivery(ctx context.Context, cfg Config, a *server, dsn string, pool *
 	summarizeInto(&res, lat, lat, missing)
 	res.Requests, res.Errors, res.Done, res.Due = len(arrivals), due-len(arrivals), len(arrivals), due
 	res.Concurrency = len(followers)
-	res.RPS = float64(len(arrivals)) / res.Seconds
-	res.Note = fmt.Sprintf("the home pages of %d followers of the most followed author open, their live streams (/live) on 2 instances; the author shares %d new fixture links through the first, %s apart; both instances' jobs fetch the cards (one page per host per second); latency: from the fixture having answered a link's page to the stream event (talk) naming the share's post on each page; the concurrency column is the number of pages",
+	res.Note = fmt.Sprintf("the home pages of %d followers of the most followed author open, their live streams (/live) on 2 instances; the author shares %d new fixture links through the first, %s apart; both instances' jobs fetch the cards (one page per host per second); latency: from the fixture having answered a link's page to the first stream event after it that fills the card in on each page (talk naming the share's post, or recheck: every card the page shows); the concurrency column is the number of pages, requests the cards that arrived",
 		len(followers), cardDeliveryShares, cardShareEvery)
 	return res, nil
 }
