@@ -160,7 +160,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 
 	rep.Settings.Rivers = os.Getenv("TRIBUTARY_RIVERS") == "on"
 	fmt.Fprintf(cfg.Log, "bench: starting the server\n")
-	srv, err := startServer(ctx, cfg.Binary, dbase.DSN)
+	fix, err := newCardFixture() // the site the card-flow rows' links are fetched from
+	if err != nil {
+		return rep, fmt.Errorf("bench: card fixture: %w", err)
+	}
+	defer fix.close()
+	srv, err := startServer(ctx, cfg.Binary, dbase.DSN, fix.args()...)
 	if err != nil {
 		return rep, err
 	}
@@ -208,6 +213,10 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		if rep.Live, err = liveNotice(ctx, cfg, srv, dbase.DSN, pool); err != nil {
 			return rep, err
 		}
+	}
+	flows, err := cardFlows(ctx, cfg, srv, dbase.DSN, pool, w, fix)
+	if rep.Results = append(rep.Results, flows...); err != nil {
+		return rep, err
 	}
 	if cfg.Only == nil {
 		// What the hourly refresh does: the items that may have changed in the last hour.

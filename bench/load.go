@@ -93,6 +93,10 @@ type Result struct {
 	// PrepMs is the mean untimed preparation per request (a fence reset, a new share): it
 	// runs on the same machine while other workers' requests are timed.
 	PrepMs float64 `json:"prep_ms_per_req,omitempty"`
+	// Done of Due: what a row that drives the server's own work counts of it (the card rows:
+	// links fetched of those imported, cards that reached a page of those due).
+	Done int `json:"done,omitempty"`
+	Due  int `json:"due,omitempty"`
 	// ErrorSamples are the first few distinct errors, to say what went wrong.
 	ErrorSamples []string `json:"error_samples,omitempty"`
 	Note         string   `json:"note,omitempty"`
