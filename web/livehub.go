@@ -296,7 +296,7 @@ func (h *liveHub) siteChanged(changes []db.SiteChange, reset bool) {
 			talked = append(talked, c.IDs...)
 		case c.Kind == "new_posts":
 			made = append(made, c.IDs...)
-		case c.Kind == "cursor_keys", c.Kind == "past_posts": // nobody's access
+		case c.Kind == "cursor_keys", c.Kind == "past_posts", c.Kind == "cards": // nobody's access (a card's posts come as talk)
 		case c.Kind == "notifications", c.Kind == "notification_reads": // nobody's access: their badges
 			h.unreadChanged(c.Readers)
 		case c.Readers == nil:

@@ -49,3 +49,21 @@ func TestStreamWakesForAPostItsNewAccessReads(t *testing.T) {
 		t.Error("bob's stream looks with the access it read before the change")
 	}
 }
+
+// A fetched link card changes nobody's access: the streams hear of it through the talk of its
+// item's posts (recorded beside it), not by every stream reading its reader again and checking
+// every card it shows.
+func TestCardChangeIsNoChangeOfAccess(t *testing.T) {
+	h := newLiveHub(nil, nil, LiveCaps{})
+	bob := &liveConn{user: 2, wake: make(chan struct{}, 1), known: true, access: tributary.Viewer{ID: 2}}
+	h.streams[bob] = struct{}{}
+	h.siteChanged([]db.SiteChange{{Kind: "cards", IDs: []int64{5}}}, false)
+	select {
+	case <-bob.wake:
+		t.Fatalf("a card's change woke a stream: %+v", bob.taken())
+	default:
+	}
+	if news := bob.taken(); news.reread || news.must || news.lost {
+		t.Errorf("a card's change: the stream was told %+v", news)
+	}
+}
