@@ -3,7 +3,9 @@ package db_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -230,5 +232,39 @@ func TestLinkCardRoundTrips(t *testing.T) {
 		if err != nil || !ok || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: CardOf gives %+v, %v, %v; want %+v", tc.name, got, ok, err, want)
 		}
+	}
+}
+
+// Hosts take turns in a dispatch: an import's links of one host, made before another host's,
+// do not fill the batch (their jobs would wait for that host's turns, one a second).
+func TestLinkCardDispatchTakesHostsInTurn(t *testing.T) {
+	ctx := context.Background()
+	s := dbtest.Store(t)
+	s.Fetcher = fetchFunc(func(ctx context.Context, url string) (tributary.LinkCard, error) { return tributary.LinkCard{}, nil })
+	now := time.Now().UTC()
+	for i := range 5 {
+		shareOf(t, s, fmt.Sprintf("a%d", i), fmt.Sprintf("https://a.example.com/%d", i), "a", now.Add(-time.Minute+time.Duration(i)*time.Second))
+	}
+	shareOf(t, s, "b0", "https://b.example.com/0", "b", now)
+	if _, err := s.Pool.Exec(ctx, "UPDATE link_cards SET next_at = now() - interval '1 minute'"); err != nil {
+		t.Fatal(err)
+	}
+	if handed, err := s.DispatchCards(ctx, 2, time.Minute); err != nil || handed != 2 {
+		t.Fatalf("dispatch handed %d (%v), want 2", handed, err)
+	}
+	var hosts []string
+	rows, err := s.Pool.Query(ctx, `SELECT substring(args->>'url' FROM '://([^/]+)') FROM river_job WHERE kind = 'fetch_card' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			t.Fatal(err)
+		}
+		hosts = append(hosts, h)
+	}
+	if !slices.Equal(hosts, []string{"a.example.com", "b.example.com"}) {
+		t.Errorf("a dispatch of 2 handed links of %v, want one of each host", hosts)
 	}
 }

@@ -1,12 +1,19 @@
 -- name: DueLinkCards :many
 -- Rows due for a fetch, taken by one dispatcher at a time (the others skip them), and leased:
 -- a row handed to a job is not handed again before lease_secs, unless its job reschedules it.
-WITH due AS (
+-- Hosts take turns: each host's first due row, then each one's second, ...; an import's links,
+-- made in URL order, would otherwise hand one host's links together, to wait for its turns
+-- (one a second) while the other hosts' jobs sat behind them.
+WITH ranked AS (
+    SELECT c.anchor_id, c.next_at,
+           row_number() OVER (PARTITION BY substring(c.url FROM '^[a-z]+://([^/:?#]+)') ORDER BY c.next_at, c.anchor_id) AS turn
+      FROM link_cards c
+     WHERE c.due AND c.next_at <= now()),
+due AS (
     SELECT c.anchor_id FROM link_cards c
+      JOIN (SELECT r.anchor_id FROM ranked r ORDER BY r.turn, r.next_at LIMIT @max_rows::integer) r ON r.anchor_id = c.anchor_id
      WHERE c.due AND c.next_at <= now()
-     ORDER BY c.next_at
-     LIMIT @max_rows::integer
-       FOR UPDATE SKIP LOCKED)
+       FOR UPDATE OF c SKIP LOCKED)
 UPDATE link_cards c SET next_at = now() + make_interval(0, 0, 0, 0, 0, 0, @lease_secs::float8)
   FROM due WHERE c.anchor_id = due.anchor_id
 RETURNING c.anchor_id, c.url;

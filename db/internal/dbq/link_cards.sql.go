@@ -103,12 +103,16 @@ func (q *Queries) AnchorPostIDs(ctx context.Context, anchorID int64) ([]int64, e
 }
 
 const dueLinkCards = `-- name: DueLinkCards :many
-WITH due AS (
+WITH ranked AS (
+    SELECT c.anchor_id, c.next_at,
+           row_number() OVER (PARTITION BY substring(c.url FROM '^[a-z]+://([^/:?#]+)') ORDER BY c.next_at, c.anchor_id) AS turn
+      FROM link_cards c
+     WHERE c.due AND c.next_at <= now()),
+due AS (
     SELECT c.anchor_id FROM link_cards c
+      JOIN (SELECT r.anchor_id FROM ranked r ORDER BY r.turn, r.next_at LIMIT $2::integer) r ON r.anchor_id = c.anchor_id
      WHERE c.due AND c.next_at <= now()
-     ORDER BY c.next_at
-     LIMIT $2::integer
-       FOR UPDATE SKIP LOCKED)
+       FOR UPDATE OF c SKIP LOCKED)
 UPDATE link_cards c SET next_at = now() + make_interval(0, 0, 0, 0, 0, 0, $1::float8)
   FROM due WHERE c.anchor_id = due.anchor_id
 RETURNING c.anchor_id, c.url
@@ -126,6 +130,9 @@ type DueLinkCardsRow struct {
 
 // Rows due for a fetch, taken by one dispatcher at a time (the others skip them), and leased:
 // a row handed to a job is not handed again before lease_secs, unless its job reschedules it.
+// Hosts take turns: each host's first due row, then each one's second, ...; an import's links,
+// made in URL order, would otherwise hand one host's links together, to wait for its turns
+// (one a second) while the other hosts' jobs sat behind them.
 func (q *Queries) DueLinkCards(ctx context.Context, arg DueLinkCardsParams) ([]DueLinkCardsRow, error) {
 	rows, err := q.db.Query(ctx, dueLinkCards, arg.LeaseSecs, arg.MaxRows)
 	if err != nil {
