@@ -217,6 +217,10 @@ func (it *Item) appendJSON(b []byte) ([]byte, error) {
 		}
 		b = append(b, '}')
 	}
+	if it.Group != "" {
+		b = appendField(b, "group")
+		b = appendJSONString(b, it.Group)
+	}
 	if b, err = appendCard(b, it.Card); err != nil {
 		return nil, err
 	}
