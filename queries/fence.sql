@@ -62,3 +62,21 @@ SELECT anchor_id, all_public, date, sci_score, total_share, primary_vip, primary
        image_count, sharer_user_ids
   FROM feed_snapshot
  WHERE anchor_id = ANY(@anchor_ids::bigint[]);
+
+-- name: CurrentSnapshot :one
+-- The snapshot a fencepost's reads see, kept with it (fenceposts.snap) for LateCommitted.
+SELECT pg_current_snapshot()::text AS snap;
+
+-- name: LateCommitted :many
+-- The items shared by the followed set, readable by the viewer, in posts dated at or before
+-- at that the snapshot prev could not see: they committed after a fencepost read in prev was
+-- made, so an interval ending at that fencepost missed them. Each item once, at its newest
+-- such post. Bounded by the index on xid from prev's xmin (all before it were visible).
+SELECT p.anchor_id, max(p.created_at)::timestamptz AS arrival FROM posts p
+ WHERE p.xid >= pg_snapshot_xmin(CAST(sqlc.arg(prev)::text AS pg_snapshot))
+   AND NOT pg_visible_in_snapshot(p.xid, CAST(sqlc.arg(prev)::text AS pg_snapshot))
+   AND p.created_at <= @at AND p.deleted_at IS NULL
+   AND p.author_id = ANY(@followed::bigint[])
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id, @blocked::bigint[], @private_feeds::bigint[])
+ GROUP BY p.anchor_id
+ ORDER BY arrival DESC, p.anchor_id DESC;

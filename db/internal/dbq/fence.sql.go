@@ -44,6 +44,18 @@ func (q *Queries) CommitFencepost(ctx context.Context, arg CommitFencepostParams
 	return err
 }
 
+const currentSnapshot = `-- name: CurrentSnapshot :one
+SELECT pg_current_snapshot()::text AS snap
+`
+
+// The snapshot a fencepost's reads see, kept with it (fenceposts.snap) for LateCommitted.
+func (q *Queries) CurrentSnapshot(ctx context.Context) (string, error) {
+	row := q.db.QueryRow(ctx, currentSnapshot)
+	var snap string
+	err := row.Scan(&snap)
+	return snap, err
+}
+
 const evictFenceposts = `-- name: EvictFenceposts :execrows
 DELETE FROM fenceposts WHERE created_at < $1
 `
@@ -123,8 +135,64 @@ func (q *Queries) FencepostsFrom(ctx context.Context, arg FencepostsFromParams) 
 	return items, nil
 }
 
+const lateCommitted = `-- name: LateCommitted :many
+SELECT p.anchor_id, max(p.created_at)::timestamptz AS arrival FROM posts p
+ WHERE p.xid >= pg_snapshot_xmin(CAST($1::text AS pg_snapshot))
+   AND NOT pg_visible_in_snapshot(p.xid, CAST($1::text AS pg_snapshot))
+   AND p.created_at <= $2 AND p.deleted_at IS NULL
+   AND p.author_id = ANY($3::bigint[])
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $4, $5::bigint[], $6::bigint[])
+ GROUP BY p.anchor_id
+ ORDER BY arrival DESC, p.anchor_id DESC
+`
+
+type LateCommittedParams struct {
+	Prev         string
+	At           time.Time
+	Followed     []int64
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+}
+
+type LateCommittedRow struct {
+	AnchorID int64
+	Arrival  time.Time
+}
+
+// The items shared by the followed set, readable by the viewer, in posts dated at or before
+// at that the snapshot prev could not see: they committed after a fencepost read in prev was
+// made, so an interval ending at that fencepost missed them. Each item once, at its newest
+// such post. Bounded by the index on xid from prev's xmin (all before it were visible).
+func (q *Queries) LateCommitted(ctx context.Context, arg LateCommittedParams) ([]LateCommittedRow, error) {
+	rows, err := q.db.Query(ctx, lateCommitted,
+		arg.Prev,
+		arg.At,
+		arg.Followed,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LateCommittedRow{}
+	for rows.Next() {
+		var i LateCommittedRow
+		if err := rows.Scan(&i.AnchorID, &i.Arrival); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const latestFencepost = `-- name: LatestFencepost :one
-SELECT fp.viewer_id, fp.template, fp.at, fp.prev_at, fp.head, fp.created_at FROM fences f
+SELECT fp.viewer_id, fp.template, fp.at, fp.prev_at, fp.head, fp.created_at, fp.snap FROM fences f
   JOIN fenceposts fp ON fp.viewer_id = f.viewer_id AND fp.template = f.template AND fp.at = f.latest
  WHERE f.viewer_id = $1 AND f.template = $2
 `
@@ -144,6 +212,7 @@ func (q *Queries) LatestFencepost(ctx context.Context, arg LatestFencepostParams
 		&i.PrevAt,
 		&i.Head,
 		&i.CreatedAt,
+		&i.Snap,
 	)
 	return i, err
 }

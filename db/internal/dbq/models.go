@@ -127,6 +127,7 @@ type Fencepost struct {
 	PrevAt    *time.Time
 	Head      []int64
 	CreatedAt time.Time
+	Snap      pgtype.Text
 }
 
 type FetchHost struct {
@@ -330,6 +331,7 @@ type Post struct {
 	InOwnFeed         bool
 	IsDirect          bool
 	EditedAt          *time.Time
+	Xid               pgtype.Uint64
 	GroupFeedIds      []int64
 }
 
