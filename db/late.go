@@ -25,20 +25,29 @@ func (s *Store) XactSnapshot(ctx context.Context) (string, error) {
 }
 
 // LateArrivals lists the items followed shared, readable by v, in posts dated at or before
-// at that snapshot prev could not see, newest first: what a fencepost read in prev at at
-// missed, and that no interval after at lists (its posts are dated before it).
-func (s *Store) LateArrivals(ctx context.Context, v tributary.Viewer, followed []int64, prev string, at time.Time) ([]Arrival, error) {
+// at that snapshot prev could not see, newest first, but those in shown: what a fencepost
+// read in prev at at missed (shown is its head, which its reads may have seen), and that no
+// interval after at lists (its posts are dated before it).
+func (s *Store) LateArrivals(ctx context.Context, v tributary.Viewer, followed []int64, prev string, at time.Time, shown []int64) ([]Arrival, error) {
 	if prev == "" || len(followed) == 0 {
 		return nil, nil
 	}
-	rows, err := s.q.LateCommitted(ctx, dbq.LateCommittedParams{Prev: prev, At: at, Followed: followed,
-		ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+	rows, err := s.q.LateCommitted(ctx, lateParams(v, followed, prev, at, shown))
 	if err != nil {
 		return nil, fmt.Errorf("db: late arrivals: %w", err)
 	}
+	return lateOf(rows), nil
+}
+
+func lateParams(v tributary.Viewer, followed []int64, prev string, at time.Time, shown []int64) dbq.LateCommittedParams {
+	return dbq.LateCommittedParams{Prev: prev, At: at, Followed: followed, Shown: nonNilIDs(shown),
+		ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)}
+}
+
+func lateOf(rows []dbq.LateCommittedRow) []Arrival {
 	out := make([]Arrival, len(rows))
 	for i, r := range rows {
-		out[i] = Arrival{AnchorID: r.AnchorID, At: r.Arrival.UTC()}
+		out[i] = Arrival{AnchorID: r.AnchorID, At: r.Arrival.UTC(), Late: true}
 	}
-	return out, nil
+	return out
 }

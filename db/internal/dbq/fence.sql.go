@@ -8,12 +8,14 @@ package dbq
 import (
 	"context"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const commitFencepost = `-- name: CommitFencepost :exec
 WITH fp AS (
-    INSERT INTO fenceposts (viewer_id, template, at, prev_at, head, created_at)
-    VALUES ($1, $2, $3, $5, $6, $4)
+    INSERT INTO fenceposts (viewer_id, template, at, prev_at, head, created_at, snap)
+    VALUES ($1, $2, $3, $5, $6, $4, NULLIF($7::text, ''))
     ON CONFLICT (viewer_id, template, at) DO NOTHING)
 INSERT INTO fences (viewer_id, template, latest, used_at) VALUES ($1, $2, $3, $4)
 ON CONFLICT (viewer_id, template) DO UPDATE
@@ -27,6 +29,7 @@ type CommitFencepostParams struct {
 	CreatedAt time.Time
 	PrevAt    *time.Time
 	Head      []int64
+	Snap      string
 }
 
 // A fencepost, and its fence moved forward to it, in one statement (atomic, one round trip).
@@ -40,6 +43,7 @@ func (q *Queries) CommitFencepost(ctx context.Context, arg CommitFencepostParams
 		arg.CreatedAt,
 		arg.PrevAt,
 		arg.Head,
+		arg.Snap,
 	)
 	return err
 }
@@ -82,8 +86,8 @@ func (q *Queries) EvictFences(ctx context.Context, before time.Time) (int64, err
 }
 
 const fencepostsFrom = `-- name: FencepostsFrom :many
-SELECT x.at, x.prev_at, x.head FROM (
-    SELECT f.at, f.prev_at, f.head, sum(cardinality(f.head)) OVER (ORDER BY f.at DESC) - cardinality(f.head) AS before
+SELECT x.at, x.prev_at, x.head, x.snap FROM (
+    SELECT f.at, f.prev_at, f.head, f.snap, sum(cardinality(f.head)) OVER (ORDER BY f.at DESC) - cardinality(f.head) AS before
       FROM fenceposts f
      WHERE f.viewer_id = $1 AND f.template = $2 AND f.at <= $3
      ORDER BY f.at DESC
@@ -103,6 +107,7 @@ type FencepostsFromRow struct {
 	At     time.Time
 	PrevAt *time.Time
 	Head   []int64
+	Snap   pgtype.Text
 }
 
 // The fencepost at at and the older ones of its fence, newest first, until their heads hold
@@ -124,7 +129,12 @@ func (q *Queries) FencepostsFrom(ctx context.Context, arg FencepostsFromParams) 
 	items := []FencepostsFromRow{}
 	for rows.Next() {
 		var i FencepostsFromRow
-		if err := rows.Scan(&i.At, &i.PrevAt, &i.Head); err != nil {
+		if err := rows.Scan(
+			&i.At,
+			&i.PrevAt,
+			&i.Head,
+			&i.Snap,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -140,8 +150,8 @@ SELECT p.anchor_id, max(p.created_at)::timestamptz AS arrival FROM posts p
  WHERE p.xid >= pg_snapshot_xmin(CAST($1::text AS pg_snapshot))
    AND NOT pg_visible_in_snapshot(p.xid, CAST($1::text AS pg_snapshot))
    AND p.created_at <= $2 AND p.deleted_at IS NULL
-   AND p.author_id = ANY($3::bigint[])
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $4, $5::bigint[], $6::bigint[])
+   AND p.author_id = ANY($3::bigint[]) AND p.anchor_id <> ALL($4::bigint[])
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $5, $6::bigint[], $7::bigint[])
  GROUP BY p.anchor_id
  ORDER BY arrival DESC, p.anchor_id DESC
 `
@@ -150,6 +160,7 @@ type LateCommittedParams struct {
 	Prev         string
 	At           time.Time
 	Followed     []int64
+	Shown        []int64
 	ViewerID     int64
 	Blocked      []int64
 	PrivateFeeds []int64
@@ -163,12 +174,14 @@ type LateCommittedRow struct {
 // The items shared by the followed set, readable by the viewer, in posts dated at or before
 // at that the snapshot prev could not see: they committed after a fencepost read in prev was
 // made, so an interval ending at that fencepost missed them. Each item once, at its newest
-// such post. Bounded by the index on xid from prev's xmin (all before it were visible).
+// such post, but those in shown (the fencepost's head: its reads, a moment after prev was
+// taken, saw them). Bounded by the index on xid from prev's xmin (all before it were visible).
 func (q *Queries) LateCommitted(ctx context.Context, arg LateCommittedParams) ([]LateCommittedRow, error) {
 	rows, err := q.db.Query(ctx, lateCommitted,
 		arg.Prev,
 		arg.At,
 		arg.Followed,
+		arg.Shown,
 		arg.ViewerID,
 		arg.Blocked,
 		arg.PrivateFeeds,

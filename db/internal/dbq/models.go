@@ -331,8 +331,8 @@ type Post struct {
 	InOwnFeed         bool
 	IsDirect          bool
 	EditedAt          *time.Time
-	Xid               pgtype.Uint64
 	GroupFeedIds      []int64
+	Xid               pgtype.Uint64
 }
 
 type PostBump struct {
