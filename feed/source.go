@@ -208,26 +208,36 @@ func (src *source) withLate(aq db.ArrivedQuery) db.ArrivedQuery {
 	return aq
 }
 
-// lateInHead makes the late arrivals among ranked items part of the head (the first limit),
-// in the place of the lowest ranked others (which the fencepost's tail lists): the tail lists
-// the interval's arrivals, and the late ones are dated before it.
+// lateInHead makes the late arrivals among ranked items part of the head (the first limit,
+// as many as fit), in the place of the lowest ranked others, which the fencepost's tail lists:
+// the tail lists the interval's arrivals, and the late ones are dated before it. Both keep
+// their ranked order.
 func lateInHead(items []tributary.Item, late map[int64]bool, limit int) []tributary.Item {
 	if len(late) == 0 || len(items) <= limit {
 		return items
 	}
-	last := limit - 1
-	for i := limit; i < len(items) && last >= 0; i++ {
-		if !late[items[i].ID] {
-			continue
-		}
-		for last >= 0 && late[items[last].ID] {
-			last--
-		}
-		if last >= 0 {
-			items[last], items[i] = items[i], items[last]
-			last--
+	lates := 0
+	for _, it := range items {
+		if late[it.ID] {
+			lates++
 		}
 	}
+	lates = min(lates, limit)
+	others := limit - lates
+	head, rest := make([]tributary.Item, 0, len(items)), []tributary.Item{}
+	for _, it := range items {
+		switch {
+		case late[it.ID] && lates > 0:
+			lates--
+			head = append(head, it)
+		case !late[it.ID] && others > 0:
+			others--
+			head = append(head, it)
+		default:
+			rest = append(rest, it)
+		}
+	}
+	copy(items, append(head, rest...))
 	return items
 }
 
