@@ -153,7 +153,7 @@ func (s *Store) arrivedRead(ctx context.Context, q ArrivedQuery) *arrivalsRead {
 	}
 	if a.asksLate() {
 		a.beside = append(a.beside, func(lq *dbq.Queries) error {
-			a.late, a.lateErr = lq.LateCommitted(ctx, lateParams(q.Viewer, q.Followed.IDs(), q.Late, q.From, q.LateShown))
+			a.late, a.lateErr = lq.LateCommitted(ctx, lateParams(q.Viewer, q.Late, q.From))
 			return a.lateErr
 		})
 	}
@@ -246,7 +246,7 @@ func (a *arrivalsRead) withLate(out []Arrival) []Arrival {
 	if len(a.late) == 0 {
 		return out
 	}
-	late := slices.DeleteFunc(lateOf(a.late), func(l Arrival) bool {
+	late := slices.DeleteFunc(lateOf(a.late, a.q.Followed, a.q.LateShown), func(l Arrival) bool {
 		return slices.ContainsFunc(out, func(o Arrival) bool { return o.AnchorID == l.AnchorID })
 	})
 	late = late[:min(len(late), a.q.Limit)]

@@ -8,6 +8,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"tributary"
@@ -28,26 +29,54 @@ func (s *Store) XactSnapshot(ctx context.Context) (string, error) {
 // at that snapshot prev could not see, newest first, but those in shown: what a fencepost
 // read in prev at at missed (shown is its head, which its reads may have seen), and that no
 // interval after at lists (its posts are dated before it).
-func (s *Store) LateArrivals(ctx context.Context, v tributary.Viewer, followed []int64, prev string, at time.Time, shown []int64) ([]Arrival, error) {
-	if prev == "" || len(followed) == 0 {
+func (s *Store) LateArrivals(ctx context.Context, v tributary.Viewer, followed tributary.IDSet, prev string, at time.Time, shown []int64) ([]Arrival, error) {
+	if prev == "" || followed.Len() == 0 {
 		return nil, nil
 	}
-	rows, err := s.q.LateCommitted(ctx, lateParams(v, followed, prev, at, shown))
+	rows, err := s.q.LateCommitted(ctx, lateParams(v, prev, at))
 	if err != nil {
 		return nil, fmt.Errorf("db: late arrivals: %w", err)
 	}
-	return lateOf(rows), nil
+	return lateOf(rows, followed, shown), nil
 }
 
-func lateParams(v tributary.Viewer, followed []int64, prev string, at time.Time, shown []int64) dbq.LateCommittedParams {
-	return dbq.LateCommittedParams{Prev: prev, At: at, Followed: followed, Shown: nonNilIDs(shown),
+// MaxShareLateness is how long before a fencepost a late share may be dated and still
+// arrive after it (LateArrivals): a share's transaction takes milliseconds, and the bound
+// keeps the read to the posts of the minutes before the fencepost, not all those since it.
+const MaxShareLateness = 10 * time.Minute
+
+func lateParams(v tributary.Viewer, prev string, at time.Time) dbq.LateCommittedParams {
+	return dbq.LateCommittedParams{Prev: prev, At: at, Since: at.Add(-MaxShareLateness),
 		ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)}
 }
 
-func lateOf(rows []dbq.LateCommittedRow) []Arrival {
-	out := make([]Arrival, len(rows))
-	for i, r := range rows {
-		out[i] = Arrival{AnchorID: r.AnchorID, At: r.Arrival.UTC(), Late: true}
+// lateOf is the items of the late shares by followed, but those in shown, each at its newest
+// such share, newest first.
+func lateOf(rows []dbq.LateCommittedRow, followed tributary.IDSet, shown []int64) []Arrival {
+	var out []Arrival
+	for _, r := range rows {
+		if !followed.Has(r.AuthorID) || slices.Contains(shown, r.AnchorID) {
+			continue
+		}
+		at := r.CreatedAt.UTC()
+		if i := slices.IndexFunc(out, func(a Arrival) bool { return a.AnchorID == r.AnchorID }); i >= 0 {
+			out[i].At = maxTime(out[i].At, at)
+			continue
+		}
+		out = append(out, Arrival{AnchorID: r.AnchorID, At: at, Late: true})
 	}
+	slices.SortFunc(out, func(a, b Arrival) int {
+		if later(a.At, a.AnchorID, b.At, b.AnchorID) {
+			return -1
+		}
+		return 1
+	})
 	return out
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

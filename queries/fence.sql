@@ -68,16 +68,14 @@ SELECT anchor_id, all_public, date, sci_score, total_share, primary_vip, primary
 SELECT pg_current_snapshot()::text AS snap;
 
 -- name: LateCommitted :many
--- The items shared by the followed set, readable by the viewer, in posts dated at or before
--- at that the snapshot prev could not see: they committed after a fencepost read in prev was
--- made, so an interval ending at that fencepost missed them. Each item once, at its newest
--- such post, but those in shown (the fencepost's head: its reads, a moment after prev was
--- taken, saw them). Bounded by the index on xid from prev's xmin (all before it were visible).
-SELECT p.anchor_id, max(p.created_at)::timestamptz AS arrival FROM posts p
+-- The shares, readable by the viewer, in posts dated at or before at that the snapshot prev
+-- could not see, dated after since: they committed after a fencepost read in prev was made,
+-- so an interval ending at that fencepost missed them. Bounded by the index on xid from
+-- prev's xmin (all before it were visible), or by the dates (since, at] when fewer. The caller keeps those of its followed set (LateArrivals): with
+-- the set as a constant array, planning the query for its arguments took 6 ms at 1,500
+-- followees, and its generic plan reads every post of the set's by author instead.
+SELECT p.anchor_id, p.author_id, p.created_at FROM posts p
  WHERE p.xid >= pg_snapshot_xmin(CAST(sqlc.arg(prev)::text AS pg_snapshot))
    AND NOT pg_visible_in_snapshot(p.xid, CAST(sqlc.arg(prev)::text AS pg_snapshot))
-   AND p.created_at <= @at AND p.deleted_at IS NULL
-   AND p.author_id = ANY(@followed::bigint[]) AND p.anchor_id <> ALL(@shown::bigint[])
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id, @blocked::bigint[], @private_feeds::bigint[])
- GROUP BY p.anchor_id
- ORDER BY arrival DESC, p.anchor_id DESC;
+   AND p.created_at <= @at AND p.created_at > @since AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id, @blocked::bigint[], @private_feeds::bigint[]);

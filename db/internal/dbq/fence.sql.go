@@ -146,42 +146,39 @@ func (q *Queries) FencepostsFrom(ctx context.Context, arg FencepostsFromParams) 
 }
 
 const lateCommitted = `-- name: LateCommitted :many
-SELECT p.anchor_id, max(p.created_at)::timestamptz AS arrival FROM posts p
+SELECT p.anchor_id, p.author_id, p.created_at FROM posts p
  WHERE p.xid >= pg_snapshot_xmin(CAST($1::text AS pg_snapshot))
    AND NOT pg_visible_in_snapshot(p.xid, CAST($1::text AS pg_snapshot))
-   AND p.created_at <= $2 AND p.deleted_at IS NULL
-   AND p.author_id = ANY($3::bigint[]) AND p.anchor_id <> ALL($4::bigint[])
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $5, $6::bigint[], $7::bigint[])
- GROUP BY p.anchor_id
- ORDER BY arrival DESC, p.anchor_id DESC
+   AND p.created_at <= $2 AND p.created_at > $3 AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $4, $5::bigint[], $6::bigint[])
 `
 
 type LateCommittedParams struct {
 	Prev         string
 	At           time.Time
-	Followed     []int64
-	Shown        []int64
+	Since        time.Time
 	ViewerID     int64
 	Blocked      []int64
 	PrivateFeeds []int64
 }
 
 type LateCommittedRow struct {
-	AnchorID int64
-	Arrival  time.Time
+	AnchorID  int64
+	AuthorID  int64
+	CreatedAt time.Time
 }
 
-// The items shared by the followed set, readable by the viewer, in posts dated at or before
-// at that the snapshot prev could not see: they committed after a fencepost read in prev was
-// made, so an interval ending at that fencepost missed them. Each item once, at its newest
-// such post, but those in shown (the fencepost's head: its reads, a moment after prev was
-// taken, saw them). Bounded by the index on xid from prev's xmin (all before it were visible).
+// The shares, readable by the viewer, in posts dated at or before at that the snapshot prev
+// could not see, dated after since: they committed after a fencepost read in prev was made,
+// so an interval ending at that fencepost missed them. Bounded by the index on xid from
+// prev's xmin (all before it were visible), or by the dates (since, at] when fewer. The caller keeps those of its followed set (LateArrivals): with
+// the set as a constant array, planning the query for its arguments took 6 ms at 1,500
+// followees, and its generic plan reads every post of the set's by author instead.
 func (q *Queries) LateCommitted(ctx context.Context, arg LateCommittedParams) ([]LateCommittedRow, error) {
 	rows, err := q.db.Query(ctx, lateCommitted,
 		arg.Prev,
 		arg.At,
-		arg.Followed,
-		arg.Shown,
+		arg.Since,
 		arg.ViewerID,
 		arg.Blocked,
 		arg.PrivateFeeds,
@@ -193,7 +190,7 @@ func (q *Queries) LateCommitted(ctx context.Context, arg LateCommittedParams) ([
 	items := []LateCommittedRow{}
 	for rows.Next() {
 		var i LateCommittedRow
-		if err := rows.Scan(&i.AnchorID, &i.Arrival); err != nil {
+		if err := rows.Scan(&i.AnchorID, &i.AuthorID, &i.CreatedAt); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
