@@ -170,10 +170,11 @@ func (s *Store) arrivedRead(ctx context.Context, q ArrivedQuery) *arrivalsRead {
 }
 
 // asksLate says whether the reads include the late shares (ArrivedQuery.Late): the first
-// arrivals of an unfiltered feed's interval from a fencepost whose snapshot is known.
+// arrivals of an unfiltered feed's interval (no kind, tag or dates: the late shares are not
+// read with them) from a fencepost whose snapshot is known.
 func (a *arrivalsRead) asksLate() bool {
 	q := a.q
-	return q.Late != "" && q.Viewer.ID != 0 && q.Source == "" && q.Tag == "" && q.PosID == 0 && len(q.Skip) == 0
+	return q.Late != "" && q.Viewer.ID != 0 && q.FeedFilter == FeedFilter{} && q.PosID == 0 && len(q.Skip) == 0
 }
 
 // pipelined says whether the reads go in one round trip (steps): the shares are read by
