@@ -7,6 +7,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -19,6 +20,7 @@ type Arrival struct {
 	AnchorID int64
 	At       time.Time
 	Activity *tributary.Activity // it arrived by a followee's like or comment, not a share
+	Late     bool                // its share committed late, dated before the interval (ArrivedQuery.Late)
 }
 
 // ArrivedQuery asks for the items that arrived in (From, To] from the followed set.
@@ -39,6 +41,12 @@ type ArrivedQuery struct {
 	SetOnly bool
 	// Likes, when not nil, are read with the arrivals: the viewer's likes of some items.
 	Likes *LikesRead
+	// Late is the snapshot of the fencepost at From (FencepostRow.Snap), LateShown its head:
+	// the first of the interval's arrivals (no Pos, no Skip) of an unfiltered feed then end
+	// with the followed set's shares that committed after that fencepost was read but are
+	// dated before it (LateArrivals): they arrive in this interval, once (issue 44.17).
+	Late      string
+	LateShown []int64
 }
 
 // LikesRead asks a read for the viewer's likes of some items beside what it reads
@@ -113,6 +121,8 @@ type arrivalsRead struct {
 	shared       []Arrival                  // ... or as sharedArrivals did (read)
 	read         bool
 	activityRows []dbq.ActivityArrivalsRow
+	late         []dbq.LateCommittedRow // the late shares (ArrivedQuery.Late) ...
+	lateErr      error                  // ... or why they were not read
 	out          []Arrival
 }
 
@@ -141,6 +151,12 @@ func (s *Store) arrivedRead(ctx context.Context, q ArrivedQuery) *arrivalsRead {
 			return err
 		})
 	}
+	if a.asksLate() {
+		a.beside = append(a.beside, func(lq *dbq.Queries) error {
+			a.late, a.lateErr = lq.LateCommitted(ctx, lateParams(q.Viewer, q.Late, q.From))
+			return a.lateErr
+		})
+	}
 	if l := q.Likes; l != nil && len(l.Anchors) > 0 && q.Viewer.ID != 0 {
 		a.beside = append(a.beside, func(lq *dbq.Queries) error { // last: its failure fails nothing else
 			rows, err := lq.LikedOf(ctx, likedOfParams(q.Viewer, l.Anchors))
@@ -151,6 +167,14 @@ func (s *Store) arrivedRead(ctx context.Context, q ArrivedQuery) *arrivalsRead {
 		})
 	}
 	return a
+}
+
+// asksLate says whether the reads include the late shares (ArrivedQuery.Late): the first
+// arrivals of an unfiltered feed's interval (no kind, tag or dates: the late shares are not
+// read with them) from a fencepost whose snapshot is known.
+func (a *arrivalsRead) asksLate() bool {
+	q := a.q
+	return q.Late != "" && q.Viewer.ID != 0 && q.FeedFilter == FeedFilter{} && q.PosID == 0 && len(q.Skip) == 0
 }
 
 // pipelined says whether the reads go in one round trip (steps): the shares are read by
@@ -187,8 +211,11 @@ func (a *arrivalsRead) finish(errs []error) error {
 		}
 		a.shared = shared
 	}
+	if a.lateErr != nil {
+		return fmt.Errorf("db: late arrivals: %w", a.lateErr)
+	}
 	if !a.activity {
-		a.out = a.shared
+		a.out = a.withLate(a.shared)
 		return nil
 	}
 	if errs[1] != nil {
@@ -209,8 +236,22 @@ func (a *arrivalsRead) finish(errs []error) error {
 			User: tributary.UserRef{ID: r.UserID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip}, Commented: r.Commented, At: r.Arrival}})
 		j++
 	}
-	a.out = out
+	a.out = a.withLate(out)
 	return nil
+}
+
+// withLate is the interval's arrivals followed by the late shares that are not among them
+// (dated before the interval, they are older than all of it), at most Limit in all: the
+// interval's last ones give way to them, as no later interval lists them.
+func (a *arrivalsRead) withLate(out []Arrival) []Arrival {
+	if len(a.late) == 0 {
+		return out
+	}
+	late := slices.DeleteFunc(lateOf(a.late, a.q.Followed, a.q.LateShown), func(l Arrival) bool {
+		return slices.ContainsFunc(out, func(o Arrival) bool { return o.AnchorID == l.AnchorID })
+	})
+	late = late[:min(len(late), a.q.Limit)]
+	return append(out[:min(len(out), a.q.Limit-len(late))], late...)
 }
 
 // later orders arrivals: newest first, then by anchor id, descending.

@@ -14,15 +14,17 @@ import (
 	"tributary/db/internal/dbq"
 )
 
-// FencepostRow is a stored fencepost; PrevAt is zero when there is no older one.
+// FencepostRow is a stored fencepost; PrevAt is zero when there is no older one. Snap is the
+// snapshot its reads were made in (XactSnapshot; empty: not known), for LateArrivals.
 type FencepostRow struct {
 	At     time.Time
 	PrevAt time.Time
 	Head   []int64
+	Snap   string
 }
 
 func fencepostOf(r dbq.Fencepost) FencepostRow {
-	fp := FencepostRow{At: r.At.UTC(), Head: r.Head}
+	fp := FencepostRow{At: r.At.UTC(), Head: r.Head, Snap: r.Snap.String}
 	if r.PrevAt != nil {
 		fp.PrevAt = r.PrevAt.UTC()
 	}
@@ -59,7 +61,7 @@ func (s *Store) FencepostsFrom(ctx context.Context, viewer int64, template strin
 	}
 	out := make([]FencepostRow, len(rows))
 	for i, r := range rows {
-		out[i] = fencepostOf(dbq.Fencepost{At: r.At, PrevAt: r.PrevAt, Head: r.Head})
+		out[i] = fencepostOf(dbq.Fencepost{At: r.At, PrevAt: r.PrevAt, Head: r.Head, Snap: r.Snap})
 	}
 	return out, nil
 }
@@ -74,7 +76,7 @@ func (s *Store) CommitFencepost(ctx context.Context, viewer int64, template stri
 
 func commitFencepostParams(viewer int64, template string, fp FencepostRow, now time.Time) dbq.CommitFencepostParams {
 	return dbq.CommitFencepostParams{ViewerID: viewer, Template: template, At: fp.At,
-		PrevAt: timeOrNil(fp.PrevAt), Head: nonNilIDs(fp.Head), CreatedAt: now}
+		PrevAt: timeOrNil(fp.PrevAt), Head: nonNilIDs(fp.Head), CreatedAt: now, Snap: fp.Snap}
 }
 
 // CommitFencepostReading commits a fencepost of v's fence as CommitFencepost does and, in

@@ -27,7 +27,7 @@ type planned struct{ db dbq.DBTX }
 var genericPlans = map[string]bool{
 	// pages
 	"ViewerState": true, "LatestFencepost": true, "FencepostsFrom": true, "CommitFencepost": true, "ResetFences": true,
-	"SnapshotRowsByAnchors": true, "UserByID": true, "SnapshotMeta": true, "RecentArrivals": true,
+	"SnapshotRowsByAnchors": true, "UserByID": true, "SnapshotMeta": true, "RecentArrivals": true, "LateCommitted": true,
 	// shares and the snapshot rows they redo
 	"PostsFeedOf": true, "InsertPost": true,
 	"RecomputePostAccess": true, "LockAnchors": true, "PostFactsByAnchors": true,

@@ -131,7 +131,8 @@ func sameArrivals(a, b ArrivedQuery) bool {
 		a.Viewer.ID == b.Viewer.ID && slices.Equal(a.Viewer.Blocked, b.Viewer.Blocked) &&
 		slices.Equal(a.Viewer.PrivateFeeds, b.Viewer.PrivateFeeds) && slices.Equal(a.Followed.IDs(), b.Followed.IDs()) &&
 		a.From.Equal(b.From) && a.To.Equal(b.To) && slices.Equal(a.Skip, b.Skip) && a.PosAt.Equal(b.PosAt) &&
-		a.PosID == b.PosID && a.Limit == b.Limit && a.Activity == b.Activity && a.SetOnly == b.SetOnly
+		a.PosID == b.PosID && a.Limit == b.Limit && a.Activity == b.Activity && a.SetOnly == b.SetOnly &&
+		a.Late == b.Late && slices.Equal(a.LateShown, b.LateShown)
 }
 
 // ReadAhead takes the viewer state the session's read of the request brought for vq's

@@ -36,6 +36,9 @@ type ViewerState struct {
 	// Fencepost is the fencepost asked for (ViewerQuery.Fence), when FencepostFound.
 	Fencepost      FencepostRow
 	FencepostFound bool
+	// Snap is the snapshot the state was read in, before the page's reads: a fencepost the
+	// page commits keeps it (FencepostRow.Snap).
+	Snap string
 }
 
 // SnapshotChange says a snapshot row was redone (or removed) by a transaction.
@@ -130,9 +133,9 @@ func viewerStateOf(vq ViewerQuery, r dbq.ViewerStateRow) (ViewerState, error) {
 	for i, id := range r.ChangedIds {
 		st.Changes = append(st.Changes, SnapshotChange{AnchorID: id, XID: r.ChangedXids[i]})
 	}
-	st.ChangesUpTo = r.ChangesUpto
+	st.ChangesUpTo, st.Snap = r.ChangesUpto, r.Snap
 	if r.FenceFound {
-		st.Fencepost, st.FencepostFound = FencepostRow{At: r.FencepostAt.UTC(), Head: r.FencepostHead}, true
+		st.Fencepost, st.FencepostFound = FencepostRow{At: r.FencepostAt.UTC(), Head: r.FencepostHead, Snap: r.FencepostSnap}, true
 		if r.FencepostPrevAt.After(time.Unix(0, 0)) {
 			st.Fencepost.PrevAt = r.FencepostPrevAt.UTC()
 		}

@@ -328,7 +328,7 @@ func (s *Service) NewCount(ctx context.Context, viewer *tributary.User, q tribut
 	if err != nil {
 		return 0, err
 	}
-	aq := src.arrivedQuery(after, now, Pos{}, nil, max)
+	aq := src.withLate(src.arrivedQuery(after, now, Pos{}, nil, max))
 	if !fenced {
 		// No fencepost yet: the first ranks the window by shares, so activity would not show.
 		aq.Activity = false

@@ -20,6 +20,9 @@ type Fencepost struct {
 	At     time.Time
 	PrevAt time.Time // zero: no older fencepost (the interval is unbounded below)
 	Head   []int64
+	// Snap is the database snapshot the request that made it read in (empty: not known): the
+	// next fencepost's arrivals include the shares it could not see (issue 44.17).
+	Snap string
 	// tailEmpty is known only in the request that committed the fencepost: everything that
 	// arrived is in the head, so listing the tail can be skipped.
 	tailEmpty bool

@@ -87,11 +87,14 @@ func (f *fenceStore) Get(ctx context.Context, k FenceKey, at time.Time) (Fencepo
 const chainItems = 60
 
 func (f *fenceStore) Commit(ctx context.Context, k FenceKey, fp Fencepost) error {
-	row := db.FencepostRow{At: fp.At, PrevAt: fp.PrevAt, Head: fp.Head}
 	v, likes := tributary.Viewer{ID: k.Viewer}, (*db.LikesRead)(nil)
 	if f.src != nil && f.src.v.access.ID == k.Viewer {
 		v, likes = f.src.v.access, f.src.v.headLikes.pending()
+		if len(fp.Head) > 0 { // a first page's, read after its state (not an evicted one's tail)
+			fp.Snap = f.src.v.snap
+		}
 	}
+	row := db.FencepostRow{At: fp.At, PrevAt: fp.PrevAt, Head: fp.Head, Snap: fp.Snap}
 	if err := f.store.CommitFencepostReading(ctx, v, k.Template, row, f.now, likes); err != nil {
 		return err
 	}
@@ -100,7 +103,7 @@ func (f *fenceStore) Commit(ctx context.Context, k FenceKey, fp Fencepost) error
 }
 
 func fencepostOf(r db.FencepostRow) Fencepost {
-	return Fencepost{At: r.At, PrevAt: r.PrevAt, Head: r.Head}
+	return Fencepost{At: r.At, PrevAt: r.PrevAt, Head: r.Head, Snap: r.Snap}
 }
 
 // source is one request's view of the feed: the viewer, the filters, and the items it has
@@ -128,6 +131,7 @@ func (src *source) filter() db.FeedFilter {
 func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int) ([]int64, bool, error) {
 	var items []tributary.Item
 	var stubs map[int64]bool
+	late := map[int64]bool{} // late arrivals (db.ArrivedQuery.Late)
 	all := false
 	if after.IsZero() {
 		var err error
@@ -136,7 +140,7 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 			return nil, false, err
 		}
 	} else {
-		aq := src.arrivedQuery(after, upTo, Pos{}, nil, src.s.cfg.LiveCap)
+		aq := src.withLate(src.arrivedQuery(after, upTo, Pos{}, nil, src.s.cfg.LiveCap))
 		if src.v.headLikes != nil {
 			aq.Likes = src.v.headLikes.asked
 		}
@@ -149,6 +153,9 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 		all = len(arrived) <= limit
 		ids := make([]int64, 0, len(arrived))
 		for _, a := range arrived {
+			if a.Late {
+				late[a.AnchorID] = true
+			}
 			if src.q.IncludeSeen || !src.v.seen[a.AnchorID] {
 				ids = append(ids, a.AnchorID)
 			}
@@ -166,10 +173,14 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 				cands = append(cands, c)
 			}
 		}
-		items = src.s.rankCandidates(cands, src.viewer, src.v, limit*2, src.now)
+		n := limit * 2
+		if len(late) > 0 { // all ranked: lateInHead finds them
+			n = len(cands)
+		}
+		items = src.s.rankCandidates(cands, src.viewer, src.v, n, src.now)
 	}
 	items = slices.DeleteFunc(items, func(it tributary.Item) bool { return !src.member(it) })
-	items = src.s.cfg.Diversity.Diversify(items)
+	items = lateInHead(src.s.cfg.Diversity.Diversify(items), late, limit)
 	ids := make([]int64, 0, limit)
 	for _, it := range items[:min(len(items), limit)] {
 		ids = append(ids, it.ID)
@@ -185,6 +196,49 @@ func (src *source) Ranked(ctx context.Context, after, upTo time.Time, limit int)
 		src.v.headLikes = src.s.likesAhead(ctx, src.v.access, src.pageOf(ids), true)
 	}
 	return ids, all && n <= limit, nil
+}
+
+// withLate makes aq, the first arrivals since the fence's latest fencepost, include the shares
+// that fencepost's reads could not see though they are dated before it (issue 44.17): its
+// snapshot and head came with the viewer's state. Other intervals are left as they are.
+func (src *source) withLate(aq db.ArrivedQuery) db.ArrivedQuery {
+	if l := src.v.latest; l.Snap != "" && aq.From.Equal(l.At) {
+		aq.Late, aq.LateShown = l.Snap, l.Head
+	}
+	return aq
+}
+
+// lateInHead makes the late arrivals among ranked items part of the head (the first limit,
+// as many as fit), in the place of the lowest ranked others, which the fencepost's tail lists:
+// the tail lists the interval's arrivals, and the late ones are dated before it. Both keep
+// their ranked order.
+func lateInHead(items []tributary.Item, late map[int64]bool, limit int) []tributary.Item {
+	if len(late) == 0 || len(items) <= limit {
+		return items
+	}
+	lates := 0
+	for _, it := range items {
+		if late[it.ID] {
+			lates++
+		}
+	}
+	lates = min(lates, limit)
+	others := limit - lates
+	head, rest := make([]tributary.Item, 0, len(items)), []tributary.Item{}
+	for _, it := range items {
+		switch {
+		case late[it.ID] && lates > 0:
+			lates--
+			head = append(head, it)
+		case !late[it.ID] && others > 0:
+			others--
+			head = append(head, it)
+		default:
+			rest = append(rest, it)
+		}
+	}
+	copy(items, append(head, rest...))
+	return items
 }
 
 // pageOf is the first of a new head's items that a page of the request shows: its limit, and

@@ -31,6 +31,11 @@ type viewerState struct {
 	changes  []db.SnapshotChange // snapshot rows redone since the copy's cursor ...
 	// ... and the oldest transaction still running (where to look from next time)
 	changesUpTo int64
+	// snap is the database snapshot the state was read in (before the page's reads), kept
+	// by a fencepost the page commits; latest is the fence's latest fencepost read with the
+	// state (a first page's), whose snapshot finds the shares it missed (withLate).
+	snap   string
+	latest Fencepost
 	// headLikes are the viewer's likes of the items of the fencepost read with the state,
 	// read while a page reads its arrivals (request.likesAhead); nil when not read.
 	headLikes *likesAhead
@@ -83,9 +88,12 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, list int64, 
 		s.followed.Put(viewer.ID, versionedSet{version: st.FollowsVersion, set: st.Followed})
 	}
 	v.access, v.followed, v.fresh, v.snapshot, v.activity = st.Access, st.Followed, st.Fresh, st.Snapshot, st.HomeActivity
-	v.setOnly = st.SetOnly
+	v.setOnly, v.snap = st.SetOnly, st.Snap
 	if list != 0 { // a list's feed is its members' shares: the reader's groups are their home's
 		v.access.Groups, v.access.GroupNames = nil, nil
+	}
+	if at.IsZero() && st.FencepostFound {
+		v.latest = fencepostOf(st.Fencepost)
 	}
 	v.changes, v.changesUpTo = st.Changes, st.ChangesUpTo
 	v.seen = make(map[int64]bool, len(st.Seen))
@@ -141,6 +149,9 @@ func (s *Service) ReadAhead(q tributary.FeedQuery) func(viewerID int64) (db.Ahea
 			// The arrivals as First will ask for them (fencepost.go), from the same source.
 			v := viewerState{access: last.access, followed: known.set, activity: last.activity, setOnly: last.setOnly}
 			aq := s.newSource(viewer, v, q, now).arrivedQuery(last.at, now.UTC().Truncate(time.Microsecond), Pos{}, nil, s.cfg.LiveCap)
+			if last.snap != "" && aq.From.Equal(last.at) { // as withLate asks
+				aq.Late, aq.LateShown = last.snap, last.head
+			}
 			if len(last.head) > 0 && s.keptTalk(last.access) {
 				aq.Likes = &db.LikesRead{Anchors: last.head}
 			}
@@ -157,6 +168,7 @@ func (s *Service) ReadAhead(q tributary.FeedQuery) func(viewerID int64) (db.Ahea
 type lastPage struct {
 	at                time.Time
 	head              []int64
+	snap              string // the fencepost's snapshot (Fencepost.Snap)
 	access            tributary.Viewer
 	activity, setOnly bool
 }
@@ -174,5 +186,9 @@ func (r *request) remember(p Page) {
 		return
 	}
 	v := r.src.v
-	r.src.s.lastPages.Put(r.key, lastPage{at: p.Fencepost, head: p.Head, access: v.access, activity: v.activity, setOnly: v.setOnly})
+	snap := v.latest.Snap
+	if p.New {
+		snap = v.snap
+	}
+	r.src.s.lastPages.Put(r.key, lastPage{at: p.Fencepost, head: p.Head, snap: snap, access: v.access, activity: v.activity, setOnly: v.setOnly})
 }

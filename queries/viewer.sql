@@ -23,7 +23,7 @@ WITH v AS (SELECT @viewer_id::bigint AS id, @seen_from::timestamptz AS seen_from
                   @fence_template::text AS fence_template, sqlc.narg(fence_at)::timestamptz AS fence_at,
                   @list_id::bigint AS list_id),
      u AS (SELECT users.follows_version, users.home_activity FROM users, v WHERE users.id = v.id),
-     fp AS (SELECT fp.at, fp.prev_at, fp.head FROM fenceposts fp, v
+     fp AS (SELECT fp.at, fp.prev_at, fp.head, fp.snap FROM fenceposts fp, v
              WHERE fp.viewer_id = v.id AND fp.template = v.fence_template
                AND fp.at = coalesce(v.fence_at, (SELECT f.latest FROM fences f
                                                   WHERE f.viewer_id = v.id AND f.template = v.fence_template)))
@@ -58,5 +58,7 @@ SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version
        EXISTS (SELECT 1 FROM fp) AS fence_found,
        coalesce((SELECT fp.at FROM fp), 'epoch')::timestamptz AS fencepost_at,
        coalesce((SELECT fp.prev_at FROM fp), 'epoch')::timestamptz AS fencepost_prev_at, -- epoch: none
-       coalesce((SELECT fp.head FROM fp), '{}')::bigint[] AS fencepost_head
+       coalesce((SELECT fp.head FROM fp), '{}')::bigint[] AS fencepost_head,
+       coalesce((SELECT fp.snap FROM fp), '')::text AS fencepost_snap,
+       pg_current_snapshot()::text AS snap -- before the page's reads: a new fencepost keeps it
   FROM v;

@@ -127,6 +127,7 @@ type Fencepost struct {
 	PrevAt    *time.Time
 	Head      []int64
 	CreatedAt time.Time
+	Snap      pgtype.Text
 }
 
 type FetchHost struct {
@@ -331,6 +332,7 @@ type Post struct {
 	IsDirect          bool
 	EditedAt          *time.Time
 	GroupFeedIds      []int64
+	Xid               pgtype.Uint64
 }
 
 type PostBump struct {

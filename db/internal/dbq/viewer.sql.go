@@ -18,7 +18,7 @@ WITH v AS (SELECT $1::bigint AS id, $2::timestamptz AS seen_from, $3::timestampt
                   $9::text AS fence_template, $10::timestamptz AS fence_at,
                   $11::bigint AS list_id),
      u AS (SELECT users.follows_version, users.home_activity FROM users, v WHERE users.id = v.id),
-     fp AS (SELECT fp.at, fp.prev_at, fp.head FROM fenceposts fp, v
+     fp AS (SELECT fp.at, fp.prev_at, fp.head, fp.snap FROM fenceposts fp, v
              WHERE fp.viewer_id = v.id AND fp.template = v.fence_template
                AND fp.at = coalesce(v.fence_at, (SELECT f.latest FROM fences f
                                                   WHERE f.viewer_id = v.id AND f.template = v.fence_template)))
@@ -53,7 +53,9 @@ SELECT coalesce((SELECT u.follows_version FROM u), 0)::bigint AS follows_version
        EXISTS (SELECT 1 FROM fp) AS fence_found,
        coalesce((SELECT fp.at FROM fp), 'epoch')::timestamptz AS fencepost_at,
        coalesce((SELECT fp.prev_at FROM fp), 'epoch')::timestamptz AS fencepost_prev_at, -- epoch: none
-       coalesce((SELECT fp.head FROM fp), '{}')::bigint[] AS fencepost_head
+       coalesce((SELECT fp.head FROM fp), '{}')::bigint[] AS fencepost_head,
+       coalesce((SELECT fp.snap FROM fp), '')::text AS fencepost_snap,
+       pg_current_snapshot()::text AS snap -- before the page's reads: a new fencepost keeps it
   FROM v
 `
 
@@ -89,6 +91,8 @@ type ViewerStateRow struct {
 	FencepostAt     time.Time
 	FencepostPrevAt time.Time
 	FencepostHead   []int64
+	FencepostSnap   string
+	Snap            string
 }
 
 // Everything ranking needs to know of a logged-in viewer, in one round trip: the followed set
@@ -141,6 +145,8 @@ func (q *Queries) ViewerState(ctx context.Context, arg ViewerStateParams) (Viewe
 		&i.FencepostAt,
 		&i.FencepostPrevAt,
 		&i.FencepostHead,
+		&i.FencepostSnap,
+		&i.Snap,
 	)
 	return i, err
 }
