@@ -13,8 +13,8 @@ import (
 // signed-in request's session read need not count again while nothing the count depends on
 // changed (a reader with 10,000 notifications: ~3 ms a count). The read itself checks what
 // it can in the same round trip (SessionWithAccess: the newest notification, the read-up-to
-// marker, the bans and private feeds); the site's change log, heard on every instance,
-// drops what it cannot see: a notification read or removed, a post's access or deletion.
+// marker, the bans and private feeds, the newest change of posts' access); the site's change
+// log, heard on every instance, drops what it cannot see: a notification read or removed.
 // Nothing is kept while the instance is not caught up with that log.
 type unreadKept struct {
 	mu  sync.Mutex
@@ -27,13 +27,14 @@ type unreadKept struct {
 }
 
 type unreadCount struct {
-	valid      bool
-	gen        uint64
-	n          int
-	newestID   int64
-	readUptoUs int64
-	blocked    []int64
-	private    []int64
+	valid        bool
+	gen          uint64
+	n            int
+	newestID     int64
+	readUptoUs   int64
+	accessChange int64
+	blocked      []int64
+	private      []int64
 }
 
 const (
@@ -93,7 +94,7 @@ func (u *unreadKept) query(user int64, p *dbq.SessionWithAccessParams) (kept int
 		return 0, 0
 	}
 	if c, ok := u.counts.Get(user); ok && c.valid && user != 0 {
-		p.KeptUser, p.KeptNewestID, p.KeptReadUptoUs = user, c.newestID, c.readUptoUs
+		p.KeptUser, p.KeptNewestID, p.KeptReadUptoUs, p.KeptAccessChange = user, c.newestID, c.readUptoUs, c.accessChange
 		p.KeptBlocked, p.KeptPrivateFeeds = c.blocked, c.private
 		kept = c.n
 	}
@@ -115,7 +116,7 @@ func (u *unreadKept) answer(kept int, gen uint64, r dbq.SessionWithAccessRow) in
 		return int(r.Unread)
 	}
 	u.counts.Put(r.User.ID, unreadCount{valid: true, gen: gen, n: int(r.Unread), newestID: r.NewestID,
-		readUptoUs: r.ReadUptoUs, blocked: slices.Clone(r.ViewerAccess.Blocked), private: slices.Clone(r.ViewerAccess.PrivateFeeds)})
+		readUptoUs: r.ReadUptoUs, accessChange: r.AccessChange, blocked: slices.Clone(r.ViewerAccess.Blocked), private: slices.Clone(r.ViewerAccess.PrivateFeeds)})
 	return int(r.Unread)
 }
 

@@ -107,13 +107,21 @@ func TestUnreadCountKeptUntilAChangeSaysOtherwise(t *testing.T) {
 	expect("all read", 0)
 	hear()
 
-	// A post's access: heard.
-	comment("bob")
-	expect("bob comments a third time", 1)
+	// A post's access is seen by the read itself: bob mentions ann, then goes private.
+	p2, err := tributary.Prepare(tributary.NewPost{AuthorID: users["bob"].ID, URL: "https://example.com/b", Title: "B", Body: "cc @ann", CreatedAt: time.Now()})
+	must(err)
+	note, err := store.CreatePost(ctx, p2)
+	must(err)
+	_, err = store.FanOut(ctx, db.FanOutArgs{PostID: note})
+	must(err)
+	hear()
+	expect("bob mentions ann", 1)
+	expect("read again", 1)
+	must(store.SetVisibility(ctx, users["bob"].ID, "private", time.Now()))
+	expect("bob's post gone private", 0)
 	hear()
 	must(store.DeletePost(ctx, users["ann"].ID, post, time.Now()))
-	hear()
-	expect("the post deleted, heard", 0)
+	expect("ann's post deleted", 0)
 
 	// Kept under a change heard while the count was read: never (the next read counts).
 	store.UnreadHeard(nil, true)

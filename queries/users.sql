@@ -26,9 +26,12 @@ SELECT sqlc.embed(u), sqlc.embed(a)
 -- notifications, which every page's header shows. A session unused for 30 days (sessionIdle
 -- in db/sessions.go) is over, as one past its expiry is. The count is -1 when the one this
 -- instance kept (kept_*, db/unread.go) still holds as far as this read can tell: the same
--- user, newest notification, read-up-to marker, bans and private feeds.
+-- user, newest notification, read-up-to marker, bans and private feeds, and no change of
+-- posts' access or users' privacy since.
 SELECT s.data, s.seen_at, sqlc.embed(u), sqlc.embed(a), k.newest_id, k.read_upto_us,
+       k.access_change,
        CASE WHEN u.id = @kept_user::bigint AND k.newest_id = @kept_newest_id::bigint AND k.read_upto_us = @kept_read_upto_us::bigint
+                 AND k.access_change = @kept_access_change::bigint
                  AND a.blocked = @kept_blocked::bigint[] AND a.private_feeds = @kept_private_feeds::bigint[] THEN -1
             ELSE notification_unread(u.id, a.blocked, a.private_feeds) END::int AS unread
   FROM sessions s
@@ -38,7 +41,8 @@ SELECT s.data, s.seen_at, sqlc.embed(u), sqlc.embed(a), k.newest_id, k.read_upto
        SELECT coalesce((SELECT n.id FROM notifications n WHERE n.recipient_id = u.id
                          ORDER BY n.created_at DESC, n.id DESC LIMIT 1), 0)::bigint AS newest_id,
               coalesce((SELECT (extract(epoch FROM r.read_upto) * 1e6)::bigint FROM notification_reads r
-                         WHERE r.user_id = u.id), 0)::bigint AS read_upto_us) k
+                         WHERE r.user_id = u.id), 0)::bigint AS read_upto_us,
+              coalesce((SELECT max(c.id) FROM site_changes c WHERE c.kind IN ('posts', 'users')), 0)::bigint AS access_change) k
  WHERE s.token_hash = @token_hash AND current_timestamp < s.expiry
    AND s.seen_at > current_timestamp - interval '30 days';
 

@@ -330,8 +330,10 @@ func (q *Queries) SessionData(ctx context.Context, tokenHash []byte) (SessionDat
 
 const sessionWithAccess = `-- name: SessionWithAccess :one
 SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, a.groups, a.group_names, k.newest_id, k.read_upto_us,
+       k.access_change,
        CASE WHEN u.id = $1::bigint AND k.newest_id = $2::bigint AND k.read_upto_us = $3::bigint
-                 AND a.blocked = $4::bigint[] AND a.private_feeds = $5::bigint[] THEN -1
+                 AND k.access_change = $4::bigint
+                 AND a.blocked = $5::bigint[] AND a.private_feeds = $6::bigint[] THEN -1
             ELSE notification_unread(u.id, a.blocked, a.private_feeds) END::int AS unread
   FROM sessions s
   JOIN users u ON u.id = s.user_id AND u.deleted_at IS NULL
@@ -340,8 +342,9 @@ SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip
        SELECT coalesce((SELECT n.id FROM notifications n WHERE n.recipient_id = u.id
                          ORDER BY n.created_at DESC, n.id DESC LIMIT 1), 0)::bigint AS newest_id,
               coalesce((SELECT (extract(epoch FROM r.read_upto) * 1e6)::bigint FROM notification_reads r
-                         WHERE r.user_id = u.id), 0)::bigint AS read_upto_us) k
- WHERE s.token_hash = $6 AND current_timestamp < s.expiry
+                         WHERE r.user_id = u.id), 0)::bigint AS read_upto_us,
+              coalesce((SELECT max(c.id) FROM site_changes c WHERE c.kind IN ('posts', 'users')), 0)::bigint AS access_change) k
+ WHERE s.token_hash = $7 AND current_timestamp < s.expiry
    AND s.seen_at > current_timestamp - interval '30 days'
 `
 
@@ -349,6 +352,7 @@ type SessionWithAccessParams struct {
 	KeptUser         int64
 	KeptNewestID     int64
 	KeptReadUptoUs   int64
+	KeptAccessChange int64
 	KeptBlocked      []int64
 	KeptPrivateFeeds []int64
 	TokenHash        []byte
@@ -361,6 +365,7 @@ type SessionWithAccessRow struct {
 	ViewerAccess ViewerAccess
 	NewestID     int64
 	ReadUptoUs   int64
+	AccessChange int64
 	Unread       int32
 }
 
@@ -369,12 +374,14 @@ type SessionWithAccessRow struct {
 // notifications, which every page's header shows. A session unused for 30 days (sessionIdle
 // in db/sessions.go) is over, as one past its expiry is. The count is -1 when the one this
 // instance kept (kept_*, db/unread.go) still holds as far as this read can tell: the same
-// user, newest notification, read-up-to marker, bans and private feeds.
+// user, newest notification, read-up-to marker, bans and private feeds, and no change of
+// posts' access or users' privacy since.
 func (q *Queries) SessionWithAccess(ctx context.Context, arg SessionWithAccessParams) (SessionWithAccessRow, error) {
 	row := q.db.QueryRow(ctx, sessionWithAccess,
 		arg.KeptUser,
 		arg.KeptNewestID,
 		arg.KeptReadUptoUs,
+		arg.KeptAccessChange,
 		arg.KeptBlocked,
 		arg.KeptPrivateFeeds,
 		arg.TokenHash,
@@ -409,6 +416,7 @@ func (q *Queries) SessionWithAccess(ctx context.Context, arg SessionWithAccessPa
 		&i.ViewerAccess.GroupNames,
 		&i.NewestID,
 		&i.ReadUptoUs,
+		&i.AccessChange,
 		&i.Unread,
 	)
 	return i, err
