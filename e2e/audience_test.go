@@ -57,15 +57,16 @@ func TestCardsShowTheirAudience(t *testing.T) {
 	_, err = page.Goto(srv.URL + "/")
 	must(t, err)
 	feed := page.GetByTestId("feed")
-	// The group's post is read on the group's page: a post only in a group does not reach
-	// its author's followers' homes (the feed model's destination rule).
-	must(t, expect.Locator(feed.GetByTestId("card")).ToHaveCount(2))
+	card := func(p playwright.Page, title string) playwright.Locator {
+		return p.GetByTestId("card").Filter(playwright.LocatorFilterOptions{HasText: title})
+	}
+	// The reader is in the group: its post reaches their home, saying where it was posted
+	// (the feed model's destination rule; a follower not in the group never sees it).
+	must(t, expect.Locator(feed.GetByTestId("card")).ToHaveCount(3))
+	must(t, expect.Locator(card(page, "A group note").GetByTestId("audience")).ToHaveText("in Tour Readers"))
 	if path := os.Getenv("TRIBUTARY_AUDIENCE_SHOT"); path != "" {
 		_, err := feed.Screenshot(playwright.LocatorScreenshotOptions{Path: playwright.String(path)})
 		must(t, err)
-	}
-	card := func(p playwright.Page, title string) playwright.Locator {
-		return p.GetByTestId("card").Filter(playwright.LocatorFilterOptions{HasText: title})
 	}
 	must(t, expect.Locator(card(page, "A direct note").GetByTestId("audience")).ToHaveText("to @bob, @reader"))
 	must(t, expect.Locator(card(page, "A direct note").GetByTestId("audience-lock")).ToBeVisible())
