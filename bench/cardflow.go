@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -322,22 +321,14 @@ func shareForm(ctx context.Context, c *client, link, title string) error {
 // names ("p<post id>", "i<item id>") as it arrives, and with "recheck" for a recheck event
 // (the page checks every card it shows).
 func readTalk(body io.Reader, heard func(keys []string, at time.Time)) {
-	sc := bufio.NewScanner(body)
-	event := ""
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "event: "):
-			event = line[7:]
-		case strings.HasPrefix(line, "data: ") && event == "talk":
-			heard(strings.Fields(line[6:]), time.Now())
-		case line == "":
-			if event == "recheck" {
-				heard([]string{"recheck"}, time.Now())
-			}
-			event = ""
+	readEvents(body, func(event, data string) {
+		switch event {
+		case "talk":
+			heard(strings.Fields(data), time.Now())
+		case "recheck":
+			heard([]string{"recheck"}, time.Now())
 		}
-	}
+	})
 }
 
 // cardArrival is one card on one page: how long after the fixture answered its page.

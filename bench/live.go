@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -258,23 +259,13 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 				return
 			}
 			defer res.Body.Close()
-			sc := bufio.NewScanner(res.Body)
-			event := ""
-			for sc.Scan() {
-				line := sc.Text()
-				switch {
-				case strings.HasPrefix(line, "event: "):
-					event = line[7:]
-				case strings.HasPrefix(line, "data: ") && event == "pill":
-					if m := livePillRe.FindStringSubmatch(line); m != nil {
-						mu.Lock()
-						notices[i] = append(notices[i], notice{at: time.Now(), count: m[1]})
-						mu.Unlock()
-					}
-				case line == "":
-					event = ""
+			readEvents(res.Body, func(event, data string) {
+				if m := livePillRe.FindStringSubmatch(data); event == "pill" && m != nil {
+					mu.Lock()
+					notices[i] = append(notices[i], notice{at: time.Now(), count: m[1]})
+					mu.Unlock()
 				}
-			}
+			})
 		}()
 	}
 	opened.Wait()
@@ -372,6 +363,28 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		rep.Delivered, rep.Due, rep.P50ms, rep.P99ms, rep.HeldKiBPerStream, rep.KiBPerStream, rep.GoroutinesBefore, rep.GoroutinesOpen, rep.GoroutinesAfter,
 		asked, float64(cpu.Microseconds())/max(asked, 1))
 	return rep, nil
+}
+
+// readEvents reads a live stream's server-sent events until it ends, handing each event's
+// name and data (its data lines joined) to fn as the event ends.
+func readEvents(body io.Reader, fn func(event, data string)) {
+	sc := bufio.NewScanner(body)
+	var event string
+	var data []string
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			event = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			data = append(data, line[6:])
+		case line == "":
+			if event != "" {
+				fn(event, strings.Join(data, "\n"))
+			}
+			event, data = "", data[:0]
+		}
+	}
 }
 
 // counts reports whether a notice's count ("3", "99+") includes the s-th share: a stream
