@@ -49,7 +49,8 @@ type Item struct {
 	Group string `json:"group,omitempty"`
 	// Card is what the item's link says about itself, once fetched.
 	Card *LinkCard `json:"card,omitempty"`
-	// Audience is who can see an item none of whose shares the viewer reads is public.
+	// Audience is who can see an item: the groups and directs its shares went to, and a lock
+	// when none of those the viewer reads is public.
 	Audience *Audience `json:"-"`
 	// Popular marks a front page item filling a newcomer's home feed (PopularFor).
 	Popular bool `json:"-"`

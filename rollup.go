@@ -56,7 +56,8 @@ type Rollup struct {
 	Rep             PostFacts // the visually richest post
 	Tags            []string
 	Sharers         []Sharer // the primary sharer, then the most recent ones (VIPs kept: sharerCut)
-	// Access of the whole anchor: readable by V iff some post is.
+	// Access of the whole anchor: readable by V iff some post is. AllPublic: every post is
+	// public and outside groups, so every reader's card of it is the same (no audience line).
 	AllPublic bool
 	Access    PostAccess // the union over the posts
 	// Feeds are the group and directs feeds of its posts that are not public, as read
@@ -113,7 +114,8 @@ func RollupOf(posts []PostFacts) Rollup {
 			if p.CreatedAt.After(r.PublicDate) {
 				r.PublicDate = p.CreatedAt
 			}
-		} else {
+		}
+		if !p.Access.Public || len(p.GroupIDs) > 0 {
 			r.AllPublic = false
 		}
 		for _, f := range p.Feeds {

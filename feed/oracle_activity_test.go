@@ -83,7 +83,8 @@ func TestActivityOracle(t *testing.T) {
 		"activity shown on the card", "activity on a hidden or seen item", "followee activity on an unreadable post",
 		"activity by a non-followee", "followee activity, home_activity off", "followee activity, more than a day",
 		"followee activity, no fencepost yet", "arrived by activity after exactly a day",
-		"comment deleted, not the latest", "comments entry kept its place", "refused action", "access changed", "a day's return"} {
+		"comment deleted, not the latest", "comments entry kept its place", "refused action", "access changed", "a day's return",
+		"arrived by activity on a post only in a group the viewer is not in"} {
 		if rep.cover[what] == 0 {
 			t.Errorf("no case of %q: the check is vacuous", what)
 		}

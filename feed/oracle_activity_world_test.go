@@ -457,6 +457,9 @@ func (aw *activityWorker) check(am *activityModel, s *feed.Service, q tributary.
 			rep.count(rep.cover, "arrived by activity, shared by someone followed")
 		default:
 			rep.count(rep.cover, "arrived by activity")
+			if p := am.post(wa.by.post); len(p.groups) > 0 && !p.own && !am.inMemberGroup(v.ID, p) {
+				rep.count(rep.cover, "arrived by activity on a post only in a group the viewer is not in")
+			}
 		}
 		if !wa.shared && now.Sub(after) == 24*time.Hour {
 			rep.count(rep.cover, "arrived by activity after exactly a day")

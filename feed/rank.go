@@ -150,9 +150,7 @@ func (s *Service) explain(c db.Candidate, viewer *tributary.User, v viewerState,
 		}
 	}
 	explainSharers(it.Sharers, viewer != nil)
-	if !c.Rollup.Access.Public { // none of its shares the viewer reads is public
-		it.Audience = tributary.AudienceOf(c.Rollup.Feeds, false, v.access)
-	}
+	it.Audience = tributary.AudienceOf(c.Rollup.Feeds, c.Rollup.Access.Public, v.access)
 	it.ScoreParts, it.Score = parts, parts.Total
 	return it
 }

@@ -138,7 +138,8 @@ func (q *Queries) LockAnchors(ctx context.Context, anchorIds []int64) error {
 }
 
 const postFactsByAnchors = `-- name: PostFactsByAnchors :many
-SELECT f.id, f.anchor_id, f.anchor_url, f.anchor_kind, f.url, f.canonical_url, f.title, f.body, f.host, f.linked_urls, f.image_count, f.url_count, f.sci_score, f.tags, f.created_at, f.author_id, f.handle, f.display_name, f.vip, f.notability, f.is_public, f.protected_owner_ids, f.private_feed_ids, f.deleted_at, f.to_followers, f.avatar, f.group_feed_ids, CASE WHEN f.is_public THEN '[]'::json ELSE post_audience(f.id, f.author_id) END::json AS audience
+SELECT f.id, f.anchor_id, f.anchor_url, f.anchor_kind, f.url, f.canonical_url, f.title, f.body, f.host, f.linked_urls, f.image_count, f.url_count, f.sci_score, f.tags, f.created_at, f.author_id, f.handle, f.display_name, f.vip, f.notability, f.is_public, f.protected_owner_ids, f.private_feed_ids, f.deleted_at, f.to_followers, f.avatar, f.group_feed_ids, CASE WHEN f.is_public AND f.group_feed_ids = '{}' THEN '[]'::json
+       ELSE post_audience(f.id, f.author_id) END::json AS audience
   FROM post_facts f
  WHERE f.anchor_id = ANY($1::bigint[]) AND f.deleted_at IS NULL
  ORDER BY f.anchor_id, f.id
@@ -149,8 +150,8 @@ type PostFactsByAnchorsRow struct {
 	Audience []byte
 }
 
-// Every live post of some items, by item, with the audience of those not public (whose
-// cards say who can see them).
+// Every live post of some items, by item, with the audience of those not public or in groups
+// (whose cards say who can see them).
 func (q *Queries) PostFactsByAnchors(ctx context.Context, anchorIds []int64) ([]PostFactsByAnchorsRow, error) {
 	rows, err := q.db.Query(ctx, postFactsByAnchors, anchorIds)
 	if err != nil {
