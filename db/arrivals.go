@@ -42,9 +42,9 @@ type ArrivedQuery struct {
 	// Likes, when not nil, are read with the arrivals: the viewer's likes of some items.
 	Likes *LikesRead
 	// Late is the snapshot of the fencepost at From (FencepostRow.Snap), LateShown its head:
-	// the first of the interval's arrivals (no Pos, no Skip) of an unfiltered feed then end
-	// with the followed set's shares that committed after that fencepost was read but are
-	// dated before it (LateArrivals): they arrive in this interval, once (issue 44.17).
+	// the first of the interval's arrivals (no Pos, no Skip) then end with the feed's shares
+	// that committed after that fencepost was read but are dated before it (LateArrivals):
+	// they arrive in this interval, once (issue 44.17).
 	Late      string
 	LateShown []int64
 }
@@ -153,7 +153,7 @@ func (s *Store) arrivedRead(ctx context.Context, q ArrivedQuery) *arrivalsRead {
 	}
 	if a.asksLate() {
 		a.beside = append(a.beside, func(lq *dbq.Queries) error {
-			a.late, a.lateErr = lq.LateCommitted(ctx, lateParams(q.Viewer, q.Late, q.From))
+			a.late, a.lateErr = lq.LateCommitted(ctx, lateParams(q))
 			return a.lateErr
 		})
 	}
@@ -170,11 +170,10 @@ func (s *Store) arrivedRead(ctx context.Context, q ArrivedQuery) *arrivalsRead {
 }
 
 // asksLate says whether the reads include the late shares (ArrivedQuery.Late): the first
-// arrivals of an unfiltered feed's interval (no kind, tag or dates: the late shares are not
-// read with them) from a fencepost whose snapshot is known.
+// arrivals of an interval from a fencepost whose snapshot is known.
 func (a *arrivalsRead) asksLate() bool {
 	q := a.q
-	return q.Late != "" && q.Viewer.ID != 0 && q.FeedFilter == FeedFilter{} && q.PosID == 0 && len(q.Skip) == 0
+	return q.Late != "" && q.Viewer.ID != 0 && q.PosID == 0 && len(q.Skip) == 0
 }
 
 // pipelined says whether the reads go in one round trip (steps): the shares are read by
@@ -247,7 +246,7 @@ func (a *arrivalsRead) withLate(out []Arrival) []Arrival {
 	if len(a.late) == 0 {
 		return out
 	}
-	late := slices.DeleteFunc(lateOf(a.late, a.q.Followed, a.q.LateShown), func(l Arrival) bool {
+	late := slices.DeleteFunc(lateOf(a.late, a.q), func(l Arrival) bool {
 		return slices.ContainsFunc(out, func(o Arrival) bool { return o.AnchorID == l.AnchorID })
 	})
 	late = late[:min(len(late), a.q.Limit)]

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"time"
 
-	"tributary"
 	"tributary/db/internal/dbq"
 )
 
@@ -25,19 +24,19 @@ func (s *Store) XactSnapshot(ctx context.Context) (string, error) {
 	return snap, nil
 }
 
-// LateArrivals lists the items followed shared, readable by v, in posts dated at or before
-// at that snapshot prev could not see, newest first, but those in shown: what a fencepost
-// read in prev at at missed (shown is its head, which its reads may have seen), and that no
-// interval after at lists (its posts are dated before it).
-func (s *Store) LateArrivals(ctx context.Context, v tributary.Viewer, followed tributary.IDSet, prev string, at time.Time, shown []int64) ([]Arrival, error) {
-	if prev == "" || followed.Len() == 0 {
+// LateArrivals lists what q's first arrivals add late (ArrivedQuery.Late): the items of
+// the feed's shares dated at or before q.From that the snapshot q.Late could not see, newest
+// first, but those in q.LateShown (the fencepost's head, which its reads may have seen).
+// No interval after q.From lists them: its posts are dated before it.
+func (s *Store) LateArrivals(ctx context.Context, q ArrivedQuery) ([]Arrival, error) {
+	if q.Late == "" {
 		return nil, nil
 	}
-	rows, err := s.q.LateCommitted(ctx, lateParams(v, prev, at))
+	rows, err := s.q.LateCommitted(ctx, lateParams(q))
 	if err != nil {
 		return nil, fmt.Errorf("db: late arrivals: %w", err)
 	}
-	return lateOf(rows, followed, shown), nil
+	return lateOf(rows, q), nil
 }
 
 // MaxShareLateness is how long before a fencepost a late share may be dated and still
@@ -45,20 +44,25 @@ func (s *Store) LateArrivals(ctx context.Context, v tributary.Viewer, followed t
 // keeps the read to the posts of the minutes before the fencepost, not all those since it.
 const MaxShareLateness = 10 * time.Minute
 
-func lateParams(v tributary.Viewer, prev string, at time.Time) dbq.LateCommittedParams {
-	return dbq.LateCommittedParams{Prev: prev, At: at, Since: at.Add(-MaxShareLateness),
+func lateParams(q ArrivedQuery) dbq.LateCommittedParams {
+	v := q.Viewer
+	return dbq.LateCommittedParams{Prev: q.Late, At: q.From, Since: q.From.Add(-MaxShareLateness),
+		Kind: string(q.Source), Tag: q.Tag,
 		ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)}
 }
 
-// lateOf is the items of the late shares by followed, but those in shown, each at its newest
-// such share, newest first.
-func lateOf(rows []dbq.LateCommittedRow, followed tributary.IDSet, shown []int64) []Arrival {
+// lateOf is the items of the late shares q's feed gets, as its arrivals do (a followee's post
+// to their followers, a post in one of the viewer's groups) within its dates, but those in
+// q.LateShown, each at its newest such share, newest first.
+func lateOf(rows []dbq.LateCommittedRow, q ArrivedQuery) []Arrival {
+	since, until := q.bounds()
 	var out []Arrival
 	for _, r := range rows {
-		if !followed.Has(r.AuthorID) || slices.Contains(shown, r.AnchorID) {
+		at := r.CreatedAt.UTC()
+		gets := (r.ToFollowers && q.Followed.Has(r.AuthorID)) || q.Viewer.InGroup(r.GroupFeedIds)
+		if !gets || at.Before(since) || at.After(until) || slices.Contains(q.LateShown, r.AnchorID) {
 			continue
 		}
-		at := r.CreatedAt.UTC()
 		if i := slices.IndexFunc(out, func(a Arrival) bool { return a.AnchorID == r.AnchorID }); i >= 0 {
 			out[i].At = maxTime(out[i].At, at)
 			continue

@@ -74,7 +74,7 @@ func TestLateCommittedShareArrivesOnce(t *testing.T) {
 	// Ada's next fencepost: the interval after the first misses the slow share (dated
 	// before it); the late arrivals hold it once, and not what the first page saw.
 	all := slices.Concat(first, arrived(fence, later))
-	late, err := s.LateArrivals(ctx, v, followed, snap, fence, nil)
+	late, err := s.LateArrivals(ctx, db.ArrivedQuery{Viewer: v, Followed: followed, From: fence, Late: snap})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestLateCommittedShareArrivesOnce(t *testing.T) {
 	}
 
 	// Another viewer, who follows no one among the authors, is told nothing late.
-	if got, err := s.LateArrivals(ctx, v, tributary.NewIDSet([]int64{ada.ID}), snap, fence, nil); err != nil || len(got) != 0 {
+	if got, err := s.LateArrivals(ctx, db.ArrivedQuery{Viewer: v, Followed: tributary.NewIDSet([]int64{ada.ID}), From: fence, Late: snap}); err != nil || len(got) != 0 {
 		t.Fatalf("late arrivals of another followed set = %v, %v; want none", got, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"tributary"
+	"tributary/db"
 	"tributary/feed"
 )
 
@@ -77,5 +78,112 @@ func TestALateCommittedShareArrivesOnce(t *testing.T) {
 	third := w.page(s, "viewer", q)
 	if got := urls(third); len(got) != 3 || got[0] != "https://bob.example.com/new" || shown(third, slowURL) != 1 {
 		t.Fatalf("the page after shows %v; want the new share, then the slow one once, then the old one", got)
+	}
+}
+
+// Late shares reach every feed that would have listed them on time, and no other: a
+// filtered home (kind, tag), a group post for a member, and not a followee's post to a group
+// the reader is not in, nor one the filter leaves out (issue 44.17).
+func TestLateSharesReachTheFeedsThatGetThem(t *testing.T) {
+	cases := []struct {
+		name string
+		q    tributary.FeedQuery
+		// share makes the late share: dated before the first page, made after it was read
+		// (its transaction is one that page's snapshot could not see).
+		share func(w *world, mine, other db.Group, url string)
+		want  bool
+	}{
+		{"a tag feed, the tag's share", tributary.FeedQuery{Tag: "ml"},
+			func(w *world, mine, other db.Group, url string) {
+				w.lateShare("bob", url, "#ml", db.Destination{OwnFeed: true})
+			}, true},
+		{"a tag feed, another tag's share", tributary.FeedQuery{Tag: "ml"},
+			func(w *world, mine, other db.Group, url string) {
+				w.lateShare("bob", url, "#bio", db.Destination{OwnFeed: true})
+			}, false},
+		{"a kind feed, a paper", tributary.FeedQuery{Source: tributary.KindArxiv},
+			func(w *world, mine, other db.Group, url string) {
+				w.lateShare("bob", "https://arxiv.org/abs/2611.00042", "", db.Destination{OwnFeed: true})
+			}, true},
+		{"a kind feed, a web page", tributary.FeedQuery{Source: tributary.KindArxiv},
+			func(w *world, mine, other db.Group, url string) {
+				w.lateShare("bob", url, "", db.Destination{OwnFeed: true})
+			}, false},
+		{"home, a group post by a non-followee to the reader's group", tributary.FeedQuery{},
+			func(w *world, mine, other db.Group, url string) {
+				w.lateShare("cy", url, "", db.Destination{Groups: []int64{mine.ID}})
+			}, true},
+		{"home, a followee's post to a group the reader is not in", tributary.FeedQuery{},
+			func(w *world, mine, other db.Group, url string) {
+				w.lateShare("bob", url, "", db.Destination{Groups: []int64{other.ID}})
+			}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			for _, u := range []string{"viewer", "bob", "cy"} {
+				w.user(u, false, 0)
+			}
+			w.follow("viewer", "bob")
+			g, err := w.store.CreateGroup(w.ctx, w.users["cy"].ID, "lab", "Lab", "public", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			other, err := w.store.CreateGroup(w.ctx, w.users["bob"].ID, "club", "Club", "public", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.store.Join(w.ctx, g, w.users["viewer"].ID); err != nil {
+				t.Fatal(err)
+			}
+			// Each feed holds something old, so its first page commits a fencepost.
+			w.now = w.now.Add(-2 * time.Hour)
+			w.lateShare("bob", "https://arxiv.org/abs/2611.00001", "#ml", db.Destination{OwnFeed: true})
+			w.now = w.now.Add(2 * time.Hour)
+			w.refresh()
+			s := w.service(nil)
+			viewer := w.users["viewer"]
+			q := c.q
+			q.Limit = 10
+			first := w.page(s, "viewer", q)
+			const url = "https://example.com/late"
+			c.share(w, g, other, url)
+
+			w.now = w.now.Add(time.Minute)
+			after, err := feed.ParseFencepost(first.Fencepost)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := s.NewCount(w.ctx, &viewer, q, after, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			next := w.page(s, "viewer", q)
+			got := len(next.Items) > 0 && next.Items[0].ID != first.Items[0].ID
+			if wantN := map[bool]int{true: 1}[c.want]; n != wantN || got != c.want {
+				t.Fatalf("%d new, the next page shows %v; want %d new and the late share in it %v", n, urls(next), wantN, c.want)
+			}
+			// Once: the fencepost after announces nothing.
+			w.now = w.now.Add(time.Minute)
+			if after, err = feed.ParseFencepost(next.Fencepost); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := s.NewCount(w.ctx, &viewer, q, after, 100); err != nil || n != 0 {
+				t.Fatalf("the fencepost after: %d new, %v; want 0", n, err)
+			}
+		})
+	}
+}
+
+// lateShare shares url by handle, with body, to d, dated a minute before now: made after a
+// page read at now, it is a share that page's snapshot could not see.
+func (w *world) lateShare(handle, url, body string, d db.Destination) {
+	w.t.Helper()
+	p, err := tributary.Prepare(tributary.NewPost{AuthorID: w.users[handle].ID, URL: url, Title: url, Body: body, CreatedAt: w.now.Add(-time.Minute)})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if _, err := w.store.Share(w.ctx, p, d); err != nil {
+		w.t.Fatal(err)
 	}
 }

@@ -71,11 +71,15 @@ SELECT pg_current_snapshot()::text AS snap;
 -- The shares, readable by the viewer, in posts dated at or before at that the snapshot prev
 -- could not see, dated after since: they committed after a fencepost read in prev was made,
 -- so an interval ending at that fencepost missed them. Bounded by the index on xid from
--- prev's xmin (all before it were visible), or by the dates (since, at] when fewer. The caller keeps those of its followed set (LateArrivals): with
--- the set as a constant array, planning the query for its arguments took 6 ms at 1,500
--- followees, and its generic plan reads every post of the set's by author instead.
-SELECT p.anchor_id, p.author_id, p.created_at FROM posts p
+-- prev's xmin (all before it were visible), or by the dates (since, at] when fewer; a
+-- filtered feed's kind and tag apply. The caller keeps those its feed gets (lateOf: the
+-- followed set's, the viewer's groups'): with the set as a constant array, planning the
+-- query for its arguments took 6 ms at 1,500 followees, and its generic plan reads every
+-- post of the set's by author instead.
+SELECT p.anchor_id, p.author_id, p.created_at, (p.in_own_feed OR p.is_direct)::boolean AS to_followers, p.group_feed_ids
+  FROM posts p
  WHERE p.xid >= pg_snapshot_xmin(CAST(sqlc.arg(prev)::text AS pg_snapshot))
    AND NOT pg_visible_in_snapshot(p.xid, CAST(sqlc.arg(prev)::text AS pg_snapshot))
    AND p.created_at <= @at AND p.created_at > @since AND p.deleted_at IS NULL
+   AND (@kind::text = '' OR p.anchor_kind = @kind::text) AND (@tag::text = '' OR p.tags @> ARRAY[@tag::text])
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id, @blocked::bigint[], @private_feeds::bigint[]);

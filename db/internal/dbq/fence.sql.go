@@ -146,39 +146,49 @@ func (q *Queries) FencepostsFrom(ctx context.Context, arg FencepostsFromParams) 
 }
 
 const lateCommitted = `-- name: LateCommitted :many
-SELECT p.anchor_id, p.author_id, p.created_at FROM posts p
+SELECT p.anchor_id, p.author_id, p.created_at, (p.in_own_feed OR p.is_direct)::boolean AS to_followers, p.group_feed_ids
+  FROM posts p
  WHERE p.xid >= pg_snapshot_xmin(CAST($1::text AS pg_snapshot))
    AND NOT pg_visible_in_snapshot(p.xid, CAST($1::text AS pg_snapshot))
    AND p.created_at <= $2 AND p.created_at > $3 AND p.deleted_at IS NULL
-   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $4, $5::bigint[], $6::bigint[])
+   AND ($4::text = '' OR p.anchor_kind = $4::text) AND ($5::text = '' OR p.tags @> ARRAY[$5::text])
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $6, $7::bigint[], $8::bigint[])
 `
 
 type LateCommittedParams struct {
 	Prev         string
 	At           time.Time
 	Since        time.Time
+	Kind         string
+	Tag          string
 	ViewerID     int64
 	Blocked      []int64
 	PrivateFeeds []int64
 }
 
 type LateCommittedRow struct {
-	AnchorID  int64
-	AuthorID  int64
-	CreatedAt time.Time
+	AnchorID     int64
+	AuthorID     int64
+	CreatedAt    time.Time
+	ToFollowers  bool
+	GroupFeedIds []int64
 }
 
 // The shares, readable by the viewer, in posts dated at or before at that the snapshot prev
 // could not see, dated after since: they committed after a fencepost read in prev was made,
 // so an interval ending at that fencepost missed them. Bounded by the index on xid from
-// prev's xmin (all before it were visible), or by the dates (since, at] when fewer. The caller keeps those of its followed set (LateArrivals): with
-// the set as a constant array, planning the query for its arguments took 6 ms at 1,500
-// followees, and its generic plan reads every post of the set's by author instead.
+// prev's xmin (all before it were visible), or by the dates (since, at] when fewer; a
+// filtered feed's kind and tag apply. The caller keeps those its feed gets (lateOf: the
+// followed set's, the viewer's groups'): with the set as a constant array, planning the
+// query for its arguments took 6 ms at 1,500 followees, and its generic plan reads every
+// post of the set's by author instead.
 func (q *Queries) LateCommitted(ctx context.Context, arg LateCommittedParams) ([]LateCommittedRow, error) {
 	rows, err := q.db.Query(ctx, lateCommitted,
 		arg.Prev,
 		arg.At,
 		arg.Since,
+		arg.Kind,
+		arg.Tag,
 		arg.ViewerID,
 		arg.Blocked,
 		arg.PrivateFeeds,
@@ -190,7 +200,13 @@ func (q *Queries) LateCommitted(ctx context.Context, arg LateCommittedParams) ([
 	items := []LateCommittedRow{}
 	for rows.Next() {
 		var i LateCommittedRow
-		if err := rows.Scan(&i.AnchorID, &i.AuthorID, &i.CreatedAt); err != nil {
+		if err := rows.Scan(
+			&i.AnchorID,
+			&i.AuthorID,
+			&i.CreatedAt,
+			&i.ToFollowers,
+			&i.GroupFeedIds,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
