@@ -219,26 +219,9 @@ func (s *Store) DispatchCards(ctx context.Context, n int, lease time.Duration) (
 // every instance. When its turn is more than most away, it takes none and says when to come
 // back (HostBusy).
 func (s *Store) HostSlot(ctx context.Context, host string, every, most time.Duration) error {
-	var wait time.Duration
-	err := s.runTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx, q *dbq.Queries) error {
-		r, err := q.ReserveHostSlot(ctx, host)
-		if err != nil {
-			return err
-		}
-		if wait = r.Slot.Sub(r.Now); wait > most {
-			return &HostBusy{Until: time.Now().Add(wait)}
-		}
-		return q.TakeHostSlot(ctx, dbq.TakeHostSlotParams{Host: host, Slot: r.Slot, IntervalSecs: every.Seconds()})
-	})
-	if err != nil {
-		var busy *HostBusy
-		if errors.As(err, &busy) {
-			return busy
-		}
-		return fmt.Errorf("db: host slot: %w", err)
-	}
-	if wait <= 0 {
-		return nil
+	wait, err := s.takeHostSlot(ctx, host, every, most, false)
+	if err != nil || wait <= 0 {
+		return err
 	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -249,6 +232,52 @@ func (s *Store) HostSlot(ctx context.Context, host string, every, most time.Dura
 		return nil
 	}
 }
+
+// HostTurnNow is a person's request to host (a share form's preview): it goes at once, and
+// the host's next turn moves to every after it, or after the turn already taken, so the
+// background fetches keep their spacing around it.
+func (s *Store) HostTurnNow(ctx context.Context, host string, every time.Duration) error {
+	_, err := s.takeHostSlot(ctx, host, every, 0, true)
+	return err
+}
+
+// takeHostSlot takes host's next turn, at most most away (now: at once, whenever it is), and
+// returns how long until it.
+func (s *Store) takeHostSlot(ctx context.Context, host string, every, most time.Duration, now bool) (time.Duration, error) {
+	var wait time.Duration
+	err := s.runTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx, q *dbq.Queries) error {
+		r, err := q.ReserveHostSlot(ctx, host)
+		if err != nil {
+			return err
+		}
+		wait = r.Slot.Sub(r.Now)
+		if now {
+			wait = 0
+		} else if wait > most {
+			return &HostBusy{Until: time.Now().Add(wait)}
+		}
+		return q.TakeHostSlot(ctx, dbq.TakeHostSlotParams{Host: host, Slot: r.Slot, IntervalSecs: every.Seconds()})
+	})
+	if err != nil {
+		var busy *HostBusy
+		if errors.As(err, &busy) {
+			return 0, busy
+		}
+		return 0, fmt.Errorf("db: host slot: %w", err)
+	}
+	return wait, nil
+}
+
+// previewKey marks a fetch a person waits for (WithPreview).
+type previewKey struct{}
+
+// WithPreview marks ctx's fetches as a share form's preview: a person waits for them, so they
+// take their host's turn at once where the host asks for no more than the default spacing
+// (HostTurnNow), ahead of the background jobs.
+func WithPreview(ctx context.Context) context.Context { return context.WithValue(ctx, previewKey{}, true) }
+
+// Previewing reports whether ctx's fetches are a preview's (WithPreview).
+func Previewing(ctx context.Context) bool { return ctx.Value(previewKey{}) != nil }
 
 // CardOf returns the card of the item at an (anchor) URL, when one was fetched in the last 14
 // days and the viewer may read one of the item's shares (or it has none yet).

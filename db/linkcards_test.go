@@ -194,6 +194,16 @@ func TestHostSlotsAreShared(t *testing.T) {
 	if err := s.HostSlot(ctx, "github.com", 3*time.Second, 0); err != nil {
 		t.Errorf("another host waits for nobody: %v", err)
 	}
+
+	// A person's preview goes at once, and the background's next turn moves after it.
+	start := time.Now()
+	if err := s.HostTurnNow(ctx, "github.com", 3*time.Second); err != nil || time.Since(start) > 2*time.Second {
+		t.Fatalf("a preview's turn: %v after %s, want it at once", err, time.Since(start))
+	}
+	err = s.HostSlot(ctx, "github.com", 3*time.Second, 0)
+	if !errors.As(err, &busy) || time.Until(busy.Until) < 5*time.Second {
+		t.Fatalf("a job after the preview: %v, want HostBusy about 6 s away (two turns taken)", err)
+	}
 }
 
 // Every field of a card comes back as saved, whichever way it was saved (a job, a share

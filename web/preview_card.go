@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tributary"
+	"tributary/db"
 	"tributary/views"
 )
 
@@ -35,7 +36,7 @@ func (s *Server) sharePreview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok && s.store.Fetcher != nil {
-		ctx, cancel := context.WithTimeout(r.Context(), previewWithin)
+		ctx, cancel := context.WithTimeout(db.WithPreview(r.Context()), previewWithin)
 		c, err := s.store.Fetcher.FetchCard(ctx, d.AnchorURL)
 		cancel()
 		if err == nil {

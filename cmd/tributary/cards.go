@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"tributary"
@@ -70,12 +71,35 @@ func (f *fetchFlags) fetcher(store *db.Store, log *slog.Logger) (db.CardFetcher,
 }
 
 // hostSchedule spaces requests to each host across every instance (the database keeps the
-// schedule); a turn more than a few seconds away is left to a later try of the job.
+// schedule). A job takes only a turn that is about due and leaves a later one to a later try
+// (its worker is free meanwhile, and no turn is held ahead of a preview); a preview goes at
+// once on hosts that ask for no more than the default spacing, and waits its turn on those
+// that ask for more (arXiv).
 type hostSchedule struct{ store *db.Store }
+
+// jobTurnWithin is how far away a turn a job waits for its first request; the requests
+// after it (a redirect, the card's image) wait up to followUpWithin, so a job that started
+// finishes.
+const jobTurnWithin, followUpWithin = 250 * time.Millisecond, 5 * time.Second
+
+// turnsKey holds whether a fetch took its first turn (cardFetcher.FetchCard).
+type turnsKey struct{}
 
 func (h hostSchedule) Wait(ctx context.Context, host string) error {
 	host = strings.TrimPrefix(strings.ToLower(host), "www.")
-	return h.store.HostSlot(ctx, host, linkcard.IntervalFor(host), 5*time.Second)
+	every := linkcard.IntervalFor(host)
+	switch {
+	case db.Previewing(ctx) && every <= linkcard.DefaultInterval:
+		return h.store.HostTurnNow(ctx, host, every)
+	case db.Previewing(ctx):
+		return h.store.HostSlot(ctx, host, every, 5*time.Second) // the preview's deadline bounds it
+	default:
+		most := jobTurnWithin
+		if started, ok := ctx.Value(turnsKey{}).(*atomic.Bool); !ok || started.Swap(true) {
+			most = followUpWithin
+		}
+		return h.store.HostSlot(ctx, host, every, most)
+	}
 }
 
 // cardFetcher fetches an item's card for the durable job: the page through linkcard, and its
@@ -94,6 +118,7 @@ func (c *cardFetcher) FetchCard(ctx context.Context, raw string) (tributary.Link
 	if c.only != nil && !c.mapped(raw) {
 		return tributary.LinkCard{}, &db.CardError{Reason: "not mapped", Permanent: true}
 	}
+	ctx = context.WithValue(ctx, turnsKey{}, new(atomic.Bool))
 	card, err := c.f.Fetch(ctx, raw)
 	if err != nil {
 		return tributary.LinkCard{}, cardError(err)
