@@ -37,7 +37,7 @@ const (
 )
 
 // cardFlowNames are the rows' names, for --only.
-var cardFlowNames = []string{"cards_preview_under_import", "cards_delivery_2_instances"}
+var cardFlowNames = []string{"cards_preview_under_import", "cards_delivery_2_instances", "cards_share_ack"}
 
 // cardFlows runs the card-flow rows --only asks for, against srv (started with fix's rules).
 func cardFlows(ctx context.Context, cfg Config, srv *server, dsn string, pool *pgxpool.Pool, w *world, fix *cardFixture) ([]Result, error) {
@@ -47,21 +47,28 @@ func cardFlows(ctx context.Context, cfg Config, srv *server, dsn string, pool *p
 			continue
 		}
 		var res Result
+		var rows []Result
 		var err error
 		switch name {
 		case "cards_preview_under_import":
 			res, err = previewUnderImport(ctx, cfg, srv, w, fix)
+			rows = []Result{res}
 		case "cards_delivery_2_instances":
 			res, err = cardDelivery(ctx, cfg, srv, dsn, pool, fix)
+			rows = []Result{res}
+		case "cards_share_ack":
+			rows, err = shareAck(ctx, cfg, srv, dsn, w, fix)
 		}
 		if err != nil {
 			return out, err
 		}
-		out = append(out, res)
-		fmt.Fprintf(cfg.Log, "bench: %-30s n=%-6d p50=%8.2fms p99=%8.2fms done %d of %d errors=%d\n",
-			res.Name, res.Requests, res.P50, res.P99, res.Done, res.Due, res.Errors)
-		for _, e := range res.ErrorSamples {
-			fmt.Fprintf(cfg.Log, "bench:   error: %s\n", e)
+		out = append(out, rows...)
+		for _, res := range rows {
+			fmt.Fprintf(cfg.Log, "bench: %-30s n=%-6d p50=%8.2fms p99=%8.2fms server p50=%8.2fms done %d of %d errors=%d\n",
+				res.Name, res.Requests, res.P50, res.P99, res.ServerP50, res.Done, res.Due, res.Errors)
+			for _, e := range res.ErrorSamples {
+				fmt.Fprintf(cfg.Log, "bench:   error: %s\n", e)
+			}
 		}
 	}
 	return out, nil

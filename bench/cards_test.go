@@ -26,3 +26,18 @@ func TestCardTargets(t *testing.T) {
 		t.Errorf("a fetch row with errors meets its target: %s", x.Measured)
 	}
 }
+
+// The share's acknowledgement with fetching on may be 5 % slower than with it off, no more.
+func TestShareAckTarget(t *testing.T) {
+	for _, c := range []struct {
+		on, off float64
+		want    bool
+	}{{3.1, 3.0, true}, {3.2, 3.0, false}} {
+		r := Report{Results: []Result{{Name: "cards_share_fetch_on", Requests: 200, ServerP50: c.on},
+			{Name: "cards_share_fetch_off", Requests: 200, ServerP50: c.off}}}
+		got := shareAckTarget(r)
+		if len(got) != 1 || got[0].Met != c.want {
+			t.Errorf("on %.1f ms, off %.1f ms: %+v, want met %v", c.on, c.off, got, c.want)
+		}
+	}
+}

@@ -164,7 +164,7 @@ func evaluate(r Report) []Target {
 				Measured: fmt.Sprintf("goroutines %d before, %d open, %d after; %d streams counted open", l.GoroutinesBefore, l.GoroutinesOpen, l.GoroutinesAfter, l.OpenAfter),
 				Met:      l.OpenAfter == 0 && l.GoroutinesAfter <= l.GoroutinesBefore+10})
 	}
-	return append(out, cardTargets(r)...)
+	return append(append(out, cardTargets(r)...), shareAckTarget(r)...)
 }
 
 // streamKiB is the memory per open stream a run judges: live in the heap and stacks, or
