@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -26,17 +27,30 @@ import (
 // cardScenarios are the card rows, measured after the others (they change the dataset's cards
 // for their duration).
 func (w *world) cardScenarios(conc int) []scenario {
-	out := []scenario{w.fetchScenario()}
+	return append([]scenario{w.fetchScenario()}, w.pageVariants("cards_", ", every item with a link card",
+		"every snapshot item has a fetched paper card (setup, untimed; taken away after)", conc,
+		w.giveCards, w.takeCards, func(body []byte) error {
+			if !bytes.Contains(body, []byte(`"card":{`)) {
+				return errors.New("the page shows no link card")
+			}
+			return nil
+		})...)
+}
+
+// pageVariants are the median class's cold first page and next pages again, named with
+// prefix, after give changed the dataset (untimed; take puts it back after, and check judges
+// a page made then): what the change costs those pages, against the rows without it.
+func (w *world) pageVariants(prefix, group, note string, conc int, give, take func(context.Context) error, check func([]byte) error) []scenario {
+	var out []scenario
 	for _, c := range w.classes {
 		if c.Name != "median" {
 			continue
 		}
 		for _, s := range []scenario{w.coldFirst(c, conc), w.nextPages(c, conc)} {
-			s.Name, s.Group = "cards_"+s.Name, s.Group+", every item with a link card"
-			s.Note += "; every snapshot item has a fetched paper card (setup, untimed; taken away after)"
+			s.Name, s.Group, s.Note = prefix+s.Name, s.Group+group, s.Note+"; "+note
 			setup, teardown := s.setup, s.teardown
 			s.setup = func(ctx context.Context) error {
-				if err := w.giveCards(ctx); err != nil {
+				if err := give(ctx); err != nil {
 					return err
 				}
 				if setup != nil {
@@ -45,10 +59,13 @@ func (w *world) cardScenarios(conc int) []scenario {
 					}
 				}
 				body, _, err := c.Viewers[0].c.get(ctx, apiTimeline+w.limitParam())
-				if err == nil && !bytes.Contains(body, []byte(`"card":{`)) {
-					err = fmt.Errorf("bench: %s's page shows no link card", c.Viewers[0].Handle)
+				if err == nil {
+					err = check(body)
 				}
-				return err
+				if err != nil {
+					return fmt.Errorf("bench: %s, %s: %w", s.Name, c.Viewers[0].Handle, err)
+				}
+				return nil
 			}
 			s.teardown = func() {
 				if teardown != nil {
@@ -56,8 +73,8 @@ func (w *world) cardScenarios(conc int) []scenario {
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
-				if err := w.takeCards(ctx); err != nil {
-					fmt.Fprintf(os.Stderr, "bench: link cards left in the dataset: %v\n", err)
+				if err := take(ctx); err != nil {
+					fmt.Fprintf(os.Stderr, "bench: %s: the dataset is left changed: %v\n", s.Name, err)
 				}
 			}
 			out = append(out, s)

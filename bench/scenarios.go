@@ -57,6 +57,7 @@ func (w *world) scenarios(conc, tconc int) []scenario {
 	out = append(out, w.ingest(conc))
 	out = append(out, w.talkScenarios(conc)...)
 	out = append(out, w.notifyScenarios(conc)...)
+	out = append(out, w.notifiedPages(conc)...)
 	out = append(out, w.filterScenarios(conc)...)
 	out = append(out, w.directsScenario(conc))
 	out = append(out, w.searchScenarios(conc)...)
