@@ -36,8 +36,10 @@ const (
 	cardDeliveryStreams = 100
 )
 
-// cardFlowNames are the rows' names, for --only.
-var cardFlowNames = []string{"cards_preview_under_import", "cards_delivery_2_instances", "cards_share_ack"}
+// cardFlowNames are the rows' names, for --only (with the unread count's row, which also
+// needs a second instance and runs after the others).
+var cardFlowNames = []string{"cards_preview_under_import", "cards_delivery_2_instances", "cards_share_ack",
+	"notifications_live_2_instances"}
 
 // cardFlows runs the card-flow rows --only asks for, against srv (started with fix's rules).
 func cardFlows(ctx context.Context, cfg Config, srv *server, dsn string, pool *pgxpool.Pool, w *world, fix *cardFixture) ([]Result, error) {
@@ -58,6 +60,9 @@ func cardFlows(ctx context.Context, cfg Config, srv *server, dsn string, pool *p
 			rows = []Result{res}
 		case "cards_share_ack":
 			rows, err = shareAck(ctx, cfg, srv, dsn, w, fix)
+		case "notifications_live_2_instances":
+			res, err = unreadLive(ctx, cfg, srv, dsn, pool, fix)
+			rows = []Result{res}
 		}
 		if err != nil {
 			return out, err
