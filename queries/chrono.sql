@@ -4,8 +4,9 @@
 -- the viewer's directs (directs). A post arrives when it is made and again when a comment
 -- bumps it; it is listed at its last arrival up to `to`, so a bump after `to` leaves the
 -- interval as it was. The scope not asked for is folded away when planned (each run is
--- planned with its arguments).
-WITH v AS (SELECT @author_id::bigint AS author_id, @feed_id::bigint AS feed_id, @directs::boolean AS directs,
+-- planned with its arguments, and v is inlined, not materialized: behind a materialized v
+-- the author's page scanned every post by time, 148 ms at 20,000 posts, not its index).
+WITH v AS NOT MATERIALIZED (SELECT @author_id::bigint AS author_id, @feed_id::bigint AS feed_id, @directs::boolean AS directs,
                   @viewer_id::bigint AS viewer_id, @blocked::bigint[] AS blocked,
                   @private_feeds::bigint[] AS private_feeds, @skip::bigint[] AS skip,
                   @from_at::timestamptz AS from_at, @to_at::timestamptz AS to_at,

@@ -23,7 +23,7 @@ func (q *Queries) ApplyFilterBumps(ctx context.Context) (int64, error) {
 }
 
 const chronoArrivals = `-- name: ChronoArrivals :many
-WITH v AS (SELECT $2::bigint AS author_id, $3::bigint AS feed_id, $4::boolean AS directs,
+WITH v AS NOT MATERIALIZED (SELECT $2::bigint AS author_id, $3::bigint AS feed_id, $4::boolean AS directs,
                   $5::bigint AS viewer_id, $6::bigint[] AS blocked,
                   $7::bigint[] AS private_feeds, $8::bigint[] AS skip,
                   $9::timestamptz AS from_at, $10::timestamptz AS to_at,
@@ -96,7 +96,8 @@ type ChronoArrivalsRow struct {
 // the viewer's directs (directs). A post arrives when it is made and again when a comment
 // bumps it; it is listed at its last arrival up to `to`, so a bump after `to` leaves the
 // interval as it was. The scope not asked for is folded away when planned (each run is
-// planned with its arguments).
+// planned with its arguments, and v is inlined, not materialized: behind a materialized v
+// the author's page scanned every post by time, 148 ms at 20,000 posts, not its index).
 func (q *Queries) ChronoArrivals(ctx context.Context, arg ChronoArrivalsParams) ([]ChronoArrivalsRow, error) {
 	rows, err := q.db.Query(ctx, chronoArrivals,
 		arg.Lim,
