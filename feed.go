@@ -85,6 +85,8 @@ type Timeline struct {
 	Refreshed bool `json:"refreshed,omitempty"`
 	// Followees is how many people the home feed's reader follows (-1: not a home feed).
 	Followees int `json:"-"`
+	// Popular fills a newcomer's first page: the front page's items (PopularFor).
+	Popular []Item `json:"popular,omitempty"`
 }
 
 // PostList is a page of a chronological feed (a user's posts, a group, a list, a filter feed,

@@ -18,7 +18,13 @@ func (t Timeline) AppendJSON(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return appendPageEnd(b, t.NextCursor, t.Path, t.Fencepost, t.Refreshed), nil
+	b = appendPageFields(b, t.NextCursor, t.Path, t.Fencepost, t.Refreshed)
+	if len(t.Popular) > 0 {
+		if b, err = appendJSONArray(appendField(b, "popular"), t.Popular, (*Item).appendJSON); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // AppendJSON appends the page as encoding/json would marshal it, byte for byte, as
@@ -28,7 +34,7 @@ func (l PostList) AppendJSON(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return appendPageEnd(b, l.NextCursor, l.Path, l.Fencepost, l.Refreshed), nil
+	return append(appendPageFields(b, l.NextCursor, l.Path, l.Fencepost, l.Refreshed), '}'), nil
 }
 
 // appendJSONArray writes xs as a JSON array (null when nil), each element by each.
@@ -49,8 +55,8 @@ func appendJSONArray[E any](b []byte, xs []E, each func(*E, []byte) ([]byte, err
 	return append(b, ']'), nil
 }
 
-// appendPageEnd writes the fields a page's envelope ends with, and closes it.
-func appendPageEnd(b []byte, next, path, fencepost string, refreshed bool) []byte {
+// appendPageFields writes the fields every page's envelope has after its list.
+func appendPageFields(b []byte, next, path, fencepost string, refreshed bool) []byte {
 	b = appendField(b, "next_cursor")
 	b = appendJSONString(b, next)
 	b = appendField(b, "path")
@@ -60,7 +66,7 @@ func appendPageEnd(b []byte, next, path, fencepost string, refreshed bool) []byt
 	if refreshed {
 		b = append(b, `,"refreshed":true`...)
 	}
-	return append(b, '}')
+	return b
 }
 
 func (p *Post) appendJSON(b []byte) ([]byte, error) {

@@ -58,6 +58,17 @@ func TestTimelineAppendJSON(t *testing.T) {
 			t.Errorf("AppendJSON of card %+v:\n%s, %v\nwant %s", c, got, err, want)
 		}
 	}
+	// A newcomer's page ends with the front page's items.
+	for _, tl := range []Timeline{{Items: []Item{{ID: 1}}, Popular: []Item{{ID: 2, Title: "p"}, {ID: 3}}},
+		{Items: []Item{}, Refreshed: true, Popular: []Item{{ID: 2}}}} {
+		want, err := json.Marshal(tl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := tl.AppendJSON(nil); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("AppendJSON of a page with popular items:\n%s, %v\nwant %s", got, err, want)
+		}
+	}
 	for _, tl := range bad {
 		if _, err := json.Marshal(tl); err == nil {
 			t.Fatalf("json.Marshal accepts %+v", tl)

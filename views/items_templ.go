@@ -1185,7 +1185,7 @@ func RankedPage(p Page, f FeedView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				for _, it := range f.Newcomer.Popular {
-					templ_7745c5c3_Err = ItemCard(it, p.Now, false, nil).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = ItemCard(it, p.Now, false, ItemTalk(it, f.LoggedIn, f.Base)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

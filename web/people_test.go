@@ -3,6 +3,7 @@ package web_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +99,23 @@ func TestNewcomerFirstRun(t *testing.T) {
 	if strings.Index(r.body, "Sam&#39;s paper") > strings.Index(r.body, "Vic&#39;s paper") {
 		t.Errorf("the front page's items come before the newcomer's own feed")
 	}
+	// The JSON page is filled the same way.
+	if r := nel.get("/api/timeline"); !strings.Contains(r.body, `"popular":[`) || !strings.Contains(r.body[strings.Index(r.body, `"popular":[`):], "Vic's paper") {
+		t.Errorf("a newcomer's /api/timeline has no popular items: %s", r.body)
+	}
+	// A popular card takes likes and comments as any card does, as its reader's own.
+	popular := r.body[strings.Index(r.body, `data-testid="popular"`):]
+	like := regexp.MustCompile(`action="(/p/\d+/like)"`).FindStringSubmatch(popular)
+	if like == nil || !strings.Contains(popular, `data-testid="comment-body"`) {
+		t.Fatalf("a popular card has no like or comment control:\n%s", popular)
+	}
+	if r := nel.post(like[1], url.Values{}); r.status != http.StatusSeeOther {
+		t.Fatalf("liking a popular card: %d %s", r.status, r.body)
+	}
+	r = nel.get("/")
+	if popular := r.body[strings.Index(r.body, `data-testid="popular"`):]; !strings.Contains(popular, `aria-pressed="true"`) {
+		t.Errorf("a popular card the newcomer liked does not say so:\n%s", popular)
+	}
 
 	// Following five people, the home feed is one's own.
 	for _, h := range []string{"u1", "u2", "u3", "u4"} {
@@ -109,6 +127,9 @@ func TestNewcomerFirstRun(t *testing.T) {
 	r = nel.get("/")
 	if strings.Contains(r.body, `data-testid="suggestions"`) || strings.Contains(r.body, `data-testid="popular"`) || !strings.Contains(r.body, "Sam&#39;s paper") {
 		t.Errorf("with five followees the home feed still shows a newcomer's additions")
+	}
+	if r := nel.get("/api/timeline"); strings.Contains(r.body, `"popular"`) {
+		t.Errorf("with five followees /api/timeline still has popular items")
 	}
 }
 

@@ -225,6 +225,9 @@ func (s *Server) apiTimeline(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := s.feed.Timeline(r.Context(), currentUser(r.Context()), q)
+	if err == nil && newcomerPage(r, q, t) { // as the home page fills it
+		t.Popular, err = s.feed.Popular(r.Context(), s.viewerAccess(r), q, t.Items)
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
