@@ -34,7 +34,7 @@ func newTransport(conns int) *http.Transport {
 		Proxy:               nil, // loopback only, never through a proxy
 		MaxIdleConns:        conns * 2,
 		MaxIdleConnsPerHost: conns * 2,
-		IdleConnTimeout:     2 * time.Minute,
+		IdleConnTimeout:     90 * time.Second, // under the servers' 2 min: never a POST on a closing connection
 		DisableCompression:  true,
 	}
 }

@@ -237,6 +237,9 @@ defaults
     timeout client 1h
     timeout server 1h
     timeout http-request 10s
+    # Idle client connections are kept as the instances keep theirs (serve's IdleTimeout):
+    # under http-request's 10 s, a client's POST on a connection idle that long was reset.
+    timeout http-keep-alive 2m
     retries 3
     retry-on conn-failure empty-response response-timeout
     option redispatch
