@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -170,76 +169,43 @@ func cardDelivery(ctx context.Context, cfg Config, a *server, dsn string, pool *
 	if err != nil {
 		return res, err
 	}
-	fmt.Fprintf(cfg.Log, "bench: %s: starting a second instance\n", res.Name)
-	b, err := startServer(ctx, cfg.Binary, dsn, fix.args()...)
+	b, err := secondInstance(ctx, cfg, res.Name, dsn, fix.args()...)
 	if err != nil {
 		return res, err
 	}
 	defer b.stop()
-	if _, err := b.waitRefresh(ctx, 10*time.Minute); err != nil {
-		return res, err
-	}
 	servers := []*server{a, b}
 	tr := &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: 4}
 	defer tr.CloseIdleConnections()
 
 	// The pages, then their streams: each records when it first heard each card named.
-	sctx, closeStreams := context.WithCancel(ctx)
 	var mu sync.Mutex
 	heard := make([]map[string]time.Time, len(followers))
 	rechecks := make([][]time.Time, len(followers))
-	var opened, done sync.WaitGroup
-	refused := 0 // streams answered with another status than 200
-	src := "/feed/new?fencepost=" + url.QueryEscape(feed.FormatFencepost(time.Now()))
-	for i := range followers {
-		c := newClient(servers[i%len(servers)].URL, tr)
-		c.setSession(tokens[i+1])
-		if _, _, err := c.get(ctx, "/"); err != nil {
-			closeStreams()
-			return res, fmt.Errorf("bench: %s: home page: %w", res.Name, err)
-		}
-		req, err := http.NewRequestWithContext(sctx, "GET", c.base+"/live?src="+url.QueryEscape(src), nil)
-		if err != nil {
-			closeStreams()
-			return res, err
-		}
+	for i := range heard {
 		heard[i] = map[string]time.Time{}
-		opened.Add(1)
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			c.http.Timeout = 0
-			r, err := c.http.Do(req)
-			opened.Done()
-			if err != nil {
-				return
-			}
-			defer r.Body.Close()
-			if r.StatusCode != http.StatusOK {
-				mu.Lock()
-				refused++
-				mu.Unlock()
-				return
-			}
-			readTalk(r.Body, func(keys []string, at time.Time) {
-				mu.Lock()
-				if keys[0] == "recheck" {
-					rechecks[i] = append(rechecks[i], at)
-				}
-				for _, k := range keys {
-					if _, ok := heard[i][k]; !ok {
-						heard[i][k] = at
-					}
-				}
-				mu.Unlock()
-			})
-		}()
 	}
-	opened.Wait()
-	defer func() { closeStreams(); done.Wait() }()
-	if refused > 0 {
-		return res, fmt.Errorf("bench: %s: %d of %d streams refused", res.Name, refused, len(followers))
+	closeStreams, err := openStreams(ctx, servers, tr, tokens[1:], func(i int, event, data string) {
+		keys := talkKeys(event, data)
+		if keys == nil {
+			return
+		}
+		at := time.Now()
+		mu.Lock()
+		defer mu.Unlock()
+		if keys[0] == "recheck" {
+			rechecks[i] = append(rechecks[i], at)
+		}
+		for _, k := range keys {
+			if _, ok := heard[i][k]; !ok {
+				heard[i][k] = at
+			}
+		}
+	})
+	if err != nil {
+		return res, fmt.Errorf("bench: %s: %w", res.Name, err)
 	}
+	defer closeStreams()
 
 	fmt.Fprintf(cfg.Log, "bench: %s: %d streams open on %d instances; %d shares, %s apart\n",
 		res.Name, len(followers), len(servers), cardDeliveryShares, cardShareEvery)
@@ -329,18 +295,80 @@ func shareForm(ctx context.Context, c *client, link, title string) error {
 	return nil
 }
 
-// readTalk reads a live stream's events and calls heard with the cards each talk event
-// names ("p<post id>", "i<item id>") as it arrives, and with "recheck" for a recheck event
-// (the page checks every card it shows).
-func readTalk(body io.Reader, heard func(keys []string, at time.Time)) {
-	readEvents(body, func(event, data string) {
-		switch event {
-		case "talk":
-			heard(strings.Fields(data), time.Now())
-		case "recheck":
-			heard([]string{"recheck"}, time.Now())
+// talkKeys are the cards a talk event names, or "recheck" for a recheck event (nil: neither).
+func talkKeys(event, data string) []string {
+	switch event {
+	case "talk":
+		return strings.Fields(data)
+	case "recheck":
+		return []string{"recheck"}
+	}
+	return nil
+}
+
+// secondInstance starts another server on the bench's database, with extra flags, for a row
+// of name, and waits for its startup refresh.
+func secondInstance(ctx context.Context, cfg Config, name, dsn string, extra ...string) (*server, error) {
+	fmt.Fprintf(cfg.Log, "bench: %s: starting a second instance\n", name)
+	b, err := startServer(ctx, cfg.Binary, dsn, extra...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := b.waitRefresh(ctx, 10*time.Minute); err != nil {
+		b.stop()
+		return nil, err
+	}
+	return b, nil
+}
+
+// openStreams opens the home page of each session token's user and then the page's live
+// stream, on servers in turn, and hands every event of stream i to on (from the stream's
+// goroutine). It returns once every stream has answered; closing ends them and waits.
+func openStreams(ctx context.Context, servers []*server, tr *http.Transport, tokens []string, on func(i int, event, data string)) (func(), error) {
+	sctx, cancel := context.WithCancel(ctx)
+	var opened, done sync.WaitGroup
+	var mu sync.Mutex
+	refused := 0 // streams answered with another status than 200
+	closeAll := func() { cancel(); done.Wait() }
+	src := "/feed/new?fencepost=" + url.QueryEscape(feed.FormatFencepost(time.Now()))
+	for i, token := range tokens {
+		c := newClient(servers[i%len(servers)].URL, tr)
+		c.setSession(token)
+		if _, _, err := c.get(ctx, "/"); err != nil {
+			closeAll()
+			return nil, fmt.Errorf("home page: %w", err)
 		}
-	})
+		req, err := http.NewRequestWithContext(sctx, "GET", c.base+"/live?src="+url.QueryEscape(src), nil)
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		opened.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			c.http.Timeout = 0
+			r, err := c.http.Do(req)
+			opened.Done()
+			if err != nil {
+				return
+			}
+			defer r.Body.Close()
+			if r.StatusCode != http.StatusOK {
+				mu.Lock()
+				refused++
+				mu.Unlock()
+				return
+			}
+			readEvents(r.Body, func(event, data string) { on(i, event, data) })
+		}()
+	}
+	opened.Wait()
+	if refused > 0 {
+		closeAll()
+		return nil, fmt.Errorf("%d of %d streams refused", refused, len(tokens))
+	}
+	return closeAll, nil
 }
 
 // cardArrival is one card on one page: how long after the fixture answered its page.

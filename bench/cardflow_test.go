@@ -62,7 +62,7 @@ func TestCardArrivals(t *testing.T) {
 func TestReadTalk(t *testing.T) {
 	stream := "retry: 2000\n\nid: 1\nevent: pill\ndata: <a>3 new</a>\n\nid: 2\nevent: talk\ndata: p11 i5\n\n: still here\n\nid: 3\nevent: talk\ndata: p12 i6\n\nid: 4\nevent: recheck\ndata: \n\n"
 	var got []string
-	readTalk(strings.NewReader(stream), func(keys []string, _ time.Time) { got = append(got, keys...) })
+	readEvents(strings.NewReader(stream), func(event, data string) { got = append(got, talkKeys(event, data)...) })
 	if want := []string{"p11", "i5", "p12", "i6", "recheck"}; !slices.Equal(got, want) {
 		t.Errorf("keys %q, want %q", got, want)
 	}

@@ -23,15 +23,11 @@ const (
 func shareAck(ctx context.Context, cfg Config, on *server, dsn string, w *world, fix *cardFixture) ([]Result, error) {
 	with := Result{Name: "cards_share_fetch_on", Group: "a share's acknowledgement, fetching on and off", Kind: "http", Concurrency: 1}
 	without := Result{Name: "cards_share_fetch_off", Group: with.Group, Kind: "http", Concurrency: 1}
-	fmt.Fprintf(cfg.Log, "bench: %s: starting a second instance with --fetch off\n", with.Name)
-	off, err := startServer(ctx, cfg.Binary, dsn, append(fix.args(), "--fetch", "off")...)
+	off, err := secondInstance(ctx, cfg, with.Name+" (--fetch off)", dsn, append(fix.args(), "--fetch", "off")...)
 	if err != nil {
 		return nil, err
 	}
 	defer off.stop()
-	if _, err := off.waitRefresh(ctx, 10*time.Minute); err != nil {
-		return nil, err
-	}
 	tr := &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: 2}
 	defer tr.CloseIdleConnections()
 	type side struct {

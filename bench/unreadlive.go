@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"tributary/feed"
 )
 
 // The unread count on open pages (issue 46: a like reaches its post's author's badge within
@@ -42,15 +41,11 @@ func unreadLive(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	if err != nil {
 		return res, err
 	}
-	fmt.Fprintf(cfg.Log, "bench: %s: starting a second instance\n", res.Name)
-	b, err := startServer(ctx, cfg.Binary, dsn, fix.args()...)
+	b, err := secondInstance(ctx, cfg, res.Name, dsn, fix.args()...)
 	if err != nil {
 		return res, err
 	}
 	defer b.stop()
-	if _, err := b.waitRefresh(ctx, 10*time.Minute); err != nil {
-		return res, err
-	}
 	servers := []*server{a, b}
 	tr := &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: 4}
 	defer tr.CloseIdleConnections()
@@ -73,56 +68,31 @@ func unreadLive(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		n  int
 		at time.Time
 	}
-	sctx, closeStreams := context.WithCancel(ctx)
 	var mu sync.Mutex
 	counts := make([][]told, len(authors))
-	var opened, done sync.WaitGroup
-	refused := 0
-	src := "/feed/new?fencepost=" + url.QueryEscape(feed.FormatFencepost(time.Now()))
-	for i := range authors {
-		c := newClient(servers[i%len(servers)].URL, tr)
-		c.setSession(tokens[i+1])
-		if _, _, err := c.get(ctx, "/"); err != nil {
-			closeStreams()
-			return res, fmt.Errorf("bench: %s: home page: %w", res.Name, err)
+	closeStreams, err := openStreams(ctx, servers, tr, tokens[1:], func(i int, event, data string) {
+		if n, err := strconv.Atoi(data); event == "unread" && err == nil {
+			mu.Lock()
+			counts[i] = append(counts[i], told{n, time.Now()})
+			mu.Unlock()
 		}
-		req, err := http.NewRequestWithContext(sctx, "GET", c.base+"/live?src="+url.QueryEscape(src), nil)
-		if err != nil {
-			closeStreams()
-			return res, err
+	})
+	if err != nil {
+		return res, fmt.Errorf("bench: %s: %w", res.Name, err)
+	}
+	defer closeStreams()
+	// Every stream tells its first count before the likes (each like's baseline).
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		mu.Lock()
+		all := !slices.ContainsFunc(counts, func(c []told) bool { return len(c) == 0 })
+		mu.Unlock()
+		if all {
+			break
 		}
-		opened.Add(1)
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			c.http.Timeout = 0
-			r, err := c.http.Do(req)
-			opened.Done()
-			if err != nil {
-				return
-			}
-			defer r.Body.Close()
-			if r.StatusCode != http.StatusOK {
-				mu.Lock()
-				refused++
-				mu.Unlock()
-				return
-			}
-			readEvents(r.Body, func(event, data string) {
-				if n, err := strconv.Atoi(data); event == "unread" && err == nil {
-					mu.Lock()
-					counts[i] = append(counts[i], told{n, time.Now()})
-					mu.Unlock()
-				}
-			})
-		}()
+		if time.Now().After(deadline) {
+			return res, fmt.Errorf("bench: %s: a stream told no first count within 10 s", res.Name)
+		}
 	}
-	opened.Wait()
-	defer func() { closeStreams(); done.Wait() }()
-	if refused > 0 {
-		return res, fmt.Errorf("bench: %s: %d of %d streams refused", res.Name, refused, len(authors))
-	}
-	time.Sleep(time.Second) // every stream has told its first count
 
 	fmt.Fprintf(cfg.Log, "bench: %s: %d pages open on %d instances; %d likes, %s apart\n",
 		res.Name, len(authors), len(servers), len(posts), unreadEvery)
