@@ -216,7 +216,7 @@ func cardDelivery(ctx context.Context, cfg Config, a *server, dsn string, pool *
 	start := time.Now()
 	for s := range links {
 		links[s] = fmt.Sprintf("http://%s/deliver/%s/%d", cardHost(s), run, s)
-		if err := shareForm(ctx, poster, links[s], "A card to come"); err != nil {
+		if _, err := shareForm(ctx, poster, links[s], "A card to come"); err != nil {
 			return res, fmt.Errorf("bench: %s: %w", res.Name, err)
 		}
 		time.Sleep(cardShareEvery)
@@ -275,24 +275,21 @@ func cardDelivery(ctx context.Context, cfg Config, a *server, dsn string, pool *
 	return res, nil
 }
 
-// shareForm posts a link through the share form (as liveNotice's shares).
-func shareForm(ctx context.Context, c *client, link, title string) error {
+// shareForm posts a link through the share form (as liveNotice's shares) and returns how
+// long its answer took.
+func shareForm(ctx context.Context, c *client, link, title string) (latency, error) {
 	form := url.Values{"url": {link}, "title": {title}}
 	req, err := http.NewRequestWithContext(ctx, "POST", c.base+"/share", strings.NewReader(form.Encode()))
 	if err != nil {
-		return err
+		return latency{}, err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	r, err := c.http.Do(req)
+	_, d, err := c.do(req, http.StatusSeeOther)
 	if err != nil {
-		return fmt.Errorf("share: %w", err)
+		return d, fmt.Errorf("share: %w", err)
 	}
-	r.Body.Close()
-	if r.StatusCode != http.StatusSeeOther {
-		return fmt.Errorf("share: status %d", r.StatusCode)
-	}
-	return nil
+	return d, nil
 }
 
 // talkKeys are the cards a talk event names, or "recheck" for a recheck event (nil: neither).

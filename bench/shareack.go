@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -42,14 +40,7 @@ func shareAck(ctx context.Context, cfg Config, on *server, dsn string, w *world,
 	run := strconv.FormatInt(time.Now().UnixNano(), 36)
 	for i := range shareAckShares {
 		s := sides[(i/shareAckTurn)%2]
-		form := url.Values{"url": {fmt.Sprintf("http://%s/ack/%s/%d", cardHost(i), run, i)}, "title": {"A share to acknowledge"}}
-		req, err := http.NewRequestWithContext(ctx, "POST", s.c.base+"/share", strings.NewReader(form.Encode()))
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("Sec-Fetch-Site", "same-origin")
-		if _, d, err := s.c.do(req, http.StatusSeeOther); err != nil {
+		if d, err := shareForm(ctx, s.c, fmt.Sprintf("http://%s/ack/%s/%d", cardHost(i), run, i), "A share to acknowledge"); err != nil {
 			s.errs = append(s.errs, err)
 		} else {
 			s.client, s.server = append(s.client, d.client), append(s.server, d.server)

@@ -57,7 +57,7 @@ func unreadLive(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		c := newClient(a.URL, tr)
 		c.setSession(tokens[i+1])
 		link := fmt.Sprintf("http://%s/unread/%s/%d", cardHost(i), run, i)
-		if err := shareForm(ctx, c, link, "A post to like"); err != nil {
+		if _, err := shareForm(ctx, c, link, "A post to like"); err != nil {
 			return res, fmt.Errorf("bench: %s: %w", res.Name, err)
 		}
 		if err := pool.QueryRow(ctx, `SELECT id FROM posts WHERE author_id = $1 AND url = $2`, id, link).Scan(&posts[i]); err != nil {
