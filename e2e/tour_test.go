@@ -140,9 +140,11 @@ func TestHeaderIsCompact(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, "--poll-seconds", "-1")
 	f := newFixture(t, srv)
-	f.user("reader", "Rea Der", false)
+	// A long handle: the account menu must not push the header onto a second row.
+	const reader = "reader_with_a_long_handle_x"
+	f.user(reader, "Rea Der", false)
 	f.user("ada", "Ada", false)
-	f.follow("reader", "ada")
+	f.follow(reader, "ada")
 	for i := range 6 {
 		f.share("ada", fmt.Sprintf("https://blog.example.com/ada/%d", i), fmt.Sprintf("A note of Ada's, number %d", i), time.Duration(i+2)*time.Hour)
 	}
@@ -153,11 +155,13 @@ func TestHeaderIsCompact(t *testing.T) {
 		maxHeight float64
 	}{
 		{"desktop", desktopLight, 64},
+		{"laptop", laptop(1100), 64},
+		{"small-laptop", laptop(1024), 64},
 		{"phone", phoneLight, 64},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			page := newPageWith(t, c.opts)
-			login(t, page, srv.URL, "reader")
+			login(t, page, srv.URL, reader)
 			_, err := page.Evaluate("window.scrollTo(0, 400)")
 			must(t, err)
 			tourShot(t, page, "header-"+c.name+".png")
@@ -191,6 +195,12 @@ func TestHeaderIsCompact(t *testing.T) {
 			must(t, expect.Locator(page.GetByTestId("feed-heading").Or(page.Locator("h1"))).ToHaveText("Settings"))
 		})
 	}
+}
+
+// laptop is a light desktop window width pixels wide.
+func laptop(width int) playwright.BrowserNewContextOptions {
+	return playwright.BrowserNewContextOptions{Viewport: &playwright.Size{Width: width, Height: 800},
+		ColorScheme: playwright.ColorSchemeLight}
 }
 
 // A card already on the page that a followee's comment brings back through the pill moves

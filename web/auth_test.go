@@ -11,7 +11,7 @@ func TestSignupLoginLogout(t *testing.T) {
 	a := newApp(t)
 	c := a.client()
 	c.signup("ada")
-	if r := c.get("/"); !strings.Contains(r.body, `data-testid="nav-me">@ada<`) {
+	if r := c.get("/"); !strings.Contains(r.body, `class="me-handle">@ada<`) {
 		t.Fatalf("after signup the home page does not show @ada as logged in")
 	}
 	if r := c.post("/logout", url.Values{}); r.status != http.StatusSeeOther {

@@ -48,7 +48,7 @@ func TestSignedInRequestsReadSessionAndUserTogether(t *testing.T) {
 		t.Fatalf("the session names user %d, want ada (%d)", named, userID)
 	}
 	log.Take()
-	if r := c.get("/u/ada"); r.status != http.StatusOK || !strings.Contains(r.body, `data-testid="nav-me">@ada<`) {
+	if r := c.get("/u/ada"); r.status != http.StatusOK || !strings.Contains(r.body, `class="me-handle">@ada<`) {
 		t.Fatalf("GET /u/ada signed in: %d", r.status)
 	}
 	names := log.Take()
@@ -99,7 +99,7 @@ func TestOlderSessionsAndGoneUsers(t *testing.T) {
 
 	old := mint("older-session-token-0000000000000000000000", ids["ada"], false)
 	log.Take()
-	if r := old.get("/u/ada"); !strings.Contains(r.body, `data-testid="nav-me">@ada<`) {
+	if r := old.get("/u/ada"); !strings.Contains(r.body, `class="me-handle">@ada<`) {
 		t.Fatalf("a gob session without user_id does not sign ada in (status %d)", r.status)
 	}
 	if names := log.Take(); !slices.Contains(names, "SessionData") || !slices.Contains(names, "UserWithAccess") {
