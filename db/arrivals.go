@@ -5,6 +5,7 @@ package db
 // session's read (arrivalsRead).
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -122,7 +123,9 @@ type arrivalsRead struct {
 	read         bool
 	activityRows []dbq.ActivityArrivalsRow
 	late         []dbq.LateCommittedRow // the late shares (ArrivedQuery.Late) ...
+	lateActs     []dbq.ActivityLateRow  // ... and likes and comments (with activity) ...
 	lateErr      error                  // ... or why they were not read
+	lateActsErr  error
 	out          []Arrival
 }
 
@@ -156,6 +159,12 @@ func (s *Store) arrivedRead(ctx context.Context, q ArrivedQuery) *arrivalsRead {
 			a.late, a.lateErr = lq.LateCommitted(ctx, lateParams(q))
 			return a.lateErr
 		})
+		if a.activity {
+			a.beside = append(a.beside, func(lq *dbq.Queries) error {
+				a.lateActs, a.lateActsErr = lq.ActivityLate(ctx, lateActivityParams(q))
+				return a.lateActsErr
+			})
+		}
 	}
 	if l := q.Likes; l != nil && len(l.Anchors) > 0 && q.Viewer.ID != 0 {
 		a.beside = append(a.beside, func(lq *dbq.Queries) error { // last: its failure fails nothing else
@@ -173,7 +182,7 @@ func (s *Store) arrivedRead(ctx context.Context, q ArrivedQuery) *arrivalsRead {
 // arrivals of an interval from a fencepost whose snapshot is known.
 func (a *arrivalsRead) asksLate() bool {
 	q := a.q
-	return q.Late != "" && q.Viewer.ID != 0 && q.PosID == 0 && len(q.Skip) == 0
+	return q.Late != "" && q.PosID == 0 && len(q.Skip) == 0
 }
 
 // pipelined says whether the reads go in one round trip (steps): the shares are read by
@@ -210,8 +219,8 @@ func (a *arrivalsRead) finish(errs []error) error {
 		}
 		a.shared = shared
 	}
-	if a.lateErr != nil {
-		return fmt.Errorf("db: late arrivals: %w", a.lateErr)
+	if err := cmp.Or(a.lateErr, a.lateActsErr); err != nil {
+		return fmt.Errorf("db: late arrivals: %w", err)
 	}
 	if !a.activity {
 		a.out = a.withLate(a.shared)
@@ -243,10 +252,10 @@ func (a *arrivalsRead) finish(errs []error) error {
 // (dated before the interval, they are older than all of it), at most Limit in all: the
 // interval's last ones give way to them, as no later interval lists them.
 func (a *arrivalsRead) withLate(out []Arrival) []Arrival {
-	if len(a.late) == 0 {
+	if len(a.late) == 0 && len(a.lateActs) == 0 {
 		return out
 	}
-	late := slices.DeleteFunc(lateOf(a.late, a.q), func(l Arrival) bool {
+	late := slices.DeleteFunc(lateOf(a.late, a.lateActs, a.q), func(l Arrival) bool {
 		return slices.ContainsFunc(out, func(o Arrival) bool { return o.AnchorID == l.AnchorID })
 	})
 	late = late[:min(len(late), a.q.Limit)]

@@ -6,11 +6,16 @@ package db
 // (XactSnapshot); the shares that snapshot could not see are found by LateArrivals.
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"tributary"
 	"tributary/db/internal/dbq"
 )
 
@@ -22,6 +27,66 @@ func (s *Store) XactSnapshot(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("db: snapshot: %w", err)
 	}
 	return snap, nil
+}
+
+// FenceStart is what a page that goes on from a fence's latest fencepost reads before the
+// rest, in one round trip: the snapshot its reads see (Snap, kept by the fencepost it
+// commits), the latest fencepost (Found: there is one), and when asked the ranking
+// snapshot's state (an anonymous page's).
+type FenceStart struct {
+	Snap     string
+	Latest   FencepostRow
+	Found    bool
+	Snapshot SnapshotState
+}
+
+// FenceStart reads the start of a page of viewer's (0: anonymous) fence template.
+func (s *Store) FenceStart(ctx context.Context, viewer int64, template string, meta bool) (FenceStart, error) {
+	var st FenceStart
+	steps := []func(*dbq.Queries) error{
+		func(q *dbq.Queries) (err error) { st.Snap, err = q.CurrentSnapshot(ctx); return err },
+		st.readLatest(ctx, viewer, template),
+	}
+	if meta {
+		steps = append(steps, func(q *dbq.Queries) error {
+			m, err := q.SnapshotMeta(ctx)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			st.Snapshot = SnapshotState{RefreshedAt: m.RefreshedAt, Rows: int(m.Rows)}
+			return err
+		})
+	}
+	if err := cmp.Or(s.pipeline(ctx, steps...)...); err != nil {
+		return FenceStart{}, fmt.Errorf("db: fence start: %w", err)
+	}
+	return st, nil
+}
+
+// readLatest is the step that reads the fence's latest fencepost into st.
+func (st *FenceStart) readLatest(ctx context.Context, viewer int64, template string) func(*dbq.Queries) error {
+	return func(q *dbq.Queries) error {
+		r, err := q.LatestFencepost(ctx, dbq.LatestFencepostParams{ViewerID: viewer, Template: template})
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		st.Latest, st.Found = fencepostOf(r), err == nil
+		return err
+	}
+}
+
+// ChronoStart is FenceStart for a chronological feed, whose reads go to the replica when
+// one is in use: the snapshot is read there, beside the fencepost read on the primary, so
+// it says what the page's reads could see.
+func (s *Store) ChronoStart(ctx context.Context, viewer int64, template string) (FenceStart, error) {
+	var st FenceStart
+	errs := s.besidePrimary(ctx,
+		func(q *dbq.Queries) (err error) { st.Snap, err = q.CurrentSnapshot(ctx); return err },
+		st.readLatest(ctx, viewer, template))
+	if err := cmp.Or(errs...); err != nil {
+		return FenceStart{}, fmt.Errorf("db: fence start: %w", err)
+	}
+	return st, nil
 }
 
 // LateArrivals lists what q's first arrivals add late (ArrivedQuery.Late): the items of
@@ -36,7 +101,13 @@ func (s *Store) LateArrivals(ctx context.Context, q ArrivedQuery) ([]Arrival, er
 	if err != nil {
 		return nil, fmt.Errorf("db: late arrivals: %w", err)
 	}
-	return lateOf(rows, q), nil
+	var acts []dbq.ActivityLateRow
+	if q.Activity && q.Viewer.ID != 0 {
+		if acts, err = s.q.ActivityLate(ctx, lateActivityParams(q)); err != nil {
+			return nil, fmt.Errorf("db: late activity: %w", err)
+		}
+	}
+	return lateOf(rows, acts, q), nil
 }
 
 // MaxShareLateness is how long before a fencepost a late share may be dated and still
@@ -51,23 +122,46 @@ func lateParams(q ArrivedQuery) dbq.LateCommittedParams {
 		ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)}
 }
 
+// lateActivityParams asks for the late likes and comments of q's followees (ActivityLate),
+// with its followed set as ActivityArrivals reads it.
+func lateActivityParams(q ArrivedQuery) dbq.ActivityLateParams {
+	v, byFollows, followed := q.Viewer, !q.SetOnly, []int64{}
+	if q.SetOnly {
+		followed = q.Followed.IDs()
+	}
+	return dbq.ActivityLateParams{Prev: q.Late, At: q.From, Since: q.From.Add(-MaxShareLateness),
+		Kind: string(q.Source), Tag: q.Tag, ByFollows: byFollows, Followed: followed,
+		ViewerID: v.ID, Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)}
+}
+
 // lateOf is the items of the late shares q's feed gets, as its arrivals do (a followee's post
-// to their followers, a post in one of the viewer's groups) within its dates, but those in
-// q.LateShown, each at its newest such share, newest first.
-func lateOf(rows []dbq.LateCommittedRow, q ArrivedQuery) []Arrival {
+// to their followers, a post in one of the viewer's groups), and of its followees' late likes
+// and comments (acts), within its dates, but those in q.LateShown: each at its newest such
+// arrival (a share before a like or comment at the same time), newest first.
+func lateOf(rows []dbq.LateCommittedRow, acts []dbq.ActivityLateRow, q ArrivedQuery) []Arrival {
 	since, until := q.bounds()
 	var out []Arrival
+	add := func(a Arrival) {
+		if a.At.Before(since) || a.At.After(until) || slices.Contains(q.LateShown, a.AnchorID) {
+			return
+		}
+		i := slices.IndexFunc(out, func(o Arrival) bool { return o.AnchorID == a.AnchorID })
+		switch {
+		case i < 0:
+			out = append(out, a)
+		case a.At.After(out[i].At):
+			out[i] = a
+		}
+	}
 	for _, r := range rows {
-		at := r.CreatedAt.UTC()
-		gets := (r.ToFollowers && q.Followed.Has(r.AuthorID)) || q.Viewer.InGroup(r.GroupFeedIds)
-		if !gets || at.Before(since) || at.After(until) || slices.Contains(q.LateShown, r.AnchorID) {
-			continue
+		if (r.ToFollowers && q.Followed.Has(r.AuthorID)) || q.Viewer.InGroup(r.GroupFeedIds) {
+			add(Arrival{AnchorID: r.AnchorID, At: r.CreatedAt.UTC(), Late: true})
 		}
-		if i := slices.IndexFunc(out, func(a Arrival) bool { return a.AnchorID == r.AnchorID }); i >= 0 {
-			out[i].At = maxTime(out[i].At, at)
-			continue
-		}
-		out = append(out, Arrival{AnchorID: r.AnchorID, At: at, Late: true})
+	}
+	for _, r := range acts {
+		at := r.Arrival.UTC()
+		add(Arrival{AnchorID: r.AnchorID, At: at, Late: true, Activity: &tributary.Activity{
+			User: tributary.UserRef{ID: r.UserID, Handle: r.Handle, Name: r.DisplayName, VIP: r.Vip}, Commented: r.Commented, At: at}})
 	}
 	slices.SortFunc(out, func(a, b Arrival) int {
 		if later(a.At, a.AnchorID, b.At, b.AnchorID) {
@@ -76,11 +170,4 @@ func lateOf(rows []dbq.LateCommittedRow, q ArrivedQuery) []Arrival {
 		return 1
 	})
 	return out
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }

@@ -76,7 +76,7 @@ func (s *Service) Chrono(ctx context.Context, viewer *tributary.User, c Chrono, 
 
 // ChronoAs is Chrono for a viewer whose access is known already.
 func (s *Service) ChronoAs(ctx context.Context, viewer *tributary.User, access tributary.Viewer, c Chrono, cursor string, limit int) (ChronoPage, error) {
-	r, err := s.chronoRequest(ctx, viewer, access, c)
+	r, err := s.chronoRequest(ctx, viewer, access, c, cursor == "")
 	if err != nil {
 		return ChronoPage{}, err
 	}
@@ -109,7 +109,7 @@ func (s *Service) ChronoAs(ctx context.Context, viewer *tributary.User, access t
 // page shows (at most max): the "N new" notice.
 func (s *Service) ChronoNewCount(ctx context.Context, access tributary.Viewer, c Chrono, after time.Time, max int) (int, error) {
 	src := &chronoSource{store: s.store, feed: c, access: access}
-	arrived, err := src.arrived(ctx, src.query(after, s.now(), Pos{}, nil, max))
+	arrived, err := src.arrived(ctx, src.sinceFencepost(src.query(after, s.now(), Pos{}, nil, max)))
 	return len(arrived), err
 }
 
@@ -117,7 +117,7 @@ func (s *Service) ChronoNewCount(ctx context.Context, access tributary.Viewer, c
 // returns its posts that come from fenceposts newer than after: what goes above a page the
 // viewer already has open.
 func (s *Service) ChronoNew(ctx context.Context, viewer *tributary.User, access tributary.Viewer, c Chrono, after time.Time) (ChronoPage, error) {
-	r, err := s.chronoRequest(ctx, viewer, access, c)
+	r, err := s.chronoRequest(ctx, viewer, access, c, true)
 	if err != nil {
 		return ChronoPage{}, err
 	}
@@ -137,7 +137,9 @@ type chronoRequest struct {
 	now   time.Time
 }
 
-func (s *Service) chronoRequest(ctx context.Context, viewer *tributary.User, access tributary.Viewer, c Chrono) (*chronoRequest, error) {
+// A first page (first) reads the fence's latest fencepost with the snapshot its reads see,
+// which the fencepost it commits keeps (db.ChronoQuery.Late).
+func (s *Service) chronoRequest(ctx context.Context, viewer *tributary.User, access tributary.Viewer, c Chrono, first bool) (*chronoRequest, error) {
 	r := &chronoRequest{key: FenceKey{Template: c.template()}, now: s.now()}
 	if viewer != nil {
 		r.key.Viewer = viewer.ID
@@ -150,7 +152,16 @@ func (s *Service) chronoRequest(ctx context.Context, viewer *tributary.User, acc
 	if s.cacheable() {
 		r.src.searches = s.searches
 	}
-	r.fence = Fence{Store: newFenceStore(s.store, r.now, nil, nil), Source: r.src, HeadSize: s.cfg.HeadSize}
+	fs := newFenceStore(s.store, r.now, nil, nil)
+	if first && c.Search == nil {
+		st, err := s.store.ChronoStart(ctx, r.key.Viewer, r.key.Template)
+		if err != nil {
+			return nil, err
+		}
+		fs.pre = &preread{key: r.key, fp: fencepostOf(st.Latest), ok: st.Found}
+		fs.snap = st.Snap
+	}
+	r.fence = Fence{Store: fs, Source: r.src, HeadSize: s.cfg.HeadSize}
 	return r, nil
 }
 
@@ -217,6 +228,15 @@ func (c *chronoSource) query(from, to time.Time, pos Pos, skip []int64, limit in
 		From: from, To: to, PosAt: pos.Arrival, PosID: pos.ID, Skip: skip, Limit: limit}
 }
 
+// sinceFencepost is q asking also for what arrived late for the fencepost at its start
+// (db.ChronoQuery.Late): a new fencepost's head, or the "N new" after a page's fencepost.
+func (c *chronoSource) sinceFencepost(q db.ChronoQuery) db.ChronoQuery {
+	if c.feed.Search == nil && !q.From.IsZero() {
+		q.Late = c.feed.template()
+	}
+	return q
+}
+
 // arrived lists the feed's arrivals asked for by q.
 func (c *chronoSource) arrived(ctx context.Context, q db.ChronoQuery) ([]db.SearchArrival, error) {
 	if c.feed.Search != nil {
@@ -253,15 +273,24 @@ func (c *chronoSource) Ranked(ctx context.Context, after, upTo time.Time, limit 
 	if c.feed.Search != nil {
 		return c.searchRanked(ctx, after, upTo, limit)
 	}
-	arrived, err := c.listing(ctx, c.query(after, upTo, Pos{}, nil, limit+1))
+	arrived, err := c.listing(ctx, c.sinceFencepost(c.query(after, upTo, Pos{}, nil, limit+1)))
 	if err != nil {
 		return nil, false, err
 	}
-	ids := make([]int64, 0, min(len(arrived), limit))
-	for _, a := range arrived[:min(len(arrived), limit)] {
-		ids = append(ids, a.PostID)
+	// The late arrivals (last) are all in the head: the tail lists the interval's alone.
+	late := 0
+	for _, a := range arrived {
+		if a.Late {
+			late++
+		}
 	}
-	return ids, len(arrived) <= limit, nil
+	ids := make([]int64, 0, min(len(arrived), limit))
+	for i, a := range arrived {
+		if a.Late || i < limit-late {
+			ids = append(ids, a.PostID)
+		}
+	}
+	return ids[:min(len(ids), limit)], len(arrived) <= limit, nil
 }
 
 func (c *chronoSource) searchRanked(ctx context.Context, after, upTo time.Time, limit int) ([]int64, bool, error) {

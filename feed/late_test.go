@@ -82,8 +82,9 @@ func TestALateCommittedShareArrivesOnce(t *testing.T) {
 }
 
 // Late shares reach every feed that would have listed them on time, and no other: a
-// filtered home (kind, tag), a group post for a member, and not a followee's post to a group
-// the reader is not in, nor one the filter leaves out (issue 44.17).
+// filtered home (kind, tag), a group post for a member, a followee's like or comment on
+// home, and not a followee's post to a group the reader is not in, nor one the filter
+// leaves out, nor a stranger's like (issue 44.17).
 func TestLateSharesReachTheFeedsThatGetThem(t *testing.T) {
 	cases := []struct {
 		name string
@@ -117,6 +118,18 @@ func TestLateSharesReachTheFeedsThatGetThem(t *testing.T) {
 			func(w *world, mine, other db.Group, url string) {
 				w.lateShare("bob", url, "", db.Destination{Groups: []int64{other.ID}})
 			}, false},
+		{"home, a followee's like", tributary.FeedQuery{},
+			func(w *world, mine, other db.Group, url string) { w.lateLike("bob", "cy", url) }, true},
+		{"home, a followee's comment", tributary.FeedQuery{},
+			func(w *world, mine, other db.Group, url string) {
+				w.lateShare("cy", url, "", db.Destination{OwnFeed: true})
+				if _, _, err := w.store.AddComment(w.ctx, w.accessOf("bob"), w.postOf("cy", url), "Read this.", w.now.Add(-time.Minute),
+					tributary.DefaultBumpRule); err != nil {
+					w.t.Fatal(err)
+				}
+			}, true},
+		{"home, a like by someone the reader does not follow", tributary.FeedQuery{},
+			func(w *world, mine, other db.Group, url string) { w.lateLike("cy", "cy", url) }, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -172,6 +185,173 @@ func TestLateSharesReachTheFeedsThatGetThem(t *testing.T) {
 				t.Fatalf("the fencepost after: %d new, %v; want 0", n, err)
 			}
 		})
+	}
+}
+
+// The anonymous front page finds late shares as a reader's home does: its fenceposts are
+// shared by every visitor and keep their snapshot too.
+func TestALateShareReachesTheFrontPage(t *testing.T) {
+	w := newWorld(t)
+	w.user("vip", true, 0)
+	w.now = w.now.Add(-2 * time.Hour)
+	w.lateShare("vip", "https://vip.example.com/old", "", db.Destination{OwnFeed: true})
+	w.now = w.now.Add(2 * time.Hour)
+	w.refresh()
+	s := w.service(nil)
+	q := tributary.FeedQuery{Limit: 10}
+	page := func() tributary.Timeline {
+		t.Helper()
+		p, err := s.Timeline(w.ctx, nil, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	count := func(what string, p tributary.Timeline, want int) {
+		t.Helper()
+		after, err := feed.ParseFencepost(p.Fencepost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.NewCount(w.ctx, nil, q, after, 100); err != nil || n != want {
+			t.Errorf("%s: %d new, %v; want %d", what, n, err, want)
+		}
+	}
+	// Two first pages: the second goes on from the first's fencepost, as every visitor's do.
+	page()
+	w.now = w.now.Add(time.Minute)
+	first := page()
+	const late = "https://vip.example.com/late"
+	w.lateShare("vip", late, "", db.Destination{OwnFeed: true})
+	w.now = w.now.Add(time.Minute)
+	count("after the late share", first, 1)
+	next := page()
+	if got := urls(next); len(got) == 0 || got[0] != late {
+		t.Fatalf("the next front page shows %v; want the late share first", got)
+	}
+	w.now = w.now.Add(time.Minute)
+	count("the fencepost after", next, 0)
+	if got := urls(page()); len(got) != 2 {
+		t.Fatalf("the front page after shows %v; want the two shares, once each", got)
+	}
+}
+
+// Chronological pages (a user's, a group's, the directs, the filter feeds) find what
+// committed late, as the home feed does: a post made, bumped by a comment, or liked in a
+// transaction a page's snapshot could not see, dated before its fencepost, is counted new
+// and heads the next first page, once (issue 44.17).
+func TestLateArrivalsReachChronologicalPages(t *testing.T) {
+	const oldURL, lateURL = "https://bob.example.com/old", "https://bob.example.com/late"
+	cases := []struct {
+		name string
+		feed func(w *world, g db.Group) feed.Chrono
+		// late makes the late arrival, dated a minute before the first page; want is its URL.
+		late func(w *world, g db.Group)
+		want string
+	}{
+		{"a user's page, a post", func(w *world, g db.Group) feed.Chrono { return feed.Chrono{Author: w.users["bob"].ID} },
+			func(w *world, g db.Group) { w.lateShare("bob", lateURL, "", db.Destination{OwnFeed: true}) }, lateURL},
+		{"a group's page, a post", func(w *world, g db.Group) feed.Chrono { return feed.Chrono{Feed: g.ID} },
+			func(w *world, g db.Group) { w.lateShare("bob", lateURL, "", db.Destination{Groups: []int64{g.ID}}) }, lateURL},
+		{"the directs, a direct", func(w *world, g db.Group) feed.Chrono { return feed.Chrono{Directs: true} },
+			func(w *world, g db.Group) {
+				w.lateShare("bob", lateURL, "", db.Destination{DirectTo: []int64{w.users["viewer"].ID}})
+			}, lateURL},
+		{"a user's page, a comment's bump", func(w *world, g db.Group) feed.Chrono { return feed.Chrono{Author: w.users["bob"].ID} },
+			func(w *world, g db.Group) {
+				if _, _, err := w.store.AddComment(w.ctx, w.accessOf("cy"), w.postOf("bob", oldURL), "Still good.", w.now.Add(-time.Minute),
+					tributary.DefaultBumpRule); err != nil {
+					w.t.Fatal(err)
+				}
+			}, oldURL},
+		{"posts liked by cy, a like", func(w *world, g db.Group) feed.Chrono { return feed.Chrono{Filter: db.LikedByFeed(w.users["cy"].ID)} },
+			func(w *world, g db.Group) {
+				w.lateShare("bob", lateURL, "", db.Destination{OwnFeed: true})
+				if err := w.store.Like(w.ctx, w.accessOf("cy"), w.postOf("bob", lateURL), w.now.Add(-time.Minute)); err != nil {
+					w.t.Fatal(err)
+				}
+			}, lateURL},
+		{"#ml, a post", func(w *world, g db.Group) feed.Chrono { return feed.Chrono{Filter: db.TagFeed("ml")} },
+			func(w *world, g db.Group) { w.lateShare("bob", lateURL, "#ml", db.Destination{OwnFeed: true}) }, lateURL},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			for _, u := range []string{"viewer", "bob", "cy"} {
+				w.user(u, false, 0)
+			}
+			w.follow("viewer", "bob")
+			g, err := w.store.CreateGroup(w.ctx, w.users["bob"].ID, "lab", "Lab", "public", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.store.Join(w.ctx, g, w.users["viewer"].ID); err != nil {
+				t.Fatal(err)
+			}
+			// Each page holds something old, so its first page commits a fencepost.
+			w.now = w.now.Add(-2 * time.Hour)
+			for _, u := range []string{oldURL, "https://bob.example.com/older"} {
+				w.now = w.now.Add(-time.Minute)
+				w.lateShare("bob", u, "#ml", db.Destination{OwnFeed: true, Groups: []int64{g.ID}, DirectTo: []int64{w.users["viewer"].ID}})
+				if err := w.store.Like(w.ctx, w.accessOf("cy"), w.postOf("bob", u), w.now); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.now = w.now.Add(2*time.Hour + 2*time.Minute)
+			s := w.service(nil)
+			viewer := w.users["viewer"]
+			ch := c.feed(w, g)
+			page := func() feed.ChronoPage {
+				t.Helper()
+				p, err := s.Chrono(w.ctx, &viewer, ch, "", 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p
+			}
+			count := func(what string, p feed.ChronoPage, want int) {
+				t.Helper()
+				after, err := feed.ParseFencepost(p.Fencepost)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Read now: each direct is a feed of its own, which the access names.
+				if n, err := s.ChronoNewCount(w.ctx, w.accessOf("viewer"), ch, after, 100); err != nil || n != want {
+					t.Errorf("%s: %d new, %v; want %d", what, n, err, want)
+				}
+			}
+			first := page()
+			if len(first.Posts) != 2 {
+				t.Fatalf("the first page shows %d posts; want the two old ones", len(first.Posts))
+			}
+			c.late(w, g)
+			w.now = w.now.Add(time.Minute)
+			count("after the late arrival", first, 1)
+			next := page()
+			if len(next.Posts) == 0 || next.Posts[0].URL != c.want {
+				t.Fatalf("the next first page shows %v; want %s first", postURLs(next.Posts), c.want)
+			}
+			w.now = w.now.Add(time.Minute)
+			count("the fencepost after", next, 0)
+		})
+	}
+}
+
+func postURLs(posts []tributary.Post) []string {
+	out := make([]string, len(posts))
+	for i, p := range posts {
+		out[i] = p.URL
+	}
+	return out
+}
+
+// lateLike has liker like author's new post of url, both dated a minute before now (as
+// lateShare).
+func (w *world) lateLike(liker, author, url string) {
+	w.t.Helper()
+	w.lateShare(author, url, "", db.Destination{OwnFeed: true})
+	if err := w.store.Like(w.ctx, w.accessOf(liker), w.postOf(author, url), w.now.Add(-time.Minute)); err != nil {
+		w.t.Fatal(err)
 	}
 }
 

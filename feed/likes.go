@@ -27,7 +27,7 @@ const likesAheadFor = 5 * time.Second
 // their round trip when it can, db.ArrivedQuery.Likes), or the commit of the fencepost they
 // head (fenceStore.Commit).
 func (s *Service) likesAhead(ctx context.Context, access tributary.Viewer, ids []int64, ask bool) *likesAhead {
-	if len(ids) == 0 || !s.keptTalk(access) {
+	if len(ids) == 0 || access.ID == 0 || !s.keptTalk(access) {
 		return nil
 	}
 	if ask {

@@ -20,6 +20,9 @@ type fenceStore struct {
 	pre   *preread
 	// src is the request's source, whose likes asked of the next commit go with it.
 	src *source
+	// snap is the snapshot a chronological page's reads see, kept by the fencepost it
+	// commits (a ranked page's is its source's).
+	snap string
 }
 
 // preread is what the viewer-state read found of a fence: its latest fencepost (at zero) or
@@ -93,6 +96,9 @@ func (f *fenceStore) Commit(ctx context.Context, k FenceKey, fp Fencepost) error
 		if len(fp.Head) > 0 { // a first page's, read after its state (not an evicted one's tail)
 			fp.Snap = f.src.v.snap
 		}
+	}
+	if fp.Snap == "" && len(fp.Head) > 0 {
+		fp.Snap = f.snap
 	}
 	row := db.FencepostRow{At: fp.At, PrevAt: fp.PrevAt, Head: fp.Head, Snap: fp.Snap}
 	if err := f.store.CommitFencepostReading(ctx, v, k.Template, row, f.now, likes); err != nil {

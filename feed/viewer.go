@@ -61,20 +61,31 @@ func (v viewerState) freshIDs() []int64 {
 
 // load reads the viewer's state (with the members of list as the followed set, when not 0)
 // and, for a logged-in viewer, the fencepost of fence k at at (zero: the latest) in the same
-// round trip.
+// round trip; for an anonymous first page, the latest fencepost of the shared anonymous fence.
 func (s *Service) load(ctx context.Context, viewer *tributary.User, list int64, now time.Time, k FenceKey, at time.Time) (viewerState, *preread, error) {
 	var v viewerState
 	var err error
 	if viewer == nil {
 		var vips []int64
-		vips, err = s.store.VIPs(ctx)
+		if vips, err = s.store.VIPs(ctx); err != nil {
+			return v, nil, err
+		}
 		v.followed = tributary.NewIDSet(vips)
-		if err == nil {
+		if !at.IsZero() {
 			var st db.SnapshotState
 			st, _, err = s.store.Snapshot(ctx)
 			v.snapshot = st.RefreshedAt
+			return v, nil, err
 		}
-		return v, nil, err
+		// A first page: the shared anonymous fence's latest fencepost and the snapshot the
+		// page's reads see, so the front page finds late shares as a reader's home does.
+		var fs db.FenceStart
+		fs, err = s.store.FenceStart(ctx, 0, k.Template, true)
+		v.snapshot, v.snap = fs.Snapshot.RefreshedAt, fs.Snap
+		if fs.Found {
+			v.latest = fencepostOf(fs.Latest)
+		}
+		return v, &preread{key: k, fp: v.latest, ok: fs.Found}, err
 	}
 	vq, known := s.viewerQuery(viewer.ID, list, now, k, at)
 	st, err := s.loadViewer(ctx, vq, known)

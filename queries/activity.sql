@@ -76,3 +76,31 @@ SELECT DISTINCT ON (p.anchor_id) p.anchor_id, fp.at, (fp.feed LIKE 'c:%')::boole
 
 -- name: SetHomeActivity :exec
 UPDATE users SET home_activity = @home_activity WHERE id = @id;
+
+-- name: ActivityLate :many
+-- ActivityArrivals' late ones (ArrivedQuery.Late): the followees' likes and comments on
+-- readable posts written by a transaction the snapshot prev could not see, dated at or
+-- before at (after since), each item at its latest such like or comment, with who and how
+-- (issue 44.17). Bounded by the xid index from prev's xmin (all before it were visible).
+WITH acts AS MATERIALIZED (
+    SELECT fp.feed, fp.post_id, fp.at FROM filter_posts fp
+     WHERE fp.xid >= pg_snapshot_xmin(CAST(@prev::text AS pg_snapshot))
+       AND NOT pg_visible_in_snapshot(fp.xid, CAST(@prev::text AS pg_snapshot))
+       AND (fp.feed LIKE 'l:%' OR fp.feed LIKE 'c:%')
+       AND fp.at <= @at::timestamptz AND fp.at > @since::timestamptz),
+followed AS (
+    SELECT substr(a.feed, 3)::bigint AS user_id, a.feed LIKE 'c:%' AS commented, a.post_id, a.at FROM acts a
+     WHERE CASE WHEN @by_follows::boolean
+                THEN EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @viewer_id::bigint
+                                AND f.followed_id = substr(a.feed, 3)::bigint AND f.state = 'active')
+                ELSE substr(a.feed, 3)::bigint = ANY(@followed::bigint[]) END)
+SELECT DISTINCT ON (p.anchor_id) p.anchor_id, a.at AS arrival, a.commented::boolean AS commented,
+       u.id AS user_id, u.handle, u.display_name, u.vip
+  FROM followed a
+  JOIN posts p ON p.id = a.post_id
+  JOIN users u ON u.id = a.user_id
+ WHERE p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+   AND (@kind::text = '' OR p.anchor_kind = @kind::text)
+   AND (@tag::text = '' OR p.tags @> ARRAY[@tag::text])
+ ORDER BY p.anchor_id, a.at DESC, a.commented DESC;

@@ -144,6 +144,7 @@ type FilterPost struct {
 	Feed   string
 	PostID int64
 	At     time.Time
+	Xid    pgtype.Uint64
 }
 
 type Follow struct {
@@ -339,6 +340,7 @@ type PostBump struct {
 	PostID int64
 	At     time.Time
 	Ord    int64
+	Xid    pgtype.Uint64
 }
 
 type PostCard struct {
