@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,7 +83,52 @@ func (q Search) Settles() bool {
 // SearchArrived lists a search's results posted in (q.From, q.To] newest first after
 // (q.PosAt, q.PosID), as q.Viewer may read them (see queries/search.sql).
 func (s *Store) SearchArrived(ctx context.Context, sq Search, q ChronoQuery) ([]SearchArrival, error) {
-	return s.searchArrived(ctx, sq, q, searchAs{narrow: sq.narrowed()})
+	out, err := s.searchArrived(ctx, sq, q, searchAs{narrow: sq.narrowed()})
+	if err != nil || q.Late == "" || q.PosID != 0 || len(q.Skip) > 0 {
+		return out, err
+	}
+	late, err := s.SearchLate(ctx, sq, q)
+	if err != nil {
+		return nil, err
+	}
+	arrived := make([]PostArrival, len(out))
+	for i, a := range out {
+		arrived[i] = a.PostArrival
+	}
+	arrived = withLatePosts(arrived, late, q.Limit)
+	for i := len(out); i < len(arrived); i++ { // the late ones, after the interval's
+		out = append(out, SearchArrival{PostArrival: arrived[i]})
+	}
+	return out[:len(arrived)], nil
+}
+
+// SearchLate lists the search's results that arrived late for the viewer's fencepost at
+// q.From of fence q.Late (ChronoQuery.Late): posts its snapshot could not see, dated before
+// it, that the viewer finds by the search (SearchAmong), newest first.
+func (s *Store) SearchLate(ctx context.Context, sq Search, q ChronoQuery) ([]PostArrival, error) {
+	if q.Late == "" {
+		return nil, nil
+	}
+	rows, err := s.q.LatePosts(ctx, dbq.LatePostsParams{ViewerID: q.Viewer.ID, Template: q.Late, At: q.From,
+		Since: q.From.Add(-MaxShareLateness)})
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	found, err := s.SearchAmong(ctx, sq, q.Viewer, ids)
+	if err != nil {
+		return nil, err
+	}
+	var out []PostArrival
+	for _, r := range rows {
+		if slices.Contains(found, r.ID) {
+			out = append(out, PostArrival{PostID: r.ID, At: r.CreatedAt.UTC(), Late: true})
+		}
+	}
+	return out, nil
 }
 
 // SearchAmong returns which of the posts among (a search's candidates, a committed

@@ -153,7 +153,7 @@ func (s *Service) chronoRequest(ctx context.Context, viewer *tributary.User, acc
 		r.src.searches = s.searches
 	}
 	fs := newFenceStore(s.store, r.now, nil, nil)
-	if first && c.Search == nil {
+	if first {
 		st, err := s.store.ChronoStart(ctx, r.key.Viewer, r.key.Template)
 		if err != nil {
 			return nil, err
@@ -231,7 +231,7 @@ func (c *chronoSource) query(from, to time.Time, pos Pos, skip []int64, limit in
 // sinceFencepost is q asking also for what arrived late for the fencepost at its start
 // (db.ChronoQuery.Late): a new fencepost's head, or the "N new" after a page's fencepost.
 func (c *chronoSource) sinceFencepost(q db.ChronoQuery) db.ChronoQuery {
-	if c.feed.Search == nil && !q.From.IsZero() {
+	if !q.From.IsZero() {
 		q.Late = c.feed.template()
 	}
 	return q
@@ -298,16 +298,28 @@ func (c *chronoSource) searchRanked(ctx context.Context, after, upTo time.Time, 
 	if err != nil {
 		return nil, false, err
 	}
+	// The late results end the head, as on the other feeds: the tail lists the interval's.
+	late, err := c.store.SearchLate(ctx, *c.feed.Search, c.sinceFencepost(c.query(after, upTo, Pos{}, nil, limit)))
+	if err != nil {
+		return nil, false, err
+	}
+	late = slices.DeleteFunc(late, func(l db.PostArrival) bool {
+		return slices.ContainsFunc(arrived, func(a db.SearchArrival) bool { return a.PostID == l.PostID })
+	})
+	late = late[:min(len(late), limit)]
 	best := slices.Clone(arrived)
 	slices.SortStableFunc(best, func(a, b db.SearchArrival) int { return cmp.Compare(b.Rank, a.Rank) })
-	ids := make([]int64, 0, min(len(best), limit))
-	for _, a := range best[:min(len(best), limit)] {
+	ids := make([]int64, 0, min(len(best)+len(late), limit))
+	for _, a := range best[:min(len(best), limit-len(late))] {
 		ids = append(ids, a.PostID)
+	}
+	for _, l := range late {
+		ids = append(ids, l.PostID)
 	}
 	// The tail of the fencepost these make begins with the rest, in arrival order: kept as
 	// if read ahead, its first pages read nothing.
 	if c.tails != nil && len(ids) > 0 {
-		entries := make([]Entry, 0, len(arrived)-len(ids))
+		entries := make([]Entry, 0, max(len(arrived)-len(ids), 0))
 		for _, a := range arrived {
 			if !slices.Contains(ids, a.PostID) {
 				entries = append(entries, Entry{ID: a.PostID, Arrival: a.At})
@@ -315,7 +327,7 @@ func (c *chronoSource) searchRanked(ctx context.Context, after, upTo time.Time, 
 		}
 		c.tails.Put(c.tailKey(after, upTo, ids), &tailBatch{entries: entries, complete: all})
 	}
-	return ids, all && len(arrived) <= limit, nil
+	return ids, all && len(arrived)+len(late) <= limit, nil
 }
 
 // tailKey names the tail of the fencepost over (from, to] headed by head.

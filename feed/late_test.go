@@ -236,7 +236,7 @@ func TestALateShareReachesTheFrontPage(t *testing.T) {
 	}
 }
 
-// Chronological pages (a user's, a group's, the directs, the filter feeds) find what
+// Chronological pages (a user's, a group's, the directs, the filter feeds, searches) find what
 // committed late, as the home feed does: a post made, bumped by a comment, or liked in a
 // transaction a page's snapshot could not see, dated before its fencepost, is counted new
 // and heads the next first page, once (issue 44.17).
@@ -273,6 +273,11 @@ func TestLateArrivalsReachChronologicalPages(t *testing.T) {
 			}, lateURL},
 		{"#ml, a post", func(w *world, g db.Group) feed.Chrono { return feed.Chrono{Filter: db.TagFeed("ml")} },
 			func(w *world, g db.Group) { w.lateShare("bob", lateURL, "#ml", db.Destination{OwnFeed: true}) }, lateURL},
+		{"a search, a post", func(w *world, g db.Group) feed.Chrono { return feed.Chrono{Search: &db.Search{Text: "'ml'"}} },
+			func(w *world, g db.Group) { w.lateShare("bob", lateURL, "#ml", db.Destination{OwnFeed: true}) }, lateURL},
+		{"a search by author, a post", func(w *world, g db.Group) feed.Chrono {
+			return feed.Chrono{Search: &db.Search{Authors: []int64{w.users["bob"].ID}}}
+		}, func(w *world, g db.Group) { w.lateShare("bob", lateURL, "", db.Destination{OwnFeed: true}) }, lateURL},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -83,3 +83,15 @@ SELECT p.anchor_id, p.author_id, p.created_at, (p.in_own_feed OR p.is_direct)::b
    AND p.created_at <= @at AND p.created_at > @since AND p.deleted_at IS NULL
    AND (@kind::text = '' OR p.anchor_kind = @kind::text) AND (@tag::text = '' OR p.tags @> ARRAY[@tag::text])
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id, @blocked::bigint[], @private_feeds::bigint[]);
+
+-- name: LatePosts :many
+-- The posts made by a transaction the snapshot of the viewer's fencepost at `at` of fence
+-- `template` could not see, dated at or before it (after since), but those in its head,
+-- newest first: what a search checks (SearchAmong) for its late results (issue 44.17).
+WITH f AS (SELECT CAST(fp.snap AS pg_snapshot) AS snap, fp.head FROM fenceposts fp
+            WHERE fp.viewer_id = @viewer_id AND fp.template = @template AND fp.at = @at AND fp.snap IS NOT NULL)
+SELECT p.id, p.created_at
+  FROM f JOIN posts p ON p.xid >= pg_snapshot_xmin(f.snap)
+ WHERE NOT pg_visible_in_snapshot(p.xid, f.snap) AND p.created_at <= @at AND p.created_at > @since
+   AND p.deleted_at IS NULL AND NOT p.id = ANY(f.head)
+ ORDER BY p.created_at DESC, p.id DESC;

@@ -217,6 +217,56 @@ func (q *Queries) LateCommitted(ctx context.Context, arg LateCommittedParams) ([
 	return items, nil
 }
 
+const latePosts = `-- name: LatePosts :many
+WITH f AS (SELECT CAST(fp.snap AS pg_snapshot) AS snap, fp.head FROM fenceposts fp
+            WHERE fp.viewer_id = $3 AND fp.template = $4 AND fp.at = $1 AND fp.snap IS NOT NULL)
+SELECT p.id, p.created_at
+  FROM f JOIN posts p ON p.xid >= pg_snapshot_xmin(f.snap)
+ WHERE NOT pg_visible_in_snapshot(p.xid, f.snap) AND p.created_at <= $1 AND p.created_at > $2
+   AND p.deleted_at IS NULL AND NOT p.id = ANY(f.head)
+ ORDER BY p.created_at DESC, p.id DESC
+`
+
+type LatePostsParams struct {
+	At       time.Time
+	Since    time.Time
+	ViewerID int64
+	Template string
+}
+
+type LatePostsRow struct {
+	ID        int64
+	CreatedAt time.Time
+}
+
+// The posts made by a transaction the snapshot of the viewer's fencepost at `at` of fence
+// `template` could not see, dated at or before it (after since), but those in its head,
+// newest first: what a search checks (SearchAmong) for its late results (issue 44.17).
+func (q *Queries) LatePosts(ctx context.Context, arg LatePostsParams) ([]LatePostsRow, error) {
+	rows, err := q.db.Query(ctx, latePosts,
+		arg.At,
+		arg.Since,
+		arg.ViewerID,
+		arg.Template,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LatePostsRow{}
+	for rows.Next() {
+		var i LatePostsRow
+		if err := rows.Scan(&i.ID, &i.CreatedAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const latestFencepost = `-- name: LatestFencepost :one
 SELECT fp.viewer_id, fp.template, fp.at, fp.prev_at, fp.head, fp.created_at, fp.snap FROM fences f
   JOIN fenceposts fp ON fp.viewer_id = f.viewer_id AND fp.template = f.template AND fp.at = f.latest
