@@ -161,16 +161,20 @@ SELECT h.id, h.type, h.post_id, coalesce((SELECT g.name FROM feeds g WHERE g.id 
        (NOT h.read AND h.created_at > (SELECT upto FROM marker))::boolean AS unread,
        a.count, a.actors
   FROM heads h
+  -- A line that never groups is its head alone; a group's is counted on the group's index
+  -- (an OR of the two read both indexes for every line).
   CROSS JOIN LATERAL (
-      SELECT count(*)::int AS count, (array_agg(u.handle ORDER BY m.created_at DESC, m.id DESC))[1:3]::text[] AS actors
+      SELECT 1 AS count, ARRAY[u.handle]::text[] AS actors FROM users u WHERE h.group_key IS NULL AND u.id = h.actor_id
+      UNION ALL
+      SELECT count(*)::int, (array_agg(u.handle ORDER BY m.created_at DESC, m.id DESC))[1:3]::text[]
         FROM notifications m JOIN users u ON u.id = m.actor_id
-       WHERE m.recipient_id = $1::bigint
-         AND (m.id = h.id OR (h.group_key IS NOT NULL AND m.group_key = h.group_key))
+       WHERE h.group_key IS NOT NULL AND m.recipient_id = $1::bigint AND m.group_key = h.group_key
          AND m.actor_id <> ALL ($2::bigint[])
        AND (m.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
             AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, $1::bigint, $2::bigint[], $3::bigint[])
             FROM posts sp WHERE sp.id = m.post_id), false))
-       AND (m.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = m.comment_id), false))) a
+       AND (m.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = m.comment_id), false))
+      HAVING count(*) > 0) a
  ORDER BY h.created_at DESC, h.id DESC
 `
 
