@@ -3,6 +3,7 @@ package feed
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -73,6 +74,23 @@ func TestAnonCacheBounded(t *testing.T) {
 	}
 	if _, hit := c.lookup("a"); !hit {
 		t.Fatal("recently used entry was evicted")
+	}
+}
+
+// Pages are kept by their items too: long pages of many cursors cannot fill the entries.
+func TestAnonCacheBoundedByItems(t *testing.T) {
+	c := newAnonCache(time.Minute, 100_000, time.Now)
+	page := func(context.Context) (tributary.Timeline, error) {
+		return tributary.Timeline{Items: make([]tributary.Item, 30)}, nil
+	}
+	for i := range 1000 {
+		c.get(context.Background(), fmt.Sprintf("cursor-%d", i), page)
+	}
+	if got, most := c.entries.Len(), anonCacheItems/31; got > most || got < most/2 {
+		t.Fatalf("the cache holds %d pages of 30 items; want at most %d (and not far fewer)", got, most)
+	}
+	if _, hit := c.lookup("cursor-999"); !hit {
+		t.Fatal("the newest page was not kept")
 	}
 }
 

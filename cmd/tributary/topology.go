@@ -28,7 +28,7 @@ import (
 // and is found again by its pid file.
 type topology struct {
 	dir       string
-	port      int // haproxy's; instance i listens on port+i, its metrics on port+10+i
+	port      int // haproxy's; instance i listens on port+i, its metrics on port+10+i, profiles on port+30+i
 	instances int
 	bin       string // the binary the instances run
 	stdout    io.Writer
@@ -37,7 +37,7 @@ type topology struct {
 func cmdTopology(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "topology", "topology start|stop|roll|status [flags]")
 	dir := fs.String("dir", ".cache/topology", "directory of every file of the topology")
-	port := fs.Int("port", 8088, "haproxy's port; instance i listens on port+i, its metrics on port+10+i, PgBouncer on port+20")
+	port := fs.Int("port", 8088, "haproxy's port; instance i listens on port+i, its metrics on port+10+i, its profiles on port+30+i, PgBouncer on port+20")
 	instances := fs.Int("instances", 3, "Tributary instances behind haproxy")
 	if len(args) == 0 {
 		fs.Usage()
@@ -154,7 +154,7 @@ func (t *topology) startApp(ctx context.Context, i int, bin string, demo bool) e
 	p, r, b := t.primary(), t.replica(), t.bouncer()
 	args := []string{"serve",
 		"--addr", fmt.Sprintf("127.0.0.1:%d", t.appPort(i)),
-		"--metrics-addr", fmt.Sprintf("127.0.0.1:%d", t.port+10+i),
+		"--metrics-addr", fmt.Sprintf("127.0.0.1:%d", t.port+10+i), "--pprof-addr", fmt.Sprintf("127.0.0.1:%d", t.port+30+i),
 		"--database-url", b.DSN("tributary"),
 		"--direct-database-url", p.DSN("tributary"),
 		"--db-exec-mode", "cache_describe",
