@@ -75,9 +75,10 @@ func newAnonCache(ttl time.Duration, max int, now func() time.Time) *anonCache {
 
 // anonCacheItems bounds the items of the anonymous pages kept (each with its encodings), not
 // only their number: in a topology soak, where anonymous readers scroll many cursors, the
-// kept pages were the largest part of a heap still growing after six minutes (11 of 29 MiB
-// live). The front page's hot pages stay: the least recently used go first.
-const anonCacheItems = 4096
+// kept pages were the largest part of a growing heap, some 4.2 KiB an item (17 MiB at 4,096
+// items; 512 pages of 30 could hold 65 MiB). The front page's hot pages stay: the least
+// recently used go first.
+const anonCacheItems = 2048
 
 // get returns the cached timeline for key, or computes, stores and returns it. hit says
 // whether it came from the cache.

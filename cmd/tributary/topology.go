@@ -103,7 +103,9 @@ func (t *topology) start(ctx context.Context) error {
 			return fmt.Errorf("topology: %w", err)
 		}
 	}
-	if _, err := os.Stat(t.bin); err != nil {
+	// A start with no instance up runs the binary just built; a running site changes its
+	// binary only by a roll.
+	if _, err := os.Stat(t.bin); err != nil || !t.anyAppAlive() {
 		if err := t.install(t.bin); err != nil {
 			return err
 		}
@@ -128,6 +130,16 @@ func (t *topology) start(ctx context.Context) error {
 	fmt.Fprintf(t.stdout, "topology up: http://localhost:%d (haproxy) -> %d instances -> PgBouncer :%d -> primary, replica for feed reads\nlogs and pid files: %s\n",
 		t.port, t.instances, t.bouncer().Port, t.dir)
 	return nil
+}
+
+// anyAppAlive says whether an instance of the topology is running.
+func (t *topology) anyAppAlive() bool {
+	for i := 1; i <= t.instances; i++ {
+		if alive(t.pidFile(fmt.Sprintf("app%d", i))) {
+			return true
+		}
+	}
+	return false
 }
 
 // install copies the running binary to path, so a rebuild of the checkout does not change
