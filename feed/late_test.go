@@ -84,7 +84,8 @@ func TestALateCommittedShareArrivesOnce(t *testing.T) {
 // Late shares reach every feed that would have listed them on time, and no other: a
 // filtered home (kind, tag), a group post for a member, a followee's like or comment on
 // home, and not a followee's post to a group the reader is not in, nor one the filter
-// leaves out, nor a stranger's like (issue 44.17).
+// leaves out, nor a stranger's like, nor a like of a post the reader may not read (issue
+// 44.17).
 func TestLateSharesReachTheFeedsThatGetThem(t *testing.T) {
 	cases := []struct {
 		name string
@@ -130,6 +131,14 @@ func TestLateSharesReachTheFeedsThatGetThem(t *testing.T) {
 			}, true},
 		{"home, a like by someone the reader does not follow", tributary.FeedQuery{},
 			func(w *world, mine, other db.Group, url string) { w.lateLike("cy", "cy", url) }, false},
+		{"home, a followee's like of a direct the reader may not read", tributary.FeedQuery{},
+			func(w *world, mine, other db.Group, url string) {
+				w.follow("bob", "cy")
+				w.lateShare("cy", url, "", db.Destination{DirectTo: []int64{w.users["bob"].ID}})
+				if err := w.store.Like(w.ctx, w.accessOf("bob"), w.postOf("cy", url), w.now.Add(-time.Minute)); err != nil {
+					w.t.Fatal(err)
+				}
+			}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
