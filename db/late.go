@@ -31,8 +31,8 @@ func (s *Store) XactSnapshot(ctx context.Context) (string, error) {
 
 // FenceStart is what a page that goes on from a fence's latest fencepost reads before the
 // rest, in one round trip: the snapshot its reads see (Snap, kept by the fencepost it
-// commits), the latest fencepost (Found: there is one), and when asked the ranking
-// snapshot's state (an anonymous page's).
+// commits), the latest fencepost (Found: there is one), and for an anonymous page the
+// ranking snapshot's state.
 type FenceStart struct {
 	Snap     string
 	Latest   FencepostRow
@@ -40,15 +40,13 @@ type FenceStart struct {
 	Snapshot SnapshotState
 }
 
-// FenceStart reads the start of a page of viewer's (0: anonymous) fence template.
-func (s *Store) FenceStart(ctx context.Context, viewer int64, template string, meta bool) (FenceStart, error) {
+// AnonStart reads the start of an anonymous first page of the shared fence template.
+func (s *Store) AnonStart(ctx context.Context, template string) (FenceStart, error) {
 	var st FenceStart
-	steps := []func(*dbq.Queries) error{
+	errs := s.pipeline(ctx,
 		func(q *dbq.Queries) (err error) { st.Snap, err = q.CurrentSnapshot(ctx); return err },
-		st.readLatest(ctx, viewer, template),
-	}
-	if meta {
-		steps = append(steps, func(q *dbq.Queries) error {
+		st.readLatest(ctx, 0, template),
+		func(q *dbq.Queries) error {
 			m, err := q.SnapshotMeta(ctx)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return nil
@@ -56,8 +54,7 @@ func (s *Store) FenceStart(ctx context.Context, viewer int64, template string, m
 			st.Snapshot = SnapshotState{RefreshedAt: m.RefreshedAt, Rows: int(m.Rows)}
 			return err
 		})
-	}
-	if err := cmp.Or(s.pipeline(ctx, steps...)...); err != nil {
+	if err := cmp.Or(errs...); err != nil {
 		return FenceStart{}, fmt.Errorf("db: fence start: %w", err)
 	}
 	return st, nil
@@ -75,9 +72,9 @@ func (st *FenceStart) readLatest(ctx context.Context, viewer int64, template str
 	}
 }
 
-// ChronoStart is FenceStart for a chronological feed, whose reads go to the replica when
-// one is in use: the snapshot is read there, beside the fencepost read on the primary, so
-// it says what the page's reads could see.
+// ChronoStart reads the start of a chronological feed's first page of viewer's fence
+// template. Its reads go to the replica when one is in use: the snapshot is read there,
+// beside the fencepost read on the primary, so it says what the page's reads could see.
 func (s *Store) ChronoStart(ctx context.Context, viewer int64, template string) (FenceStart, error) {
 	var st FenceStart
 	errs := s.besidePrimary(ctx,

@@ -1,6 +1,7 @@
 package feed
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"time"
@@ -113,4 +114,43 @@ func (c *chronoSource) searchHead(ctx context.Context, after, upTo time.Time, n 
 		}
 	}
 	return arrived, covered, nil
+}
+
+// searchRanked is a search's chronoSource.Ranked: the best matches among the newest
+// searchScan results, the late ones after them.
+func (c *chronoSource) searchRanked(ctx context.Context, after, upTo time.Time, limit int) ([]int64, bool, error) {
+	arrived, all, err := c.searchHead(ctx, after, upTo, max(limit+1, searchScan))
+	if err != nil {
+		return nil, false, err
+	}
+	// The late results end the head, as on the other feeds: the tail lists the interval's.
+	late, err := c.store.SearchLate(ctx, *c.feed.Search, c.sinceFencepost(c.query(after, upTo, Pos{}, nil, limit)))
+	if err != nil {
+		return nil, false, err
+	}
+	late = slices.DeleteFunc(late, func(l db.PostArrival) bool {
+		return slices.ContainsFunc(arrived, func(a db.SearchArrival) bool { return a.PostID == l.PostID })
+	})
+	late = late[:min(len(late), limit)]
+	best := slices.Clone(arrived)
+	slices.SortStableFunc(best, func(a, b db.SearchArrival) int { return cmp.Compare(b.Rank, a.Rank) })
+	ids := make([]int64, 0, min(len(best)+len(late), limit))
+	for _, a := range best[:min(len(best), limit-len(late))] {
+		ids = append(ids, a.PostID)
+	}
+	for _, l := range late {
+		ids = append(ids, l.PostID)
+	}
+	// The tail of the fencepost these make begins with the rest, in arrival order: kept as
+	// if read ahead, its first pages read nothing.
+	if c.tails != nil && len(ids) > 0 {
+		entries := make([]Entry, 0, max(len(arrived)-len(ids), 0))
+		for _, a := range arrived {
+			if !slices.Contains(ids, a.PostID) {
+				entries = append(entries, Entry{ID: a.PostID, Arrival: a.At})
+			}
+		}
+		c.tails.Put(c.tailKey(after, upTo, ids), &tailBatch{entries: entries, complete: all})
+	}
+	return ids, all && len(arrived)+len(late) <= limit, nil
 }

@@ -80,7 +80,7 @@ func (s *Service) load(ctx context.Context, viewer *tributary.User, list int64, 
 		// A first page: the shared anonymous fence's latest fencepost and the snapshot the
 		// page's reads see, so the front page finds late shares as a reader's home does.
 		var fs db.FenceStart
-		fs, err = s.store.FenceStart(ctx, 0, k.Template, true)
+		fs, err = s.store.AnonStart(ctx, k.Template)
 		v.snapshot, v.snap = fs.Snapshot.RefreshedAt, fs.Snap
 		if fs.Found {
 			v.latest = fencepostOf(fs.Latest)
