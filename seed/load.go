@@ -279,6 +279,7 @@ func keepTriggers(ctx context.Context, tx pgx.Tx) (map[string]bool, []seedTrigge
 		  AND tgname NOT LIKE 'live\_changes\_%' -- what open pages hear of: nothing is open
 		  AND tgname NOT LIKE 'link\_cards\_%' -- the seeder writes the cards itself (copyLinkCards)
 		  AND tgname NOT LIKE '%\_notify\_%' -- a dataset's history tells nobody (the bench seeds a reader's own)
+		  AND tgname <> 'feed_posts_group_feeds' -- the seeder's feeds are its users' own: no post is in a group
 		  AND tgrelid = ANY ($1::text[]::regclass[])
 		ORDER BY 1, 2`, seedTables)
 	if err != nil {

@@ -156,6 +156,8 @@ func TestSeedWorld(t *testing.T) {
 			FROM posts p JOIN feed_posts fp ON fp.post_id = p.id,
 			LATERAL (SELECT coalesce(min(b.ord), fp.ord) first FROM post_bumps b WHERE b.post_id = p.id) a) q WHERE first <= prev`, 0, 0, nil},
 		{"posts outside their author's feed", "SELECT count(*) FROM posts p WHERE NOT EXISTS (SELECT 1 FROM feed_posts fp WHERE fp.post_id = p.id AND fp.feed_id = p.author_id AND fp.time_ord = p.created_at)", 0, 0, nil},
+		// The bulk load does not fire feed_posts_group_feeds: no seeded post may be in a group.
+		{"group feeds", "SELECT count(*) FROM feeds WHERE kind = 'group'", 0, 0, nil},
 		{"median following", "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY n) FROM (SELECT count(f.*) n FROM users u LEFT JOIN follows f ON f.follower_id = u.id GROUP BY u.id) q", 10, 40, nil},
 		{"max following / median", "SELECT max(n) / percentile_cont(0.5) WITHIN GROUP (ORDER BY n) FROM (SELECT count(*) n FROM follows GROUP BY follower_id) q", 5, 100, nil},
 		{"max followers / median", "SELECT max(n) / percentile_cont(0.5) WITHIN GROUP (ORDER BY n) FROM (SELECT count(*) n FROM follows GROUP BY followed_id) q", 5, 200, nil},
