@@ -127,6 +127,14 @@ func TestSuggestions(t *testing.T) {
 	if err != nil || len(got) != 2 {
 		t.Fatalf("limit 2: %v %v", handles(got), err)
 	}
+
+	// Trusted members are taken by notability after those the viewer may not be suggested:
+	// bob follows fay, the most notable, so his one suggestion is ivy.
+	w.exec("UPDATE users SET notability = CASE handle WHEN 'fay' THEN 9 ELSE 1 END WHERE vip")
+	got, err = w.s.Suggestions(ctx, w.ids["bob"], 1, w.now)
+	if want := []string{"ivy"}; err != nil || !slices.Equal(handles(got), want) {
+		t.Fatalf("suggestions for bob, limit 1 = %v (%v), want %v", handles(got), err, want)
+	}
 }
 
 // The people search finds handles and names containing the text (at least three

@@ -28,7 +28,7 @@ func TestLiveAskGivesUpWhenNoSlotFrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ok, gone := s.askLive(context.Background(), httptest.NewRequest("GET", "/live", nil), n, &liveReader{})
+	_, ok, gone := s.askLive(context.Background(), httptest.NewRequest("GET", "/live", nil), n, &liveReader{}, false)
 	if ok || gone {
 		t.Fatalf("an ask without a slot: ok %v, gone %v; want it given up", ok, gone)
 	}

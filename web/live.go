@@ -199,7 +199,7 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, co
 				if news.reread {
 					reader.read, reader.keepState = false, false
 				}
-				notice, ok, gone := s.askLiveAside(ctx, r, src, &reader)
+				notice, ok, gone := s.askLiveAside(ctx, r, src, &reader, countUnread)
 				if gone {
 					out.send(eventBytes(seq+1, "gone", nil))
 					return
@@ -213,14 +213,10 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, co
 				if ok {
 					conn.setReader(reader.access)
 				}
-				if ok && countUnread && reader.user != nil {
-					if n, err := s.store.UnreadNotifications(ctx, reader.access); err != nil {
-						s.askFailed(ctx, r, err)
-					} else if n != sentUnread {
-						seq++
-						events = append(events, eventBytes(seq, "unread", []byte(strconv.Itoa(n)))...)
-						sentUnread = n
-					}
+				if ok && reader.user != nil && reader.unread >= 0 && reader.unread != sentUnread {
+					seq++
+					events = append(events, eventBytes(seq, "unread", []byte(strconv.Itoa(reader.unread)))...)
+					sentUnread = reader.unread
 				}
 				if news.lost || (asked && news.reread) || (!asked && reconnected) {
 					// Who may read what changed (or too much was said at once, or the page was

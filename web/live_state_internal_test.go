@@ -64,7 +64,7 @@ func TestHeartbeatKeepsTheNoticeStateWhileAccessHolds(t *testing.T) {
 	ask := func(what string, keep bool, want string) {
 		t.Helper()
 		reader.read, reader.keepState = false, keep
-		b, ok, gone := s.askLive(ctx, r, src, reader)
+		b, ok, gone := s.askLive(ctx, r, src, reader, false)
 		if !ok || gone {
 			t.Fatalf("%s: ask ok %v, gone %v", what, ok, gone)
 		}

@@ -17,11 +17,11 @@ import (
 
 // askLiveAside asks on a goroutine of its own, so that the stream's goroutine, which waits for
 // hours, keeps the small stack of its loop rather than the deepest of its asks.
-func (s *Server) askLiveAside(ctx context.Context, r *http.Request, src notice, reader *liveReader) (notice []byte, ok, gone bool) {
+func (s *Server) askLiveAside(ctx context.Context, r *http.Request, src notice, reader *liveReader, countUnread bool) (notice []byte, ok, gone bool) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		notice, ok, gone = s.askLive(ctx, r, src, reader)
+		notice, ok, gone = s.askLive(ctx, r, src, reader, countUnread)
 	}()
 	<-done
 	return notice, ok, gone
@@ -40,15 +40,19 @@ type liveReader struct {
 	// setting, the fence) is read again every liveStateBeats beats.
 	keepState bool
 	beats     int
+	// unread is the reader's unread notification lines as the last ask read them (-1: it
+	// read none): a read of the session brings them, else the ask counts them when asked to.
+	unread int
 }
 
 // liveStateBeats is how many heartbeats a stream's notice state is kept through: 10,000
 // open pages re-reading their readers' state at every beat were most of the instances' work.
 const liveStateBeats = 4
 
-// liveAskTimeout bounds one ask of a stream, its wait for a slot included: an ask that
-// cannot be answered by then is given up (the page keeps what it shows; the next wake-up
-// or heartbeat asks again), so no stream holds a slot or a connection for long.
+// liveAskTimeout bounds a stream's wait for a slot, and then its ask: an ask that cannot be
+// answered by then is given up (the page keeps what it shows; the next wake-up or heartbeat
+// asks again), so no stream holds a slot or a connection for long. The ask's own time starts
+// with its slot: cancelled in the middle of a query, its connection would be closed.
 const liveAskTimeout = 5 * time.Second
 
 // askLive asks the stream's notice as its reader and returns what the page's slot shows.
@@ -58,19 +62,24 @@ const liveAskTimeout = 5 * time.Second
 // the last read holds (so does the feed's state of the reader the notice counts with:
 // feed.NoticeState). ok is false when no notice could be had (the database away, the ask
 // too slow): the page keeps what it shows; gone is true when the session no longer has the
-// stream's reader (logged out): the stream ends.
-func (s *Server) askLive(ctx context.Context, r *http.Request, src notice, reader *liveReader) (notice []byte, ok, gone bool) {
-	ctx, cancel := context.WithTimeout(ctx, s.live.askTimeout)
-	defer cancel()
+// stream's reader (logged out): the stream ends. With countUnread, the ask also has the
+// reader's unread count (reader.unread), read in its slot like the rest.
+func (s *Server) askLive(ctx context.Context, r *http.Request, src notice, reader *liveReader, countUnread bool) (notice []byte, ok, gone bool) {
+	wait, waited := context.WithTimeout(ctx, s.live.askTimeout)
 	select {
 	case s.live.asking <- struct{}{}:
+		waited()
 		defer func() { <-s.live.asking }()
-	case <-ctx.Done():
+	case <-wait.Done():
+		waited()
 		return nil, false, false
 	}
+	ctx, cancel := context.WithTimeout(ctx, s.live.askTimeout)
+	defer cancel()
 	s.live.asks.Add(1)
+	reader.unread = -1
 	if !reader.read {
-		u, access, err := s.liveSession(ctx, r)
+		u, access, unread, err := s.liveSession(ctx, r)
 		if err != nil {
 			s.askFailed(ctx, r, err)
 			return nil, false, false
@@ -83,7 +92,15 @@ func (s *Server) askLive(ctx context.Context, r *http.Request, src notice, reade
 			!slices.Equal(access.Mutes, reader.access.Mutes) || !slices.Equal(access.Groups, reader.access.Groups) {
 			reader.notice.Forget()
 		}
-		reader.read, reader.keepState, reader.user, reader.access = true, false, u, access
+		reader.read, reader.keepState, reader.user, reader.access, reader.unread = true, false, u, access, unread
+	}
+	if countUnread && reader.user != nil && reader.unread < 0 {
+		n, err := s.store.UnreadNotifications(ctx, reader.access)
+		if err != nil {
+			s.askFailed(ctx, r, err)
+			return nil, false, false
+		}
+		reader.unread = n
 	}
 	pill, err := s.pill(feed.WithNoticeState(ctx, &reader.notice), reader.user, reader.access, src)
 	var b bytes.Buffer
@@ -97,29 +114,33 @@ func (s *Server) askLive(ctx context.Context, r *http.Request, src notice, reade
 	return b.Bytes(), true, false
 }
 
-// liveSession reads the stream's session as it is now: its user (nil: none) and their
-// access.
-func (s *Server) liveSession(ctx context.Context, r *http.Request) (*tributary.User, tributary.Viewer, error) {
+// liveSession reads the stream's session as it is now: its user (nil: none), their access,
+// and their unread notification lines when the session's read brought them (else -1).
+func (s *Server) liveSession(ctx context.Context, r *http.Request) (*tributary.User, tributary.Viewer, int, error) {
 	c, err := r.Cookie(s.sessions.Cookie.Name)
 	if err != nil {
-		return nil, tributary.Anonymous, nil
+		return nil, tributary.Anonymous, -1, nil
 	}
-	ctx, _ = db.WithSessionUser(ctx) // the session's read brings its user along
+	ctx, su := db.WithSessionUser(ctx) // the session's read brings its user along
 	if ctx, err = s.sessions.Load(ctx, c.Value); err != nil {
-		return nil, tributary.Anonymous, err
+		return nil, tributary.Anonymous, -1, err
 	}
 	id := s.sessions.GetInt64(ctx, db.SessionUserKey)
 	if id == 0 {
-		return nil, tributary.Anonymous, nil
+		return nil, tributary.Anonymous, -1, nil
 	}
 	u, access, err := s.userWithAccess(ctx, id)
 	if tributary.ErrorCode(err) == tributary.ENotFound { // the account is gone
-		return nil, tributary.Anonymous, nil
+		return nil, tributary.Anonymous, -1, nil
 	}
 	if err != nil {
-		return nil, tributary.Anonymous, err
+		return nil, tributary.Anonymous, -1, err
 	}
-	return &u, access, nil
+	unread := -1
+	if su.User.ID == id {
+		unread = su.Unread
+	}
+	return &u, access, unread, nil
 }
 
 // askFailed logs an ask that failed, as fail would a request's: an ask given up (its stream

@@ -154,16 +154,21 @@ WITH v AS (SELECT $2::bigint AS id, $3::timestamptz AS since),
                            AND p.created_at >= v.since AND p.deleted_at IS NULL AND p.is_public
                          ORDER BY p.created_at DESC LIMIT 1000) r
                  GROUP BY r.author_id),
+     trusted AS (SELECT u.id FROM users u, v
+                  WHERE u.vip AND NOT u.is_private AND u.id <> v.id
+                    AND u.id NOT IN (SELECT id FROM mine) AND u.id NOT IN (SELECT id FROM blocked)
+                  ORDER BY u.notability DESC, u.id LIMIT $1),
      cand AS (SELECT id, n AS by_follows, 0::bigint AS by_tags FROM graph
               UNION ALL SELECT id, 0, n FROM tagged
-              UNION ALL SELECT id, 0, 0 FROM users WHERE vip)
-SELECT u.id, u.handle, u.display_name, u.vip,
-       sum(c.by_follows)::bigint AS by_follows, sum(c.by_tags)::bigint AS by_tags
-  FROM cand c JOIN users u ON u.id = c.id, v
+              UNION ALL SELECT id, 0, 0 FROM trusted),
+     scored AS (SELECT c.id, sum(c.by_follows)::bigint AS by_follows, sum(c.by_tags)::bigint AS by_tags
+                  FROM cand c GROUP BY c.id)
+SELECT u.id, u.handle, u.display_name, u.vip, s.by_follows, s.by_tags
+  FROM scored s, v, LATERAL (SELECT x.id, x.handle, x.display_name, x.vip, x.notability, x.is_private
+                               FROM users x WHERE x.id = s.id OFFSET 0) u
  WHERE u.id <> v.id AND NOT u.is_private
    AND u.id NOT IN (SELECT id FROM mine) AND u.id NOT IN (SELECT id FROM blocked)
- GROUP BY u.id
- ORDER BY sum(c.by_follows) DESC, sum(c.by_tags) DESC, u.vip DESC, u.notability DESC, u.id
+ ORDER BY s.by_follows DESC, s.by_tags DESC, u.vip DESC, u.notability DESC, u.id
  LIMIT $1
 `
 
@@ -185,7 +190,9 @@ type SuggestPeopleRow struct {
 // Whom to suggest the viewer follows, best first: the people most followed by the people
 // they follow (the latest 200 of them), then active sharers of the tags they picked (the
 // latest 1,000 public posts on them since since), then trusted (VIP) members. Never the viewer, anyone they follow or
-// asked to follow, anyone in a ban with them either way, or a private account.
+// asked to follow, anyone in a ban with them either way, or a private account. Of the VIPs
+// only the most notable lim can be shown for being VIPs: the rest are not looked up.
+// Each candidate looked up by id (OFFSET 0 keeps the lookup a lookup, not a join over all users).
 func (q *Queries) SuggestPeople(ctx context.Context, arg SuggestPeopleParams) ([]SuggestPeopleRow, error) {
 	rows, err := q.db.Query(ctx, suggestPeople, arg.Lim, arg.ViewerID, arg.Since)
 	if err != nil {
