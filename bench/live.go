@@ -27,6 +27,8 @@ import (
 type LiveReport struct {
 	Streams   int `json:"streams"`
 	Instances int `json:"instances"`
+	// Fronts: the haproxy processes in front of the instances (0: the streams went direct).
+	Fronts int `json:"fronts,omitempty"`
 	// Followers: the streams of the author's followers (the notices are theirs); the other
 	// streams' readers follow someone else, and their notices (BystanderNotices) are none.
 	Followers        int `json:"followers,omitempty"`
@@ -55,6 +57,8 @@ type LiveReport struct {
 	// and the streams the instances still count open after closing.
 	GoroutinesBefore, GoroutinesOpen, GoroutinesAfter int
 	OpenAfter                                         int `json:"open_after"`
+	// ClosedAfterS: how long after the pages closed the instances had let every stream go.
+	ClosedAfterS float64 `json:"closed_after_s,omitempty"`
 	// CPUusPerAsk is the instances' CPU over the timed shares and their notices, per stream
 	// asked; ShareAppCPUms and SharePgCPUms are a share's CPU with no stream open, of the
 	// instances and of the database's backends, from the share to a second after its answer
@@ -131,7 +135,12 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		return nil, err
 	}
 	servers := []*server{a, b}
-	rep := &LiveReport{Streams: len(readers), Followers: len(followers), Instances: len(servers), Shares: liveNoticeShares,
+	fronts, nfronts, stopFronts, err := liveFronts(ctx, servers, len(readers))
+	if err != nil {
+		return nil, err
+	}
+	defer stopFronts()
+	rep := &LiveReport{Streams: len(readers), Followers: len(followers), Instances: len(servers), Fronts: nfronts, Shares: liveNoticeShares,
 		WarmShares: liveNoticeWarmShares, AddedReaders: added, Addresses: min(liveAddresses, len(readers))}
 	tr := &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: 4}
 	defer tr.CloseIdleConnections()
@@ -150,7 +159,7 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
 	for i := range readers {
-		c := newClient(servers[i%len(servers)].URL, tr)
+		c := newClient(fronts[i%len(fronts)], from[i%len(from)]) // from the stream's address: the same instance
 		c.setSession(tokens[i+1])
 		g.Go(func() error {
 			_, _, err := c.get(gctx, "/")
@@ -242,7 +251,7 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	var opened, done sync.WaitGroup
 	fmt.Fprintf(cfg.Log, "bench: live notices: opening %d streams on %d instances\n", len(readers), len(servers))
 	for i := range readers {
-		c := newClient(servers[i%len(servers)].URL, from[i%len(from)])
+		c := newClient(fronts[i%len(fronts)], from[i%len(from)])
 		c.setSession(tokens[i+1])
 		req, err := http.NewRequestWithContext(sctx, "GET", c.base+"/live?src="+url.QueryEscape(src), nil)
 		if err != nil {
@@ -356,9 +365,17 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 
 	closeStreams()
 	done.Wait()
+	// Behind haproxy an instance hears of a closed page at its stream's next heartbeat (the
+	// write fails); direct, at once. The instances are given two heartbeats.
+	closed := time.Now()
+	open := func() int { return int(metric(a, "tributary_live_streams_open") + metric(b, "tributary_live_streams_open")) }
+	for time.Since(closed) < 2*time.Minute && open() > 0 {
+		time.Sleep(time.Second)
+	}
+	rep.ClosedAfterS = round3(time.Since(closed).Seconds())
 	time.Sleep(2 * time.Second)
 	rep.GoroutinesAfter = goroutines(a) + goroutines(b)
-	rep.OpenAfter = int(metric(a, "tributary_live_streams_open") + metric(b, "tributary_live_streams_open"))
+	rep.OpenAfter = open()
 	fmt.Fprintf(cfg.Log, "bench: live notices: %d of %d delivered, p50 %.1f ms, p99 %.1f ms; %.1f KiB per stream held (%.1f KiB resident); goroutines %d -> %d -> %d; %.0f asks, %.0f µs of the instances' CPU each\n",
 		rep.Delivered, rep.Due, rep.P50ms, rep.P99ms, rep.HeldKiBPerStream, rep.KiBPerStream, rep.GoroutinesBefore, rep.GoroutinesOpen, rep.GoroutinesAfter,
 		asked, float64(cpu.Microseconds())/max(asked, 1))

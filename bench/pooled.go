@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -91,7 +92,7 @@ func measurePooled(ctx context.Context, cfg Config, srv *server, pool *pgxpool.P
 	if _, err := psrv.waitRefresh(ctx, 10*time.Minute); err != nil {
 		return nil, err
 	}
-	front, stop, err := startHAProxy(ctx, dir, psrv.URL)
+	front, stop, err := startHAProxy(ctx, dir, 4000, psrv.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -122,10 +123,11 @@ func measurePooled(ctx context.Context, cfg Config, srv *server, pool *pgxpool.P
 	return out, nil
 }
 
-// startHAProxy runs haproxy on a free loopback port in front of backend (a URL), as the
-// topology's does (forwarded client address, long timeouts for live streams), and returns
-// its URL and how to stop it.
-func startHAProxy(ctx context.Context, dir, backend string) (string, func(), error) {
+// startHAProxy runs haproxy on a free loopback port in front of backends (URLs; a client's
+// address picks one, so that its page and its stream meet the same instance), as the topology's does (forwarded client address, long timeouts for live streams),
+// holding at most maxconn connections, and returns its URL and how to stop it. Its files go
+// in dir.
+func startHAProxy(ctx context.Context, dir string, maxconn int, backends ...string) (string, func(), error) {
 	bin, err := haproxyBinary()
 	if err != nil {
 		return "", nil, err
@@ -134,10 +136,13 @@ func startHAProxy(ctx context.Context, dir, backend string) (string, func(), err
 	if err != nil {
 		return "", nil, err
 	}
-	host := backend[len("http://"):]
+	var servers strings.Builder
+	for i, b := range backends {
+		fmt.Fprintf(&servers, "    server app%d %s\n", i+1, strings.TrimPrefix(b, "http://"))
+	}
 	cfgFile, pidFile := filepath.Join(dir, "haproxy.cfg"), filepath.Join(dir, "haproxy.pid")
 	conf := fmt.Sprintf(`global
-    maxconn 4000
+    maxconn %d
     pidfile %s
     daemon
 
@@ -155,8 +160,8 @@ frontend site
     default_backend app
 
 backend app
-    server app1 %s
-`, pidFile, port, host)
+    balance source
+%s`, maxconn, pidFile, port, servers.String())
 	if err := os.WriteFile(cfgFile, []byte(conf), 0o644); err != nil {
 		return "", nil, err
 	}

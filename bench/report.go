@@ -150,9 +150,9 @@ func markdown(r Report, growth []Report) string {
 			x.RPS, x.Errors, cpuCell(x.AppCPUms), cpuCell(x.PgCPUms), cpuCell(x.DriverCPUms), 100*x.Busy)
 	}
 	if l := r.Live; l != nil {
-		p("\nLive notices (`live_notice`): %s%s open, their live streams (`/live`) spread over %d instances on the database and coming from %d loopback addresses (within the instances' caps per address and per user); the author shares %d times through the first instance, a second apart%s. Latency: from sending the share to the notice with the new count arriving on a stream, over every stream and share: p50 %s, p99 %s, max %s; %d of %d notices arrived. The share itself was answered in %s (p50)%s. Memory: %s per open stream; goroutines %d before the streams, %d with them open, %d after they closed.\n",
-			liveReaders(l), addedReaders(l.AddedReaders), l.Instances, l.Addresses, l.Shares, warmShares(l.WarmShares), fmtMs(l.P50ms), fmtMs(l.P99ms), fmtMs(l.MaxMs), l.Delivered, l.Due, fmtMs(l.ShareP50ms), shareAlone(l), streamMemory(l),
-			l.GoroutinesBefore, l.GoroutinesOpen, l.GoroutinesAfter)
+		p("\nLive notices (`live_notice`): %s%s open, their live streams (`/live`) spread over %d instances on the database%s and coming from %d loopback addresses (within the instances' caps per address and per user); the author shares %d times through the first instance, a second apart%s. Latency: from sending the share to the notice with the new count arriving on a stream, over every stream and share: p50 %s, p99 %s, max %s; %d of %d notices arrived. The share itself was answered in %s (p50)%s. Memory: %s per open stream; goroutines %d before the streams, %d with them open, %d after they closed%s.\n",
+			liveReaders(l), addedReaders(l.AddedReaders), l.Instances, liveFront(l.Fronts), l.Addresses, l.Shares, warmShares(l.WarmShares), fmtMs(l.P50ms), fmtMs(l.P99ms), fmtMs(l.MaxMs), l.Delivered, l.Due, fmtMs(l.ShareP50ms), shareAlone(l), streamMemory(l),
+			l.GoroutinesBefore, l.GoroutinesOpen, l.GoroutinesAfter, closedAfter(l))
 	}
 	p("\n![Latency per scenario: p50, p95, p99 on a log scale](bench/latency.svg)\n")
 	if len(growth) > 1 {
@@ -325,6 +325,25 @@ func liveReaders(l *LiveReport) string {
 	}
 	return fmt.Sprintf("%d home pages, %d of them of the most followed author's followers and the others of readers who follow another author (no notice is theirs; %d reached them)",
 		l.Streams, l.Followers, l.BystanderNotices)
+}
+
+// liveFront says how the pages and streams reached the instances.
+func liveFront(fronts int) string {
+	switch fronts {
+	case 0:
+		return ", direct (haproxy is not installed)"
+	case 1:
+		return ", behind haproxy (which passes on each client's address)"
+	}
+	return fmt.Sprintf(", behind %d haproxy load balancers, each in front of both instances (a client's address picks its instance) and passing on that address (a haproxy holds two descriptors a stream; a process here holds at most 20,000)", fronts)
+}
+
+// closedAfter says how soon the instances let the streams go after their pages closed.
+func closedAfter(l *LiveReport) string {
+	if l.ClosedAfterS == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (the instances had let the last go %.0f s after the pages closed: behind a proxy, an instance hears of a closed page when its stream's next heartbeat fails to reach it)", l.ClosedAfterS)
 }
 
 // addedReaders says how many of the followers the bench added for the measurement.

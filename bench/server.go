@@ -54,7 +54,8 @@ func startServer(ctx context.Context, bin, dsn string, extra ...string) (*server
 		"--log-level", "info", "--snapshot-rebuild", // the startup refresh is the full rebuild the report measures
 		"--pprof-addr", "127.0.0.1:0", // to collect its garbage before its memory is measured (liveMemory)
 		"--metrics-addr", "127.0.0.1:0", "--server-timing", // its own figures: metrics and server-side latency
-		"--fetch", "mapped"}, // link cards are dispatched and their jobs run, but nothing leaves the machine
+		"--fetch", "mapped", // link cards are dispatched and their jobs run, but nothing leaves the machine
+		"--trusted-proxies", "127.0.0.1/32"}, // haproxy in front (the pooled rows, the live streams) says whose requests it passes
 		extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "GOTRACEBACK=all")
