@@ -366,9 +366,11 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	closeStreams()
 	done.Wait()
 	// Behind haproxy an instance hears of a closed page at its stream's next heartbeat (the
-	// write fails); direct, at once. The instances are given two heartbeats.
+	// write fails); direct, at once. The instances are given two minutes.
 	closed := time.Now()
-	open := func() int { return int(metric(a, "tributary_live_streams_open") + metric(b, "tributary_live_streams_open")) }
+	open := func() int {
+		return int(metric(a, "tributary_live_streams_open") + metric(b, "tributary_live_streams_open"))
+	}
 	for time.Since(closed) < 2*time.Minute && open() > 0 {
 		time.Sleep(time.Second)
 	}
