@@ -121,8 +121,8 @@ restore: build
 restore-drill: deps-postgres
 	go test -count=1 -run '^TestBackupRestoreDrill$$' ./cmd/tributary
 
-# 10,000 open live streams on two instances (issue 48), with the descriptors they need: 1,000
-# of them the sharing author's followers', then (the worst case) all of them.
+# 10,000 open live streams on two instances behind haproxy (issue 48), with the descriptors
+# they need: 1,000 of them the sharing author's followers', then (the worst case) all of them.
 bench-live: deps-topology build
 	ulimit -n $$(ulimit -Hn) && \
 	$(BIN) bench --only '^live_notice$$' --live-streams 10000 --live-followers 1000 --out bench/out/live10k && \

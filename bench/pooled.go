@@ -124,9 +124,9 @@ func measurePooled(ctx context.Context, cfg Config, srv *server, pool *pgxpool.P
 }
 
 // startHAProxy runs haproxy on a free loopback port in front of backends (URLs; a client's
-// address picks one, so that its page and its stream meet the same instance), as the topology's does (forwarded client address, long timeouts for live streams),
-// holding at most maxconn connections, and returns its URL and how to stop it. Its files go
-// in dir.
+// address picks one, so that its page and its stream meet the same instance), as the
+// topology's does (forwarded client address, long timeouts for live streams), holding at
+// most maxconn connections; its files go in dir. It returns its URL and how to stop it.
 func startHAProxy(ctx context.Context, dir string, maxconn int, backends ...string) (string, func(), error) {
 	bin, err := haproxyBinary()
 	if err != nil {
