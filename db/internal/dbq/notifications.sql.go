@@ -12,21 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const clearNotificationPolicy = `-- name: ClearNotificationPolicy :exec
-DELETE FROM notification_policies WHERE user_id = $1 AND kind = $2
-`
-
-type ClearNotificationPolicyParams struct {
-	UserID int64
-	Kind   string
-}
-
-// From everyone: no row.
-func (q *Queries) ClearNotificationPolicy(ctx context.Context, arg ClearNotificationPolicyParams) error {
-	_, err := q.db.Exec(ctx, clearNotificationPolicy, arg.UserID, arg.Kind)
-	return err
-}
-
 const fanOutComment = `-- name: FanOutComment :execrows
 WITH c AS (
     SELECT x.id, x.post_id, x.author_id, x.created_at, x.mentions[1:20] AS mentions, p.author_id AS post_author
@@ -89,50 +74,6 @@ type MarkNotificationsReadParams struct {
 func (q *Queries) MarkNotificationsRead(ctx context.Context, arg MarkNotificationsReadParams) error {
 	_, err := q.db.Exec(ctx, markNotificationsRead, arg.UserID, arg.Upto)
 	return err
-}
-
-const muteThread = `-- name: MuteThread :exec
-INSERT INTO thread_mutes (user_id, post_id) VALUES ($1, $2) ON CONFLICT DO NOTHING
-`
-
-type MuteThreadParams struct {
-	UserID int64
-	PostID int64
-}
-
-func (q *Queries) MuteThread(ctx context.Context, arg MuteThreadParams) error {
-	_, err := q.db.Exec(ctx, muteThread, arg.UserID, arg.PostID)
-	return err
-}
-
-const notificationSettings = `-- name: NotificationSettings :one
-SELECT u.notify_grouping,
-       coalesce((SELECT p.policy FROM notification_policies p WHERE p.user_id = u.id AND p.kind = 'like'), 'everyone')::text AS likes,
-       coalesce((SELECT p.policy FROM notification_policies p WHERE p.user_id = u.id AND p.kind = 'comment'), 'everyone')::text AS comments,
-       coalesce((SELECT p.policy FROM notification_policies p WHERE p.user_id = u.id AND p.kind = 'mention'), 'everyone')::text AS mentions,
-       coalesce((SELECT p.policy FROM notification_policies p WHERE p.user_id = u.id AND p.kind = 'follow'), 'everyone')::text AS follows
-  FROM users u WHERE u.id = $1
-`
-
-type NotificationSettingsRow struct {
-	NotifyGrouping bool
-	Likes          string
-	Comments       string
-	Mentions       string
-	Follows        string
-}
-
-func (q *Queries) NotificationSettings(ctx context.Context, userID int64) (NotificationSettingsRow, error) {
-	row := q.db.QueryRow(ctx, notificationSettings, userID)
-	var i NotificationSettingsRow
-	err := row.Scan(
-		&i.NotifyGrouping,
-		&i.Likes,
-		&i.Comments,
-		&i.Mentions,
-		&i.Follows,
-	)
-	return i, err
 }
 
 const notifications = `-- name: Notifications :many
@@ -307,36 +248,6 @@ func (q *Queries) ReadPostNotifications(ctx context.Context, arg ReadPostNotific
 	return result.RowsAffected(), nil
 }
 
-const setNotificationPolicy = `-- name: SetNotificationPolicy :exec
-INSERT INTO notification_policies (user_id, kind, policy) VALUES ($1, $2, $3)
-ON CONFLICT (user_id, kind) DO UPDATE SET policy = EXCLUDED.policy
-`
-
-type SetNotificationPolicyParams struct {
-	UserID int64
-	Kind   string
-	Policy string
-}
-
-func (q *Queries) SetNotificationPolicy(ctx context.Context, arg SetNotificationPolicyParams) error {
-	_, err := q.db.Exec(ctx, setNotificationPolicy, arg.UserID, arg.Kind, arg.Policy)
-	return err
-}
-
-const setNotifyGrouping = `-- name: SetNotifyGrouping :exec
-UPDATE users SET notify_grouping = $1 WHERE id = $2
-`
-
-type SetNotifyGroupingParams struct {
-	Grouping bool
-	ID       int64
-}
-
-func (q *Queries) SetNotifyGrouping(ctx context.Context, arg SetNotifyGroupingParams) error {
-	_, err := q.db.Exec(ctx, setNotifyGrouping, arg.Grouping, arg.ID)
-	return err
-}
-
 const takeNotificationFanouts = `-- name: TakeNotificationFanouts :many
 DELETE FROM notification_fanouts f
  WHERE f.id IN (SELECT x.id FROM notification_fanouts x ORDER BY x.id LIMIT $1::int FOR UPDATE SKIP LOCKED)
@@ -367,36 +278,6 @@ func (q *Queries) TakeNotificationFanouts(ctx context.Context, maxRows int32) ([
 		return nil, err
 	}
 	return items, nil
-}
-
-const threadMuted = `-- name: ThreadMuted :one
-SELECT EXISTS (SELECT 1 FROM thread_mutes WHERE user_id = $1 AND post_id = $2)
-`
-
-type ThreadMutedParams struct {
-	UserID int64
-	PostID int64
-}
-
-func (q *Queries) ThreadMuted(ctx context.Context, arg ThreadMutedParams) (bool, error) {
-	row := q.db.QueryRow(ctx, threadMuted, arg.UserID, arg.PostID)
-	var exists bool
-	err := row.Scan(&exists)
-	return exists, err
-}
-
-const unmuteThread = `-- name: UnmuteThread :exec
-DELETE FROM thread_mutes WHERE user_id = $1 AND post_id = $2
-`
-
-type UnmuteThreadParams struct {
-	UserID int64
-	PostID int64
-}
-
-func (q *Queries) UnmuteThread(ctx context.Context, arg UnmuteThreadParams) error {
-	_, err := q.db.Exec(ctx, unmuteThread, arg.UserID, arg.PostID)
-	return err
 }
 
 const unreadNotifications = `-- name: UnreadNotifications :one
