@@ -70,7 +70,7 @@ SELECT a.post_id::bigint AS id, a.arrival::timestamptz AS arrival
 -- conversation (post_talk): a filter feed's page listed and read in one statement. Listed
 -- now, the posts are in the feed and readable now, so they need no second read.
 SELECT a.arrival::timestamptz AS arrival, sqlc.embed(p), t.likes::integer AS likes, t.comments::integer AS comments,
-       t.liked::boolean AS liked, t.likers::json AS likers, post_audience(p.id, p.author_id)::json AS audience
+       t.liked::boolean AS liked, t.likers::json AS likers, card_audience(p.id, p.author_id, p.is_public, p.group_feed_ids)::json AS audience
   FROM filter_arrivals(@feed::text, @from_at::timestamptz, @to_at::timestamptz, @pos_at::timestamptz, @pos_id::bigint,
                        @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[], @skip::bigint[], @lim::int) AS a (post_id, arrival)
   JOIN post_cards p ON p.id = a.post_id,

@@ -3,7 +3,7 @@
 
 -- name: ReadablePostsOfAnchor :many
 -- A page of the shares of an item that a viewer may read, oldest first from the skip-th, with
--- what their cards show of their conversations (post_talk) and audiences (post_audience), and
+-- what their cards show of their conversations (post_talk) and audiences (card_audience), and
 -- how many shares and sharers the viewer may read in all: the item page.
 WITH readable AS (
     SELECT x.id, x.author_id, x.created_at FROM posts x
@@ -12,7 +12,7 @@ WITH readable AS (
 counted AS (SELECT count(*)::integer AS shares, count(DISTINCT r.author_id)::integer AS sharers FROM readable r),
 page AS (SELECT r.id FROM readable r ORDER BY r.created_at, r.id OFFSET @skip::int LIMIT @lim::int)
 SELECT sqlc.embed(p), t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers,
-       post_audience(p.id, p.author_id)::json AS audience, c.shares, c.sharers
+       card_audience(p.id, p.author_id, p.is_public, p.group_feed_ids)::json AS audience, c.shares, c.sharers
   FROM page JOIN post_cards p ON p.id = page.id CROSS JOIN counted c,
        post_talk(p.id, p.like_count, p.comment_count, @viewer_id::bigint, @blocked::bigint[]) AS t (likes, comments, liked, likers)
  ORDER BY p.created_at, p.id;
@@ -25,7 +25,7 @@ SELECT sqlc.embed(p), t.likes::integer AS likes, t.comments::integer AS comments
 -- semi-join its generic plan merged the whole feed in, 40,000 entries of a popular tag,
 -- 6.5 ms).
 SELECT sqlc.embed(p), t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers,
-       post_audience(p.id, p.author_id)::json AS audience
+       card_audience(p.id, p.author_id, p.is_public, p.group_feed_ids)::json AS audience
   FROM post_cards p, post_talk(p.id, p.like_count, p.comment_count, @viewer_id::bigint, @blocked::bigint[]) AS t (likes, comments, liked, likers)
  WHERE p.id = ANY(@ids::bigint[]) AND p.deleted_at IS NULL
    AND (@feed::text = '' OR EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = @feed::text AND f.post_id = p.id

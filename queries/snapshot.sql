@@ -74,8 +74,7 @@ SELECT f.* FROM post_facts f
 -- name: PostFactsByAnchors :many
 -- Every live post of some items, by item, with the audience of those not public or in groups
 -- (whose cards say who can see them).
-SELECT sqlc.embed(f), CASE WHEN f.is_public AND f.group_feed_ids = '{}' THEN '[]'::json
-       ELSE post_audience(f.id, f.author_id) END::json AS audience
+SELECT sqlc.embed(f), card_audience(f.id, f.author_id, f.is_public, f.group_feed_ids)::json AS audience
   FROM post_facts f
  WHERE f.anchor_id = ANY(@anchor_ids::bigint[]) AND f.deleted_at IS NULL
  ORDER BY f.anchor_id, f.id;

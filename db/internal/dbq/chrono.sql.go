@@ -217,8 +217,8 @@ func (q *Queries) ChronoLate(ctx context.Context, arg ChronoLateParams) ([]Chron
 }
 
 const filterArrivalPosts = `-- name: FilterArrivalPosts :many
-SELECT a.arrival::timestamptz AS arrival, p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, p.author_avatar, t.likes::integer AS likes, t.comments::integer AS comments,
-       t.liked::boolean AS liked, t.likers::json AS likers, post_audience(p.id, p.author_id)::json AS audience
+SELECT a.arrival::timestamptz AS arrival, p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, p.author_avatar, p.group_feed_ids, t.likes::integer AS likes, t.comments::integer AS comments,
+       t.liked::boolean AS liked, t.likers::json AS likers, card_audience(p.id, p.author_id, p.is_public, p.group_feed_ids)::json AS audience
   FROM filter_arrivals($1::text, $2::timestamptz, $3::timestamptz, $4::timestamptz, $5::bigint,
                        $6::bigint, $7::bigint[], $8::bigint[], $9::bigint[], $10::int) AS a (post_id, arrival)
   JOIN post_cards p ON p.id = a.post_id,
@@ -304,6 +304,7 @@ func (q *Queries) FilterArrivalPosts(ctx context.Context, arg FilterArrivalPosts
 			&i.PostCard.AuthorVip,
 			&i.PostCard.EditedAt,
 			&i.PostCard.AuthorAvatar,
+			&i.PostCard.GroupFeedIds,
 			&i.Likes,
 			&i.Comments,
 			&i.Liked,

@@ -374,6 +374,7 @@ type PostCard struct {
 	AuthorVip         bool
 	EditedAt          *time.Time
 	AuthorAvatar      pgtype.Text
+	GroupFeedIds      []int64
 }
 
 type PostFact struct {

@@ -60,7 +60,7 @@ func (q *Queries) LivePosts(ctx context.Context, ids []int64) ([]LivePostsRow, e
 }
 
 const postPage = `-- name: PostPage :one
-SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, p.author_avatar, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers,
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, p.author_avatar, p.group_feed_ids, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers,
        coalesce((SELECT json_agg(json_build_array(u.id, u.handle, u.display_name, u.vip) ORDER BY k.created_at DESC, u.id)
                    FROM (SELECT l.user_id, l.created_at FROM likes l
                           WHERE l.post_id = p.id AND NOT l.user_id = ANY($1::bigint[])
@@ -132,6 +132,7 @@ func (q *Queries) PostPage(ctx context.Context, arg PostPageParams) (PostPageRow
 		&i.PostCard.AuthorVip,
 		&i.PostCard.EditedAt,
 		&i.PostCard.AuthorAvatar,
+		&i.PostCard.GroupFeedIds,
 		&i.Likes,
 		&i.Comments,
 		&i.Liked,
@@ -219,8 +220,8 @@ func (q *Queries) PostThread(ctx context.Context, arg PostThreadParams) ([]PostT
 }
 
 const readablePostsByID = `-- name: ReadablePostsByID :many
-SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, p.author_avatar, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers,
-       post_audience(p.id, p.author_id)::json AS audience
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, p.author_avatar, p.group_feed_ids, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers,
+       card_audience(p.id, p.author_id, p.is_public, p.group_feed_ids)::json AS audience
   FROM post_cards p, post_talk(p.id, p.like_count, p.comment_count, $1::bigint, $2::bigint[]) AS t (likes, comments, liked, likers)
  WHERE p.id = ANY($3::bigint[]) AND p.deleted_at IS NULL
    AND ($4::text = '' OR EXISTS (SELECT 1 FROM filter_posts f WHERE f.feed = $4::text AND f.post_id = p.id
@@ -297,6 +298,7 @@ func (q *Queries) ReadablePostsByID(ctx context.Context, arg ReadablePostsByIDPa
 			&i.PostCard.AuthorVip,
 			&i.PostCard.EditedAt,
 			&i.PostCard.AuthorAvatar,
+			&i.PostCard.GroupFeedIds,
 			&i.Likes,
 			&i.Comments,
 			&i.Liked,
@@ -321,8 +323,8 @@ WITH readable AS (
        AND can_read(x.is_public, x.protected_owner_ids, x.private_feed_ids, $1::bigint, $2::bigint[], $4::bigint[])),
 counted AS (SELECT count(*)::integer AS shares, count(DISTINCT r.author_id)::integer AS sharers FROM readable r),
 page AS (SELECT r.id FROM readable r ORDER BY r.created_at, r.id OFFSET $5::int LIMIT $6::int)
-SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, p.author_avatar, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers,
-       post_audience(p.id, p.author_id)::json AS audience, c.shares, c.sharers
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, p.author_avatar, p.group_feed_ids, t.likes::integer AS likes, t.comments::integer AS comments, t.liked::boolean AS liked, t.likers::json AS likers,
+       card_audience(p.id, p.author_id, p.is_public, p.group_feed_ids)::json AS audience, c.shares, c.sharers
   FROM page JOIN post_cards p ON p.id = page.id CROSS JOIN counted c,
        post_talk(p.id, p.like_count, p.comment_count, $1::bigint, $2::bigint[]) AS t (likes, comments, liked, likers)
  ORDER BY p.created_at, p.id
@@ -351,7 +353,7 @@ type ReadablePostsOfAnchorRow struct {
 // Posts as a reader may read them: an item's shares, a page's posts, a post's page and
 // thread, the posts a live stream names.
 // A page of the shares of an item that a viewer may read, oldest first from the skip-th, with
-// what their cards show of their conversations (post_talk) and audiences (post_audience), and
+// what their cards show of their conversations (post_talk) and audiences (card_audience), and
 // how many shares and sharers the viewer may read in all: the item page.
 func (q *Queries) ReadablePostsOfAnchor(ctx context.Context, arg ReadablePostsOfAnchorParams) ([]ReadablePostsOfAnchorRow, error) {
 	rows, err := q.db.Query(ctx, readablePostsOfAnchor,
@@ -400,6 +402,7 @@ func (q *Queries) ReadablePostsOfAnchor(ctx context.Context, arg ReadablePostsOf
 			&i.PostCard.AuthorVip,
 			&i.PostCard.EditedAt,
 			&i.PostCard.AuthorAvatar,
+			&i.PostCard.GroupFeedIds,
 			&i.Likes,
 			&i.Comments,
 			&i.Liked,

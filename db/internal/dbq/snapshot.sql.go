@@ -138,8 +138,7 @@ func (q *Queries) LockAnchors(ctx context.Context, anchorIds []int64) error {
 }
 
 const postFactsByAnchors = `-- name: PostFactsByAnchors :many
-SELECT f.id, f.anchor_id, f.anchor_url, f.anchor_kind, f.url, f.canonical_url, f.title, f.body, f.host, f.linked_urls, f.image_count, f.url_count, f.sci_score, f.tags, f.created_at, f.author_id, f.handle, f.display_name, f.vip, f.notability, f.is_public, f.protected_owner_ids, f.private_feed_ids, f.deleted_at, f.to_followers, f.avatar, f.group_feed_ids, CASE WHEN f.is_public AND f.group_feed_ids = '{}' THEN '[]'::json
-       ELSE post_audience(f.id, f.author_id) END::json AS audience
+SELECT f.id, f.anchor_id, f.anchor_url, f.anchor_kind, f.url, f.canonical_url, f.title, f.body, f.host, f.linked_urls, f.image_count, f.url_count, f.sci_score, f.tags, f.created_at, f.author_id, f.handle, f.display_name, f.vip, f.notability, f.is_public, f.protected_owner_ids, f.private_feed_ids, f.deleted_at, f.to_followers, f.avatar, f.group_feed_ids, card_audience(f.id, f.author_id, f.is_public, f.group_feed_ids)::json AS audience
   FROM post_facts f
  WHERE f.anchor_id = ANY($1::bigint[]) AND f.deleted_at IS NULL
  ORDER BY f.anchor_id, f.id

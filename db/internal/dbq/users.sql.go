@@ -178,7 +178,7 @@ func (q *Queries) DeleteUserSessions(ctx context.Context, arg DeleteUserSessions
 }
 
 const hiddenPosts = `-- name: HiddenPosts :many
-SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, p.author_avatar, h.created_at AS hidden_at FROM hidden_items h
+SELECT p.id, p.author_id, p.anchor_id, p.url, p.title, p.body, p.canonical_url, p.anchor_url, p.kind, p.host, p.link_hosts, p.linked_urls, p.image_count, p.url_count, p.sci_score, p.tags, p.is_public, p.protected_owner_ids, p.private_feed_ids, p.created_at, p.deleted_at, p.anchor_kind, p.like_count, p.comment_count, p.bumped_at, p.author_handle, p.author_name, p.author_vip, p.edited_at, p.author_avatar, p.group_feed_ids, h.created_at AS hidden_at FROM hidden_items h
   JOIN post_cards p ON p.id = h.post_id
  WHERE h.user_id = $1 AND p.deleted_at IS NULL
    AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, $2::bigint[], $3::bigint[])
@@ -244,6 +244,7 @@ func (q *Queries) HiddenPosts(ctx context.Context, arg HiddenPostsParams) ([]Hid
 			&i.PostCard.AuthorVip,
 			&i.PostCard.EditedAt,
 			&i.PostCard.AuthorAvatar,
+			&i.PostCard.GroupFeedIds,
 			&i.HiddenAt,
 		); err != nil {
 			return nil, err
