@@ -10,6 +10,145 @@ import (
 	"time"
 )
 
+const chronoLate = `-- name: ChronoLate :many
+WITH f AS (SELECT CAST(fp.snap AS pg_snapshot) AS snap, fp.head FROM fenceposts fp
+            WHERE fp.viewer_id = $1 AND fp.template = $7 AND fp.at = $8 AND fp.snap IS NOT NULL),
+late AS (
+    SELECT p.id, p.created_at AS arrival
+      FROM f JOIN posts p ON p.xid >= pg_snapshot_xmin(f.snap)
+     WHERE NOT pg_visible_in_snapshot(p.xid, f.snap) AND p.created_at <= $8 AND p.created_at > $9
+       AND NOT p.id = ANY(f.head)
+    UNION ALL
+    SELECT b.post_id, b.at
+      FROM f JOIN post_bumps b ON b.xid >= pg_snapshot_xmin(f.snap)
+     WHERE NOT pg_visible_in_snapshot(b.xid, f.snap) AND b.at <= $8 AND b.at > $9)
+SELECT l.id::bigint AS id, max(l.arrival)::timestamptz AS arrival
+  FROM late l JOIN posts p ON p.id = l.id
+ WHERE p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1, $2::bigint[], $3::bigint[])
+   AND (($4::bigint <> 0 AND p.author_id = $4::bigint AND p.in_own_feed)
+     OR ($5::bigint <> 0 AND EXISTS (SELECT 1 FROM feed_posts fp WHERE fp.feed_id = $5::bigint AND fp.post_id = p.id))
+     OR ($6::boolean AND EXISTS (SELECT 1 FROM feed_posts fp
+                                          JOIN feeds fe ON fe.id = fp.feed_id AND fe.kind = 'directs'
+                                          JOIN feed_readers r ON r.feed_id = fe.id AND r.user_id = $1
+                                         WHERE fp.post_id = p.id)))
+ GROUP BY l.id
+ ORDER BY 2 DESC, 1 DESC
+`
+
+type ChronoLateParams struct {
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+	AuthorID     int64
+	FeedID       int64
+	Directs      bool
+	Template     string
+	At           time.Time
+	Since        time.Time
+}
+
+type ChronoLateRow struct {
+	ID      int64
+	Arrival time.Time
+}
+
+// The posts of a chronological feed (scoped as ChronoArrivals) that arrived late for the
+// viewer's fencepost at `at` of fence `template`: made or bumped by a transaction its
+// snapshot could not see, dated at or before it (after since), each at its latest such
+// arrival, newest first (issue 44.17). A post made late is left out when in the fencepost's
+// head, which its reads may have seen; a late bump brings a post up as any bump does.
+// Bounded by the xid indexes from the snapshot's xmin (all before it were visible).
+func (q *Queries) ChronoLate(ctx context.Context, arg ChronoLateParams) ([]ChronoLateRow, error) {
+	rows, err := q.db.Query(ctx, chronoLate,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+		arg.AuthorID,
+		arg.FeedID,
+		arg.Directs,
+		arg.Template,
+		arg.At,
+		arg.Since,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ChronoLateRow{}
+	for rows.Next() {
+		var i ChronoLateRow
+		if err := rows.Scan(&i.ID, &i.Arrival); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const filterLate = `-- name: FilterLate :many
+WITH f AS (SELECT CAST(fp.snap AS pg_snapshot) AS snap, fp.head FROM fenceposts fp
+            WHERE fp.viewer_id = $4 AND fp.template = $7 AND fp.at = $2 AND fp.snap IS NOT NULL)
+SELECT e.post_id::bigint AS id, e.at::timestamptz AS arrival
+  FROM f JOIN filter_posts e ON e.xid >= pg_snapshot_xmin(f.snap)
+  JOIN posts p ON p.id = e.post_id
+ WHERE e.feed = $1 AND NOT pg_visible_in_snapshot(e.xid, f.snap) AND e.at <= $2 AND e.at > $3
+   AND NOT e.post_id = ANY(f.head)
+   AND p.deleted_at IS NULL
+   AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $4, $5::bigint[], $6::bigint[])
+   AND (cardinality($5::bigint[]) = 0 OR filter_shown($1, p.id, p.author_id, p.tags, $5::bigint[]))
+ ORDER BY e.at DESC, e.post_id DESC
+`
+
+type FilterLateParams struct {
+	Feed         string
+	At           time.Time
+	Since        time.Time
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+	Template     string
+}
+
+type FilterLateRow struct {
+	ID      int64
+	Arrival time.Time
+}
+
+// A filter feed's posts that arrived late for the viewer's fencepost at `at` of fence
+// `template` (as ChronoLate: entries written by a transaction its snapshot could not see,
+// dated at or before it, after since), but those in its head, as filter_arrivals lists them.
+func (q *Queries) FilterLate(ctx context.Context, arg FilterLateParams) ([]FilterLateRow, error) {
+	rows, err := q.db.Query(ctx, filterLate,
+		arg.Feed,
+		arg.At,
+		arg.Since,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+		arg.Template,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []FilterLateRow{}
+	for rows.Next() {
+		var i FilterLateRow
+		if err := rows.Scan(&i.ID, &i.Arrival); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const lateCommitted = `-- name: LateCommitted :many
 SELECT p.anchor_id, p.author_id, p.created_at, (p.in_own_feed OR p.is_direct)::boolean AS to_followers, p.group_feed_ids
   FROM posts p
