@@ -18,7 +18,9 @@ import (
 // arguments on every run (pgx's unnamed statement: QueryExecModeCacheDescribe). The small
 // queries of every page and of every share, whose plan is the same whatever the arguments,
 // run as named prepared statements that PostgreSQL plans once (plan_cache_mode auto):
-// planning them each time was ~15 % of a next page's CPU and half of a share's time.
+// planning them each time was ~15 % of a next page's CPU and half of a share's time. Through a
+// pooler in transaction mode nothing stays prepared: there the reads every feed page makes
+// (SessionWithAccess, ViewerState, LikedOf) keep their plans as PL/pgSQL functions (00059).
 type planned struct{ db dbq.DBTX }
 
 // genericPlans are the queries that run as named prepared statements. PostgreSQL keeps the
@@ -64,7 +66,7 @@ var genericPlans = map[string]bool{
 // (1.2 ms of planning a page of 30 lines to run in 0.6 ms: the same recipient-index walk),
 // and ChronoArrivals (6-8 ms of planning for 0.5 ms of work), and the late arrivals' reads
 // (0.6-1.2 ms of planning for 0.1 ms of work, the same plan whatever the fencepost).
-var forcedGeneric = map[string]bool{"RecentArrivals": true, "AnchorTalk": true, "PublicTalk": true, "LikedOf": true, "PostTalk": true, "Thread": true,
+var forcedGeneric = map[string]bool{"RecentArrivals": true, "AnchorTalk": true, "PublicTalk": true, "PostTalk": true, "Thread": true,
 	"Like": true, "Unlike": true, "AddComment": true,
 	"PostThread": true, "ReadablePostsByID": true, "Likers": true, "FilterArrivals": true, "FilterArrivalPosts": true, "ActivityArrivals": true, "ActivityReasons": true, "SearchAmong": true, "RiverArrivals": true,
 	"Notifications": true, "ChronoArrivals": true, "ChronoLate": true, "FilterLate": true, "LatePosts": true, "ActivityLate": true}

@@ -171,9 +171,9 @@ func SessionUserOf(ctx context.Context) *SessionUser {
 func (ss SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
 	r, unread, err := ss.withAccess(ctx, token)
 	if err == nil {
-		ss.users.Put(token, r.User.ID)
+		ss.users.Put(token, r.ID)
 		if u := SessionUserOf(ctx); u != nil {
-			u.User, u.Access, u.read, u.Unread = userOf(r.User), viewerAccessOf(r.ViewerAccess), token, unread
+			u.User, u.Access, u.read, u.Unread = userOf(sessionUser(r)), viewerAccessOf(sessionAccess(r)), token, unread
 		}
 		return r.Data, true, ss.touch(ctx, token, r.SeenAt)
 	}
@@ -190,6 +190,20 @@ func (ss SessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool,
 		u.read = token
 	}
 	return d.Data, true, ss.touch(ctx, token, d.SeenAt)
+}
+
+// sessionUser is the user of a session's read.
+func sessionUser(r dbq.SessionWithAccessRow) dbq.User {
+	return dbq.User{ID: r.ID, Handle: r.Handle, DisplayName: r.DisplayName, PasswordHash: r.PasswordHash, Vip: r.Vip,
+		Notability: r.Notability, IsPrivate: r.IsPrivate, CreatedAt: r.CreatedAt, FollowsVersion: r.FollowsVersion,
+		HomeActivity: r.HomeActivity, NotifyGrouping: r.NotifyGrouping, Bio: r.Bio, Avatar: r.Avatar,
+		AvatarLarge: r.AvatarLarge, ExportedAt: r.ExportedAt, DeletedAt: r.DeletedAt}
+}
+
+// sessionAccess is what the access rules need of a session's user, from its read.
+func sessionAccess(r dbq.SessionWithAccessRow) dbq.ViewerAccess {
+	return dbq.ViewerAccess{ViewerID: r.ID, Blocked: r.Blocked, PrivateFeeds: r.PrivateFeeds, Hidden: r.Hidden,
+		Muted: r.Muted, MutedCollapse: r.MutedCollapse, Groups: r.Groups, GroupNames: r.GroupNames}
 }
 
 // touch records a session's use when the one recorded is older than sessionTouch.
@@ -243,14 +257,14 @@ func (ss SessionStore) withAccess(ctx context.Context, token string) (r dbq.Sess
 	if errs[0] != nil {
 		return r, 0, errs[0]
 	}
-	if errs[1] != nil || r.User.ID != guess {
+	if errs[1] != nil || r.ID != guess {
 		return r, 0, nil
 	}
 	st, err := viewerStateOf(vq, vr)
 	if err != nil {
 		return r, 0, nil
 	}
-	st.Access = viewerAccessOf(r.ViewerAccess)
+	st.Access = viewerAccessOf(sessionAccess(r))
 	su.ahead = &viewerRead{query: vq, state: st, now: ahead.Now}
 	// The arrivals are kept when read whole; the page takes them only if it asks for them.
 	if arrivals != nil && arrivals.complete() && arrivals.finish(errs[2:]) == nil {

@@ -112,11 +112,11 @@ func (u *unreadKept) answer(kept int, gen uint64, r dbq.SessionWithAccessRow) in
 	if gen == 0 || u.all > gen {
 		return int(r.Unread)
 	}
-	if c, ok := u.counts.Get(r.User.ID); ok && !c.valid && c.gen > gen {
+	if c, ok := u.counts.Get(r.ID); ok && !c.valid && c.gen > gen {
 		return int(r.Unread)
 	}
-	u.counts.Put(r.User.ID, unreadCount{valid: true, gen: gen, n: int(r.Unread), newestID: r.NewestID,
-		readUptoUs: r.ReadUptoUs, accessChange: r.AccessChange, blocked: slices.Clone(r.ViewerAccess.Blocked), private: slices.Clone(r.ViewerAccess.PrivateFeeds)})
+	u.counts.Put(r.ID, unreadCount{valid: true, gen: gen, n: int(r.Unread), newestID: r.NewestID,
+		readUptoUs: r.ReadUptoUs, accessChange: r.AccessChange, blocked: slices.Clone(r.Blocked), private: slices.Clone(r.PrivateFeeds)})
 	return int(r.Unread)
 }
 

@@ -1,28 +1,16 @@
 -- name: SessionWithAccess :one
--- A session that names its user, with the user and what the access rules need of them: the
--- one round trip every signed-in request makes before its page's; and the user's unread
--- notifications, which every page's header shows. A session unused for 30 days (sessionIdle
--- in db/sessions.go) is over, as one past its expiry is. The count is -1 when the one this
--- instance kept (kept_*, db/unread.go) still holds as far as this read can tell: the same
--- user, newest notification, read-up-to marker, bans and private feeds, and no change of
--- posts' access or users' privacy since.
-SELECT s.data, s.seen_at, sqlc.embed(u), sqlc.embed(a), k.newest_id, k.read_upto_us,
-       k.access_change,
-       CASE WHEN u.id = @kept_user::bigint AND k.newest_id = @kept_newest_id::bigint AND k.read_upto_us = @kept_read_upto_us::bigint
-                 AND k.access_change = @kept_access_change::bigint
-                 AND a.blocked = @kept_blocked::bigint[] AND a.private_feeds = @kept_private_feeds::bigint[] THEN -1
-            ELSE notification_unread(u.id, a.blocked, a.private_feeds) END::int AS unread
-  FROM sessions s
-  JOIN users u ON u.id = s.user_id AND u.deleted_at IS NULL
-  JOIN viewer_access a ON a.viewer_id = u.id
-  CROSS JOIN LATERAL (
-       SELECT coalesce((SELECT n.id FROM notifications n WHERE n.recipient_id = u.id
-                         ORDER BY n.created_at DESC, n.id DESC LIMIT 1), 0)::bigint AS newest_id,
-              coalesce((SELECT (extract(epoch FROM r.read_upto) * 1e6)::bigint FROM notification_reads r
-                         WHERE r.user_id = u.id), 0)::bigint AS read_upto_us,
-              coalesce((SELECT max(c.id) FROM site_changes c WHERE c.kind IN ('posts', 'users')), 0)::bigint AS access_change) k
- WHERE s.token_hash = @token_hash AND current_timestamp < s.expiry
-   AND s.seen_at > current_timestamp - interval '30 days';
+-- A live session that names its user, with the user and what the access rules need of them
+-- (session_user_of, migration 00059): the one round trip every signed-in request makes before
+-- its page's; and the user's unread notifications, which every page's header shows. The count
+-- is -1 when the one this instance kept (kept_*, db/unread.go) still holds as far as this read
+-- can tell: the same user, newest notification, read-up-to marker, bans and private feeds,
+-- and no change of posts' access or users' privacy since.
+SELECT su.*,
+       CASE WHEN su.id = @kept_user::bigint AND su.newest_id = @kept_newest_id::bigint
+                 AND su.read_upto_us = @kept_read_upto_us::bigint AND su.access_change = @kept_access_change::bigint
+                 AND su.blocked = @kept_blocked::bigint[] AND su.private_feeds = @kept_private_feeds::bigint[] THEN -1
+            ELSE notification_unread(su.id, su.blocked, su.private_feeds) END::int AS unread
+  FROM session_user_of(@token_hash) su;
 
 -- name: SessionData :one
 -- A session's data (one that names no user, or whose user is gone).

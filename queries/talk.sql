@@ -81,12 +81,9 @@ SELECT a.anchor_id::bigint AS anchor_id, coalesce(t.likes, 0)::int AS likes, coa
 -- read, that share (the least id), as AnchorTalk gives liked_post to a viewer in no ban.
 -- A like of a public share that is not deleted says so itself (likes.public, kept by the
 -- trigger on posts in the writer's transaction): only the others read their post.
-SELECT l.anchor_id, min(l.post_id)::bigint AS post_id
-  FROM likes l
- WHERE l.user_id = @viewer_id::bigint AND l.anchor_id = ANY(@anchor_ids::bigint[])
-   AND (l.public OR EXISTS (SELECT 1 FROM posts p WHERE p.id = l.post_id AND p.deleted_at IS NULL
-          AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, '{}'::bigint[], @private_feeds::bigint[])))
- GROUP BY l.anchor_id;
+-- The statement is liked_of's (migration 00059), on its one generic plan, which the server
+-- keeps even through a pooler.
+SELECT l.* FROM liked_of(@viewer_id::bigint, @anchor_ids::bigint[], @private_feeds::bigint[]) l;
 
 -- name: ClearAnchorTalk :exec
 -- The counts of every item's public shares, made again from the posts (the seeder, the

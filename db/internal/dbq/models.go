@@ -228,6 +228,11 @@ type Like struct {
 	CreatedAt time.Time
 }
 
+type LikedOfRow struct {
+	AnchorID int64
+	PostID   int64
+}
+
 type LinkCard struct {
 	AnchorID    int64
 	Url         string
@@ -424,6 +429,38 @@ type Session struct {
 	UserAgent string
 }
 
+type SessionUser struct {
+	TokenHash      []byte
+	Data           []byte
+	SeenAt         time.Time
+	ID             int64
+	Handle         string
+	DisplayName    string
+	PasswordHash   string
+	Vip            bool
+	Notability     int64
+	IsPrivate      bool
+	CreatedAt      time.Time
+	FollowsVersion int64
+	HomeActivity   bool
+	NotifyGrouping bool
+	Bio            string
+	Avatar         pgtype.Text
+	AvatarLarge    pgtype.Text
+	ExportedAt     *time.Time
+	DeletedAt      *time.Time
+	Blocked        []int64
+	PrivateFeeds   []int64
+	Hidden         []int64
+	Muted          []string
+	MutedCollapse  []bool
+	Groups         []int64
+	GroupNames     []string
+	NewestID       int64
+	ReadUptoUs     int64
+	AccessChange   int64
+}
+
 type SiteChange struct {
 	ID      int64
 	Xid     int64
@@ -496,4 +533,26 @@ type ViewerAccess struct {
 	MutedCollapse []bool
 	Groups        []int64
 	GroupNames    []string
+}
+
+type ViewerStateRow struct {
+	FollowsVersion  int64
+	HomeActivity    bool
+	FollowedKnown   bool
+	Followed        []int64
+	ListFound       bool
+	HasExclusive    bool
+	Seen            []int64
+	FreshIds        []int64
+	FreshAt         []time.Time
+	SnapshotAt      time.Time
+	ChangedIds      []int64
+	ChangedXids     []int64
+	ChangesUpto     int64
+	FenceFound      bool
+	FencepostAt     time.Time
+	FencepostPrevAt time.Time
+	FencepostHead   []int64
+	FencepostSnap   string
+	Snap            string
 }

@@ -116,23 +116,12 @@ func (q *Queries) SessionData(ctx context.Context, tokenHash []byte) (SessionDat
 }
 
 const sessionWithAccess = `-- name: SessionWithAccess :one
-SELECT s.data, s.seen_at, u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at, a.viewer_id, a.blocked, a.private_feeds, a.hidden, a.muted, a.muted_collapse, a.groups, a.group_names, k.newest_id, k.read_upto_us,
-       k.access_change,
-       CASE WHEN u.id = $1::bigint AND k.newest_id = $2::bigint AND k.read_upto_us = $3::bigint
-                 AND k.access_change = $4::bigint
-                 AND a.blocked = $5::bigint[] AND a.private_feeds = $6::bigint[] THEN -1
-            ELSE notification_unread(u.id, a.blocked, a.private_feeds) END::int AS unread
-  FROM sessions s
-  JOIN users u ON u.id = s.user_id AND u.deleted_at IS NULL
-  JOIN viewer_access a ON a.viewer_id = u.id
-  CROSS JOIN LATERAL (
-       SELECT coalesce((SELECT n.id FROM notifications n WHERE n.recipient_id = u.id
-                         ORDER BY n.created_at DESC, n.id DESC LIMIT 1), 0)::bigint AS newest_id,
-              coalesce((SELECT (extract(epoch FROM r.read_upto) * 1e6)::bigint FROM notification_reads r
-                         WHERE r.user_id = u.id), 0)::bigint AS read_upto_us,
-              coalesce((SELECT max(c.id) FROM site_changes c WHERE c.kind IN ('posts', 'users')), 0)::bigint AS access_change) k
- WHERE s.token_hash = $7 AND current_timestamp < s.expiry
-   AND s.seen_at > current_timestamp - interval '30 days'
+SELECT su.token_hash, su.data, su.seen_at, su.id, su.handle, su.display_name, su.password_hash, su.vip, su.notability, su.is_private, su.created_at, su.follows_version, su.home_activity, su.notify_grouping, su.bio, su.avatar, su.avatar_large, su.exported_at, su.deleted_at, su.blocked, su.private_feeds, su.hidden, su.muted, su.muted_collapse, su.groups, su.group_names, su.newest_id, su.read_upto_us, su.access_change,
+       CASE WHEN su.id = $1::bigint AND su.newest_id = $2::bigint
+                 AND su.read_upto_us = $3::bigint AND su.access_change = $4::bigint
+                 AND su.blocked = $5::bigint[] AND su.private_feeds = $6::bigint[] THEN -1
+            ELSE notification_unread(su.id, su.blocked, su.private_feeds) END::int AS unread
+  FROM session_user_of($7) su
 `
 
 type SessionWithAccessParams struct {
@@ -146,23 +135,44 @@ type SessionWithAccessParams struct {
 }
 
 type SessionWithAccessRow struct {
-	Data         []byte
-	SeenAt       time.Time
-	User         User
-	ViewerAccess ViewerAccess
-	NewestID     int64
-	ReadUptoUs   int64
-	AccessChange int64
-	Unread       int32
+	TokenHash      []byte
+	Data           []byte
+	SeenAt         time.Time
+	ID             int64
+	Handle         string
+	DisplayName    string
+	PasswordHash   string
+	Vip            bool
+	Notability     int64
+	IsPrivate      bool
+	CreatedAt      time.Time
+	FollowsVersion int64
+	HomeActivity   bool
+	NotifyGrouping bool
+	Bio            string
+	Avatar         pgtype.Text
+	AvatarLarge    pgtype.Text
+	ExportedAt     *time.Time
+	DeletedAt      *time.Time
+	Blocked        []int64
+	PrivateFeeds   []int64
+	Hidden         []int64
+	Muted          []string
+	MutedCollapse  []bool
+	Groups         []int64
+	GroupNames     []string
+	NewestID       int64
+	ReadUptoUs     int64
+	AccessChange   int64
+	Unread         int32
 }
 
-// A session that names its user, with the user and what the access rules need of them: the
-// one round trip every signed-in request makes before its page's; and the user's unread
-// notifications, which every page's header shows. A session unused for 30 days (sessionIdle
-// in db/sessions.go) is over, as one past its expiry is. The count is -1 when the one this
-// instance kept (kept_*, db/unread.go) still holds as far as this read can tell: the same
-// user, newest notification, read-up-to marker, bans and private feeds, and no change of
-// posts' access or users' privacy since.
+// A live session that names its user, with the user and what the access rules need of them
+// (session_user_of, migration 00059): the one round trip every signed-in request makes before
+// its page's; and the user's unread notifications, which every page's header shows. The count
+// is -1 when the one this instance kept (kept_*, db/unread.go) still holds as far as this read
+// can tell: the same user, newest notification, read-up-to marker, bans and private feeds,
+// and no change of posts' access or users' privacy since.
 func (q *Queries) SessionWithAccess(ctx context.Context, arg SessionWithAccessParams) (SessionWithAccessRow, error) {
 	row := q.db.QueryRow(ctx, sessionWithAccess,
 		arg.KeptUser,
@@ -175,32 +185,32 @@ func (q *Queries) SessionWithAccess(ctx context.Context, arg SessionWithAccessPa
 	)
 	var i SessionWithAccessRow
 	err := row.Scan(
+		&i.TokenHash,
 		&i.Data,
 		&i.SeenAt,
-		&i.User.ID,
-		&i.User.Handle,
-		&i.User.DisplayName,
-		&i.User.PasswordHash,
-		&i.User.Vip,
-		&i.User.Notability,
-		&i.User.IsPrivate,
-		&i.User.CreatedAt,
-		&i.User.FollowsVersion,
-		&i.User.HomeActivity,
-		&i.User.NotifyGrouping,
-		&i.User.Bio,
-		&i.User.Avatar,
-		&i.User.AvatarLarge,
-		&i.User.ExportedAt,
-		&i.User.DeletedAt,
-		&i.ViewerAccess.ViewerID,
-		&i.ViewerAccess.Blocked,
-		&i.ViewerAccess.PrivateFeeds,
-		&i.ViewerAccess.Hidden,
-		&i.ViewerAccess.Muted,
-		&i.ViewerAccess.MutedCollapse,
-		&i.ViewerAccess.Groups,
-		&i.ViewerAccess.GroupNames,
+		&i.ID,
+		&i.Handle,
+		&i.DisplayName,
+		&i.PasswordHash,
+		&i.Vip,
+		&i.Notability,
+		&i.IsPrivate,
+		&i.CreatedAt,
+		&i.FollowsVersion,
+		&i.HomeActivity,
+		&i.NotifyGrouping,
+		&i.Bio,
+		&i.Avatar,
+		&i.AvatarLarge,
+		&i.ExportedAt,
+		&i.DeletedAt,
+		&i.Blocked,
+		&i.PrivateFeeds,
+		&i.Hidden,
+		&i.Muted,
+		&i.MutedCollapse,
+		&i.Groups,
+		&i.GroupNames,
 		&i.NewestID,
 		&i.ReadUptoUs,
 		&i.AccessChange,

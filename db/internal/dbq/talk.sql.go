@@ -134,12 +134,7 @@ func (q *Queries) CountAnchorTalk(ctx context.Context) error {
 }
 
 const likedOf = `-- name: LikedOf :many
-SELECT l.anchor_id, min(l.post_id)::bigint AS post_id
-  FROM likes l
- WHERE l.user_id = $1::bigint AND l.anchor_id = ANY($2::bigint[])
-   AND (l.public OR EXISTS (SELECT 1 FROM posts p WHERE p.id = l.post_id AND p.deleted_at IS NULL
-          AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, '{}'::bigint[], $3::bigint[])))
- GROUP BY l.anchor_id
+SELECT l.anchor_id, l.post_id FROM liked_of($1::bigint, $2::bigint[], $3::bigint[]) l
 `
 
 type LikedOfParams struct {
@@ -148,15 +143,12 @@ type LikedOfParams struct {
 	PrivateFeeds []int64
 }
 
-type LikedOfRow struct {
-	AnchorID int64
-	PostID   int64
-}
-
 // A viewer's likes of some items: for each item they liked a share of that they may still
 // read, that share (the least id), as AnchorTalk gives liked_post to a viewer in no ban.
 // A like of a public share that is not deleted says so itself (likes.public, kept by the
 // trigger on posts in the writer's transaction): only the others read their post.
+// The statement is liked_of's (migration 00059), on its one generic plan, which the server
+// keeps even through a pooler.
 func (q *Queries) LikedOf(ctx context.Context, arg LikedOfParams) ([]LikedOfRow, error) {
 	rows, err := q.db.Query(ctx, likedOf, arg.ViewerID, arg.AnchorIds, arg.PrivateFeeds)
 	if err != nil {
