@@ -199,20 +199,26 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	}
 	var alone []float64
 	// A share's CPU is that of the instances and the database's backends from the share to
-	// a second after its answer, less that of a second with no share (the idle's work).
-	var aloneApp, alonePg, idleApp, idlePg time.Duration
+	// a second after its answer, less what the same time costs with no share (the idle's
+	// work, measured over 3 s). The backends' is counted to the nanosecond: a share's ~1 ms
+	// is a tenth of cpuTime's tick, and was read as 0 or 10 ms.
+	var aloneApp, alonePg time.Duration
+	var idleApp, idlePg float64 // per second
 	cpuNow := func(pids []int) (app, pg time.Duration) {
-		return cpuTime(a.cmd.Process.Pid) + cpuTime(b.cmd.Process.Pid), sumCPU(pids)
+		return cpuTime(a.cmd.Process.Pid) + cpuTime(b.cmd.Process.Pid), sumRunTime(pids)
 	}
 	for s := 1; s <= liveNoticeWarmShares+liveNoticeShares; s++ {
 		pids := backendPIDs(ctx, pool)
 		if s == liveNoticeWarmShares+1 {
 			app, pg := cpuNow(pids)
-			time.Sleep(time.Second)
+			start := time.Now()
+			time.Sleep(3 * time.Second)
 			app2, pg2 := cpuNow(pids)
-			idleApp, idlePg = app2-app, pg2-pg
+			secs := time.Since(start).Seconds()
+			idleApp, idlePg = float64(app2-app)/secs, float64(pg2-pg)/secs
 		}
 		app, pg := cpuNow(pids)
+		start := time.Now()
 		ack, err := share("none", s)
 		if err != nil {
 			return nil, err
@@ -221,8 +227,9 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		if s > liveNoticeWarmShares {
 			alone = append(alone, ack)
 			app2, pg2 := cpuNow(pids)
-			aloneApp += app2 - app - idleApp
-			alonePg += pg2 - pg - idlePg
+			secs := time.Since(start).Seconds()
+			aloneApp += app2 - app - time.Duration(idleApp*secs)
+			alonePg += pg2 - pg - time.Duration(idlePg*secs)
 		}
 		// The resident memory without streams, taken as it is with them below: the least
 		// of the samples, here one a share (the shares' own growth is not the streams').
