@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -88,6 +89,53 @@ func TestStoreThroughPgBouncer(t *testing.T) {
 			thread, err := s.PostThread(ctx, v, id, tributary.ThreadCursor{}, 10)
 			if err != nil || len(thread.Comments) != 3 {
 				t.Fatalf("thread: %d comments, %v; want 3", len(thread.Comments), err)
+			}
+
+			// The reads every page makes (functions whose plans the server keeps, migration 00059)
+			// answer through the pooler as they do straight from PostgreSQL.
+			plain, err := db.Open(ctx, direct)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer plain.Close()
+			token := "pooled-session-" + mode
+			data, err := db.SessionData(v.ID, now.Add(time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Sessions().CommitCtx(ctx, token, data, now.Add(time.Hour)); err != nil {
+				t.Fatalf("session: %v", err)
+			}
+			type reads struct {
+				User, Unread int64
+				Access       tributary.Viewer
+				Followed     []int64
+				Fresh        map[int64]time.Time
+				Liked        map[int64]int64
+			}
+			read := func(st *db.Store) (r reads) {
+				sctx, su := db.WithSessionUser(ctx)
+				if _, found, err := st.Sessions().FindCtx(sctx, token); err != nil || !found {
+					t.Fatalf("session read: found %v, %v", found, err)
+				}
+				state, err := st.LoadViewer(ctx, db.ViewerQuery{ViewerID: v.ID, SeenTo: now, FreshSince: now.Add(-time.Hour),
+					FenceTemplate: "home", AccessKnown: true})
+				if err != nil {
+					t.Fatalf("viewer state: %v", err)
+				}
+				liked, err := st.LikedOf(ctx, v, []int64{post.AnchorID})
+				if err != nil {
+					t.Fatalf("likes: %v", err)
+				}
+				return reads{User: su.User.ID, Unread: int64(su.Unread), Access: su.Access, Followed: state.Followed.IDs(),
+					Fresh: state.Fresh, Liked: liked}
+			}
+			pooledReads, directReads := read(s), read(db.NewStore(plain))
+			if pooledReads.User != v.ID || len(pooledReads.Liked) != 1 || len(pooledReads.Fresh) != 1 {
+				t.Errorf("through the pooler: %+v; want the session's user, the share fresh and liked", pooledReads)
+			}
+			if !reflect.DeepEqual(pooledReads, directReads) {
+				t.Errorf("through the pooler:\n%+v\nstraight:\n%+v", pooledReads, directReads)
 			}
 		})
 	}
