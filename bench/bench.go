@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"time"
 
@@ -280,7 +279,8 @@ func newWorld(ctx context.Context, base string, pool *pgxpool.Pool, d DatasetInf
 	return w, nil
 }
 
-// runScenarios runs the scenarios one after the other, with the CPU time each used.
+// runScenarios runs the scenarios one after the other (one with an Alternate in turns with
+// it, when both are to run), with the CPU time each used.
 func runScenarios(ctx context.Context, cfg Config, srv *server, pool *pgxpool.Pool, all []scenario) ([]Result, error) {
 	lim := loadLimits{Warmup: cfg.Warmup, Duration: cfg.Duration, MaxRequests: cfg.MaxRequests}
 	if len(all) > 1 {
@@ -288,41 +288,52 @@ func runScenarios(ctx context.Context, cfg Config, srv *server, pool *pgxpool.Po
 	}
 	app, self := srv.cmd.Process.Pid, os.Getpid()
 	var out []Result
-	for _, sc := range all {
-		if sc.setup != nil {
-			if err := sc.setup(ctx); err != nil {
-				return out, fmt.Errorf("bench: %s: setup: %w", sc.Name, err)
+	taken := map[string]bool{} // measured in turns with one before
+	for i, sc := range all {
+		if taken[sc.Name] {
+			continue
+		}
+		group := []scenario{sc}
+		if j := slices.IndexFunc(all[i+1:], func(b scenario) bool { return sc.Alternate != "" && b.Name == sc.Alternate }); j >= 0 {
+			group = append(group, all[i+1+j])
+			taken[sc.Alternate] = true
+		}
+		for _, g := range group {
+			if g.setup != nil {
+				if err := g.setup(ctx); err != nil {
+					return out, fmt.Errorf("bench: %s: setup: %w", g.Name, err)
+				}
 			}
 		}
-		var appBefore, pgBefore, selfBefore time.Duration
-		res := runLoad(ctx, sc, lim, func() {
-			appBefore, pgBefore, selfBefore = cpuTime(app), sumCPU(backendPIDs(ctx, pool)), cpuTime(self)
-		})
-		if sc.teardown != nil {
-			sc.teardown()
+		m := &cpuMeter{ctx: ctx, pool: pool, app: app, self: self, used: make([]cpuUse, len(group))}
+		var results []Result
+		if len(group) == 2 {
+			a, b := runAlternating(ctx, group[0], group[1], lim, m.start, m.stop)
+			results = []Result{a, b}
+		} else {
+			results = []Result{runLoad(ctx, sc, lim, func() { m.start(0) })}
+			m.stop(0)
 		}
-		if n := float64(res.Requests+res.Errors) * float64(time.Millisecond); res.Requests > 0 {
-			if sc.Kind == "http" {
-				res.AppCPUms = round3(float64(cpuTime(app)-appBefore) / n)
+		for i, g := range group {
+			if g.teardown != nil {
+				g.teardown()
 			}
-			res.PgCPUms = round3(float64(sumCPU(backendPIDs(ctx, pool))-pgBefore) / n)
-			res.DriverCPUms = round3(float64(cpuTime(self)-selfBefore) / n)
-			perReq := res.AppCPUms + res.PgCPUms + res.DriverCPUms // ms of CPU per request
-			res.Busy = round3(perReq * float64(res.Requests+res.Errors) / (res.Seconds * 1000) / float64(max(runtime.NumCPU(), 1)))
-		}
-		out = append(out, res)
-		fmt.Fprintf(cfg.Log, "bench: %-30s c=%-3d n=%-6d p50=%8.2fms p95=%8.2fms p99=%8.2fms server p50=%8.2fms p99=%8.2fms %9.1f req/s errors=%d\n",
-			res.Name, res.Concurrency, res.Requests, res.P50, res.P95, res.P99, res.ServerP50, res.ServerP99, res.RPS, res.Errors)
-		for _, e := range res.ErrorSamples {
-			fmt.Fprintf(cfg.Log, "bench:   error: %s\n", e)
-		}
-		switch {
-		case ctx.Err() != nil:
-			return out, ctx.Err()
-		case srv.exited():
-			return out, fmt.Errorf("bench: the server exited during %s; its log:\n%s", sc.Name, srv.tail())
-		case res.Requests == 0 && res.Errors > 0:
-			return out, fmt.Errorf("bench: every request of %s failed, the first with: %s", sc.Name, res.ErrorSamples[0])
+			res := results[i]
+			m.used[i].fill(&res, g.Kind == "http")
+			out = append(out, res)
+			fmt.Fprintf(cfg.Log, "bench: %-30s c=%-3d n=%-6d p50=%8.2fms p95=%8.2fms p99=%8.2fms server p50=%8.2fms p99=%8.2fms %9.1f req/s errors=%d\n",
+				res.Name, res.Concurrency, res.Requests, res.P50, res.P95, res.P99, res.ServerP50, res.ServerP99, res.RPS, res.Errors)
+			for _, e := range res.ErrorSamples {
+				fmt.Fprintf(cfg.Log, "bench:   error: %s\n", e)
+			}
+			switch {
+			case ctx.Err() != nil:
+				return out, ctx.Err()
+			case srv.exited():
+				return out, fmt.Errorf("bench: the server exited during %s; its log:\n%s", g.Name, srv.tail())
+			case res.Requests == 0 && res.Errors > 0:
+				return out, fmt.Errorf("bench: every request of %s failed, the first with: %s", g.Name, res.ErrorSamples[0])
+			}
 		}
 	}
 	return out, nil

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -44,6 +45,9 @@ type scenario struct {
 	Concurrency int
 	Note        string
 	note        func() string // when set, the note (known after setup)
+	// Alternate names a scenario this one is measured in turns with when both run
+	// (runAlternating): the two rows of a ratio.
+	Alternate string
 	// setup runs once before the warm-up (logins, fences, cursors), untimed.
 	setup func(ctx context.Context) error
 	// prep, when set, times the untimed preparation of each request (fence resets, shares).
@@ -106,10 +110,52 @@ type Result struct {
 // lim.MaxRequests requests, whichever comes first.
 // measuring, when set, is called as the measured phase starts (after the warm-up).
 func runLoad(ctx context.Context, sc scenario, lim loadLimits, measuring func()) Result {
-	res := Result{Name: sc.Name, Group: sc.Group, Class: sc.Class, Kind: sc.Kind, Concurrency: sc.Concurrency, Note: sc.Note}
-	if sc.note != nil {
-		res.Note = sc.note()
+	steps := warmedUp(ctx, sc, lim)
+	if measuring != nil {
+		measuring()
 	}
+	start := time.Now()
+	lat, errs := drive(ctx, steps, start.Add(lim.Duration), lim.MaxRequests)
+	return summarizeLoad(sc, lat, errs, time.Since(start))
+}
+
+// alternateRounds is how many turns each of two scenarios measured in turns takes.
+const alternateRounds = 8
+
+// runAlternating measures two scenarios in turns (alternateRounds each, of lim.Duration /
+// alternateRounds), after a warm-up of each: a ratio of the two is then not that of two
+// moments of a shared machine. measuring(i) and measured(i) are called around each turn of
+// scenario i (0: a, 1: b).
+func runAlternating(ctx context.Context, a, b scenario, lim loadLimits, measuring, measured func(i int)) (Result, Result) {
+	sc := [2]scenario{a, b}
+	var (
+		steps   [2][]step
+		lat     [2][]latency
+		errs    [2][]error
+		elapsed [2]time.Duration
+	)
+	for i := range sc {
+		steps[i] = warmedUp(ctx, sc[i], lim)
+	}
+	turn, max := lim.Duration/alternateRounds, lim.MaxRequests/alternateRounds
+	if lim.MaxRequests > 0 {
+		max = cmp.Or(max, 1)
+	}
+	for range alternateRounds {
+		for i := range sc {
+			measuring(i)
+			start := time.Now()
+			l, e := drive(ctx, steps[i], start.Add(turn), max)
+			elapsed[i] += time.Since(start)
+			measured(i)
+			lat[i], errs[i] = append(lat[i], l...), append(errs[i], e...)
+		}
+	}
+	return summarizeLoad(a, lat[0], errs[0], elapsed[0]), summarizeLoad(b, lat[1], errs[1], elapsed[1])
+}
+
+// warmedUp makes sc's workers' steps and runs them for the warm-up (discarded).
+func warmedUp(ctx context.Context, sc scenario, lim loadLimits) []step {
 	steps := make([]step, sc.Concurrency)
 	for i := range steps {
 		steps[i] = sc.worker(i)
@@ -120,12 +166,15 @@ func runLoad(ctx context.Context, sc scenario, lim loadLimits, measuring func())
 	if sc.prep != nil {
 		sc.prep.reset()
 	}
-	if measuring != nil {
-		measuring()
+	return steps
+}
+
+// summarizeLoad is sc's row from its measured requests over elapsed.
+func summarizeLoad(sc scenario, lat []latency, errs []error, elapsed time.Duration) Result {
+	res := Result{Name: sc.Name, Group: sc.Group, Class: sc.Class, Kind: sc.Kind, Concurrency: sc.Concurrency, Note: sc.Note}
+	if sc.note != nil {
+		res.Note = sc.note()
 	}
-	start := time.Now()
-	lat, errs := drive(ctx, steps, start.Add(lim.Duration), lim.MaxRequests)
-	elapsed := time.Since(start)
 	res.Seconds = elapsed.Seconds()
 	res.Requests = len(lat)
 	res.Errors = len(errs)

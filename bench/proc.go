@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -107,4 +108,46 @@ func sumCPU(pids []int) time.Duration {
 		d += cpuTime(p)
 	}
 	return d
+}
+
+// cpuMeter adds up, per scenario of a group, the CPU time the server, the bench database's
+// backends and the driver itself spent over the scenario's measured phases.
+type cpuMeter struct {
+	ctx       context.Context
+	pool      *pgxpool.Pool
+	app, self int // pids
+	before    cpuUse
+	used      []cpuUse
+}
+
+type cpuUse struct{ app, pg, self time.Duration }
+
+func (m *cpuMeter) now() cpuUse {
+	return cpuUse{app: cpuTime(m.app), pg: sumCPU(backendPIDs(m.ctx, m.pool)), self: cpuTime(m.self)}
+}
+
+// start and stop bracket a measured phase of the group's scenario i.
+func (m *cpuMeter) start(int) { m.before = m.now() }
+
+func (m *cpuMeter) stop(i int) {
+	n := m.now()
+	m.used[i].app += n.app - m.before.app
+	m.used[i].pg += n.pg - m.before.pg
+	m.used[i].self += n.self - m.before.self
+}
+
+// fill sets res's CPU per request (the server's only when it served them) and how busy the
+// machine's cores were.
+func (u cpuUse) fill(res *Result, served bool) {
+	if res.Requests == 0 {
+		return
+	}
+	n := float64(res.Requests+res.Errors) * float64(time.Millisecond)
+	if served {
+		res.AppCPUms = round3(float64(u.app) / n)
+	}
+	res.PgCPUms = round3(float64(u.pg) / n)
+	res.DriverCPUms = round3(float64(u.self) / n)
+	perReq := res.AppCPUms + res.PgCPUms + res.DriverCPUms // ms of CPU per request
+	res.Busy = round3(perReq * float64(res.Requests+res.Errors) / (res.Seconds * 1000) / float64(max(runtime.NumCPU(), 1)))
 }

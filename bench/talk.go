@@ -33,12 +33,13 @@ func (w *world) talkers() []*client {
 	return out
 }
 
-// freshPosts shares n links by public authors now: posts younger than a day, so that each
-// comment on them bumps them, and readable by every talker.
-func (w *world) freshPosts(ctx context.Context, n int) ([]int64, error) {
+// freshPosts shares n links by public authors now (up to n of them, the first skipped
+// left out): posts younger than a day, so that each comment on them bumps them, and
+// readable by every talker.
+func (w *world) freshPosts(ctx context.Context, n, skipped int) ([]int64, error) {
 	var authors []int64
 	err := w.pool.QueryRow(ctx, `SELECT coalesce(array_agg(owner_id ORDER BY owner_id), '{}') FROM (
-		SELECT owner_id FROM feeds WHERE kind = 'posts' AND access = 'public' ORDER BY owner_id LIMIT $1) f`, n).Scan(&authors)
+		SELECT owner_id FROM feeds WHERE kind = 'posts' AND access = 'public' ORDER BY owner_id LIMIT $1 OFFSET $2) f`, n, skipped).Scan(&authors)
 	if err == nil && len(authors) == 0 {
 		err = fmt.Errorf("no public authors")
 	}
@@ -82,7 +83,7 @@ func (w *world) talkScenarios(conc int) []scenario {
 		}
 		var err error
 		talkers = w.talkers()
-		posts, err = w.freshPosts(ctx, talkPosts)
+		posts, err = w.freshPosts(ctx, talkPosts, 0)
 		return err
 	}
 	// Request n acts as talker t = n mod T on post (n / T + t) mod P: every (talker, post) pair
@@ -94,7 +95,7 @@ func (w *world) talkScenarios(conc int) []scenario {
 		return talkers[n%t], posts[(n/t+n%t)%int64(len(posts))]
 	}
 	likeSeq, commentSeq := new(atomic.Int64), new(atomic.Int64)
-	like := scenario{Name: "like", Group: "conversations", Kind: "http", Concurrency: conc,
+	like := scenario{Name: "like", Group: "conversations", Kind: "http", Concurrency: conc, Alternate: "like_quiet",
 		Note:  fmt.Sprintf("POST /p/{id}/like from a card (htmx): a new like by one of %d users on one of %d fresh posts, answered with the card's conversation line", len(w.events), talkPosts),
 		setup: setup,
 		worker: func(int) step {
@@ -130,7 +131,7 @@ func (w *world) talkScenarios(conc int) []scenario {
 			if err := setup(ctx); err != nil || thread != 0 {
 				return err
 			}
-			ids, err := w.freshPosts(ctx, 1)
+			ids, err := w.freshPosts(ctx, 1, 0)
 			if err != nil {
 				return err
 			}
