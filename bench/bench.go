@@ -189,6 +189,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	all = append(all, w.strategyScenarios(pool, cfg.Concurrency)...)
 	if n := cfg.unloaded(); n > 0 {
 		all = append(all, w.unloaded(pool, n, feed.DefaultConfig().HeadSize)...)
+	} else {
+		all = append(all, w.notifiedPages(cfg.Concurrency)...)
 	}
 	if cfg.Only != nil {
 		all = slices.DeleteFunc(all, func(sc scenario) bool { return !cfg.Only.MatchString(sc.Name) })

@@ -58,7 +58,7 @@ func (w *world) addNotifications(ctx context.Context, v *viewer) error {
 // notifiedPages are the median class's cold first page and next pages again with 10,000
 // unread notifications for each of its readers: every page's header shows the count, read
 // with the session (target: +0.1 ms p50 over the rows without, at one client as the issue
-// asks with --concurrency 1).
+// asks: a full run measures them with its unloaded rows, right after those without).
 func (w *world) notifiedPages(conc int) []scenario {
 	var before int64 // the newest notification before the seed: those after it go after
 	var c class
@@ -188,14 +188,18 @@ func notifyTargets(r Report) []Target {
 		out = append(out, Target{What: "the unread count ≤ 0.5 ms p50 (the badge's whole request, session read included)", Scenario: x.Name,
 			Measured: fmtMs(x.ServerP50), Met: x.Requests > 0 && x.ServerP50 <= 0.5})
 	}
+	suffix := "" // the rows at one client: a full run's unloaded ones, or a run at one client
+	if c := r.Settings.UnloadedConcurrency; c > 0 {
+		suffix = unloadedSuffix(c)
+	}
 	for _, base := range []string{"first_cold_median", "next_page_median"} {
-		with, ok1 := r.result("notified_" + base)
-		without, ok2 := r.result(base)
+		with, ok1 := r.result("notified_" + base + suffix)
+		without, ok2 := r.result(base + suffix)
 		if !ok1 || !ok2 {
 			continue
 		}
 		d := with.ServerP50 - without.ServerP50
-		out = append(out, Target{What: "a page of a reader with 10,000 unread notifications p50 ≤ 0.1 ms over the same page without", Scenario: with.Name,
+		out = append(out, Target{What: "a page of a reader with 10,000 unread notifications p50 ≤ 0.1 ms over the same page without (one client)", Scenario: with.Name,
 			Measured: fmt.Sprintf("%+.2f ms (server p50 %s with, %s without; %d clients)", d, fmtMs(with.ServerP50), fmtMs(without.ServerP50), with.Concurrency),
 			Met:      with.Requests > 0 && without.Requests > 0 && with.Errors == 0 && d <= 0.1})
 	}

@@ -57,7 +57,6 @@ func (w *world) scenarios(conc, tconc int) []scenario {
 	out = append(out, w.ingest(conc))
 	out = append(out, w.talkScenarios(conc)...)
 	out = append(out, w.notifyScenarios(conc)...)
-	out = append(out, w.notifiedPages(conc)...)
 	out = append(out, w.filterScenarios(conc)...)
 	out = append(out, w.directsScenario(conc))
 	out = append(out, w.searchScenarios(conc)...)
@@ -66,11 +65,15 @@ func (w *world) scenarios(conc, tconc int) []scenario {
 }
 
 // unloaded are the logged-in scenarios, the naive baseline and the floor again with conc clients (one,
-// usually), named with a _c<conc> suffix.
+// usually), named with a _c<conc> suffix; and the median class's pages of readers with many
+// notifications, right after the same pages without.
 func (w *world) unloaded(pool *pgxpool.Pool, conc, headSize int) []scenario {
 	var out []scenario
 	for _, c := range w.classes {
 		out = append(out, w.coldFirst(c, conc), w.nextPages(c, conc), w.returningFirst(c, conc, returnCycle), w.reloadFirst(c, conc), w.live(c, conc))
+		if c.Name == "median" {
+			out = append(out, w.notifiedPages(conc)...)
+		}
 	}
 	for _, b := range w.baselines(pool, conc, headSize) {
 		if strings.HasPrefix(b.Name, "baseline_naive_") || strings.HasPrefix(b.Name, "baseline_floor_") {
