@@ -199,37 +199,40 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	}
 	var alone []float64
 	// A share's CPU is that of the instances and the database's backends from the share to
-	// a second after its answer, less what the same time costs with no share (the idle's
-	// work, measured over 3 s). The backends' is counted to the nanosecond: a share's ~1 ms
-	// is a tenth of cpuTime's tick, and was read as 0 or 10 ms.
+	// a second after its answer, less what as long a time cost with no share just before it
+	// (the idle's work: tickers, pollers), measured in turns. The backends' is counted to the
+	// nanosecond: a share's ~1 ms is a tenth of cpuTime's tick, and was read as 0 or 10 ms.
 	var aloneApp, alonePg time.Duration
-	var idleApp, idlePg float64 // per second
-	cpuNow := func(pids []int) (app, pg time.Duration) {
-		return cpuTime(a.cmd.Process.Pid) + cpuTime(b.cmd.Process.Pid), sumRunTime(pids)
+	cpuNow := func(pids []int) (time.Duration, map[int]time.Duration) {
+		return cpuTime(a.cmd.Process.Pid) + cpuTime(b.cmd.Process.Pid), runTimes(pids)
+	}
+	window := func(pids []int, during func() error) (app, pg time.Duration, secs float64, err error) {
+		app0, pg0 := cpuNow(pids)
+		start := time.Now()
+		err = during()
+		app1, pg1 := cpuNow(pids)
+		return app1 - app0, runTimeDelta(pg0, pg1), time.Since(start).Seconds(), err
 	}
 	for s := 1; s <= liveNoticeWarmShares+liveNoticeShares; s++ {
 		pids := backendPIDs(ctx, pool)
-		if s == liveNoticeWarmShares+1 {
-			app, pg := cpuNow(pids)
-			start := time.Now()
-			time.Sleep(3 * time.Second)
-			app2, pg2 := cpuNow(pids)
-			secs := time.Since(start).Seconds()
-			idleApp, idlePg = float64(app2-app)/secs, float64(pg2-pg)/secs
+		var idleApp, idlePg time.Duration
+		var idleSecs float64
+		if s > liveNoticeWarmShares {
+			idleApp, idlePg, idleSecs, _ = window(pids, func() error { time.Sleep(time.Second); return nil })
 		}
-		app, pg := cpuNow(pids)
-		start := time.Now()
-		ack, err := share("none", s)
+		var ack float64
+		app, pg, secs, err := window(pids, func() (err error) {
+			ack, err = share("none", s)
+			time.Sleep(time.Second)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
-		time.Sleep(time.Second)
 		if s > liveNoticeWarmShares {
 			alone = append(alone, ack)
-			app2, pg2 := cpuNow(pids)
-			secs := time.Since(start).Seconds()
-			aloneApp += app2 - app - time.Duration(idleApp*secs)
-			alonePg += pg2 - pg - time.Duration(idlePg*secs)
+			aloneApp += app - time.Duration(float64(idleApp)*secs/idleSecs)
+			alonePg += pg - time.Duration(float64(idlePg)*secs/idleSecs)
 		}
 		// The resident memory without streams, taken as it is with them below: the least
 		// of the samples, here one a share (the shares' own growth is not the streams').

@@ -73,31 +73,42 @@ func backendPIDs(ctx context.Context, pool *pgxpool.Pool) []int {
 	return pids
 }
 
-// runTime is the CPU time a single-threaded process (a PostgreSQL backend) has run, to the
-// nanosecond (the scheduler's count in /proc/PID/schedstat), for windows too short for
-// cpuTime's 10 ms ticks; cpuTime when it cannot be read. A process of several threads needs
-// cpuTime: schedstat counts its first thread only.
-func runTime(pid int) time.Duration {
+// schedRunTime is the CPU time a single-threaded process (a PostgreSQL backend) has run, to
+// the nanosecond (the scheduler's count in /proc/PID/schedstat), for windows too short for
+// cpuTime's 10 ms ticks. A process of several threads needs cpuTime: schedstat counts its
+// first thread only.
+func schedRunTime(pid int) (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", pid))
 	if err != nil {
-		return cpuTime(pid)
+		return 0, err
 	}
 	f := strings.Fields(string(b))
 	if len(f) == 0 {
-		return cpuTime(pid)
+		return 0, fmt.Errorf("bench: /proc/%d/schedstat: empty", pid)
 	}
 	ns, err := strconv.ParseInt(f[0], 10, 64)
-	if err != nil {
-		return cpuTime(pid)
-	}
-	return time.Duration(ns)
+	return time.Duration(ns), err
 }
 
-// sumRunTime is runTime over single-threaded processes.
-func sumRunTime(pids []int) time.Duration {
-	var d time.Duration
+// runTimes is schedRunTime of each of the single-threaded processes pids that is running.
+func runTimes(pids []int) map[int]time.Duration {
+	out := make(map[int]time.Duration, len(pids))
 	for _, p := range pids {
-		d += runTime(p)
+		if d, err := schedRunTime(p); err == nil {
+			out[p] = d
+		}
+	}
+	return out
+}
+
+// runTimeDelta is the run time between two readings of runTimes, over the processes running
+// at both (one that ended or began in between counts for nothing, not for its whole life).
+func runTimeDelta(before, after map[int]time.Duration) time.Duration {
+	var d time.Duration
+	for p, t := range after {
+		if t0, ok := before[p]; ok {
+			d += t - t0
+		}
 	}
 	return d
 }

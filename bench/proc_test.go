@@ -26,11 +26,19 @@ func TestRunTimeOfASingleThreadedProcess(t *testing.T) {
 		t.Fatalf("the shell said %q (%v)", buf, err)
 	}
 	pid := cmd.Process.Pid
-	run, ticks := runTime(pid), cpuTime(pid)
-	if run <= 0 || run%(10*time.Millisecond) == 0 {
-		t.Fatalf("runTime %v: not a count finer than ticks", run)
+	before := runTimes([]int{pid, 1 << 30}) // the second: no such process
+	run, ticks := before[pid], cpuTime(pid)
+	if len(before) != 1 || run <= 0 || run%(10*time.Millisecond) == 0 {
+		t.Fatalf("run times %v: want the shell's alone, a count finer than ticks", before)
 	}
 	if d := run - ticks; d < -20*time.Millisecond || d > 20*time.Millisecond {
-		t.Fatalf("runTime %v, cpuTime %v: they count the same CPU", run, ticks)
+		t.Fatalf("run time %v, cpuTime %v: they count the same CPU", run, ticks)
+	}
+	// A process gone or begun between two readings counts for nothing.
+	before[1<<30] = time.Hour
+	after := runTimes([]int{pid})
+	after[1<<30+1] = time.Hour
+	if d := runTimeDelta(before, after); d < 0 || d > time.Second {
+		t.Fatalf("run time between readings %v: want the shell's alone", d)
 	}
 }
