@@ -22,7 +22,6 @@ func TestRunAlternatingTakesTurns(t *testing.T) {
 	fake := func(name string, d time.Duration) scenario {
 		return scenario{Name: name, Kind: "http", Concurrency: 2, worker: func(int) step {
 			return func(ctx context.Context) (latency, error) {
-				time.Sleep(time.Millisecond)
 				ran(name)
 				return latency{client: d, server: d}, nil
 			}
@@ -36,7 +35,7 @@ func TestRunAlternatingTakesTurns(t *testing.T) {
 		}
 	}
 	a, b := runAlternating(context.Background(), fake("a", 2*time.Millisecond), fake("b", 5*time.Millisecond),
-		loadLimits{Duration: 160 * time.Millisecond}, measuring, measured)
+		loadLimits{Duration: time.Minute, MaxRequests: 50 * alternateRounds}, measuring, measured) // turns end at their count
 	if len(turns) != 2*alternateRounds {
 		t.Fatalf("%d turns, want %d", len(turns), 2*alternateRounds)
 	}
