@@ -3,11 +3,12 @@
 -- newest row the viewer may see (or a row that never groups), with its group's count and its
 -- newest few actors. Every row is shown only while the viewer may see it (the rule
 -- notification_unread states, spelled out so that the planner looks each
--- row's post up by id), so lines and counts change at once with access.
+-- row's post up by id), so lines and counts change at once with access. A group's rows share
+-- its head's post (the key names it), so only the head's post is looked up.
 WITH marker AS (
     SELECT coalesce((SELECT r.read_upto FROM notification_reads r WHERE r.user_id = @viewer_id::bigint), '-infinity'::timestamptz) AS upto),
 heads AS (
-    SELECT n.id, n.type, n.actor_id, n.post_id, n.group_id, n.group_key, n.read, n.created_at
+    SELECT n.id, n.type, n.actor_id, n.post_id, n.comment_id, n.group_id, n.group_key, n.read, n.created_at
       FROM notifications n
      WHERE n.recipient_id = @viewer_id::bigint AND (n.created_at, n.id) < (@before_at::timestamptz, @before_id::bigint)
        AND n.actor_id <> ALL (@blocked::bigint[])
@@ -19,10 +20,7 @@ heads AS (
             SELECT 1 FROM notifications m
              WHERE m.recipient_id = @viewer_id::bigint AND m.group_key = n.group_key AND (m.created_at, m.id) > (n.created_at, n.id)
                AND m.actor_id <> ALL (@blocked::bigint[])
-       AND (m.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
-            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
-            FROM posts sp WHERE sp.id = m.post_id), false))
-       AND (m.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = m.comment_id), false))))
+               AND m.post_id IS NOT DISTINCT FROM n.post_id AND m.comment_id IS NOT DISTINCT FROM n.comment_id))
      ORDER BY n.created_at DESC, n.id DESC
      LIMIT @lim::int)
 SELECT h.id, h.type, h.post_id, coalesce((SELECT g.name FROM feeds g WHERE g.id = h.group_id), '')::text AS group_name, h.created_at,
@@ -34,15 +32,13 @@ SELECT h.id, h.type, h.post_id, coalesce((SELECT g.name FROM feeds g WHERE g.id 
   CROSS JOIN LATERAL (
       SELECT 1 AS count, ARRAY[u.handle]::text[] AS actors FROM users u WHERE h.group_key IS NULL AND u.id = h.actor_id
       UNION ALL
-      SELECT count(*)::int, (array_agg(u.handle ORDER BY m.created_at DESC, m.id DESC))[1:3]::text[]
-        FROM notifications m JOIN users u ON u.id = m.actor_id
-       WHERE h.group_key IS NOT NULL AND m.recipient_id = @viewer_id::bigint AND m.group_key = h.group_key
-         AND m.actor_id <> ALL (@blocked::bigint[])
-       AND (m.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
-            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
-            FROM posts sp WHERE sp.id = m.post_id), false))
-       AND (m.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = m.comment_id), false))
-      HAVING count(*) > 0) a
+      SELECT g.count, ARRAY(SELECT u.handle FROM unnest(g.actors) WITH ORDINALITY x(id, o) JOIN users u ON u.id = x.id ORDER BY x.o)::text[]
+        FROM (SELECT count(*)::int AS count, (array_agg(m.actor_id ORDER BY m.created_at DESC, m.id DESC))[1:3] AS actors
+                FROM notifications m
+               WHERE h.group_key IS NOT NULL AND m.recipient_id = @viewer_id::bigint AND m.group_key = h.group_key
+                 AND m.actor_id <> ALL (@blocked::bigint[])
+                 AND m.post_id IS NOT DISTINCT FROM h.post_id AND m.comment_id IS NOT DISTINCT FROM h.comment_id
+              HAVING count(*) > 0) g) a
  ORDER BY h.created_at DESC, h.id DESC;
 
 -- name: UnreadNotifications :one

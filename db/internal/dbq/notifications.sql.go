@@ -80,22 +80,19 @@ const notifications = `-- name: Notifications :many
 WITH marker AS (
     SELECT coalesce((SELECT r.read_upto FROM notification_reads r WHERE r.user_id = $1::bigint), '-infinity'::timestamptz) AS upto),
 heads AS (
-    SELECT n.id, n.type, n.actor_id, n.post_id, n.group_id, n.group_key, n.read, n.created_at
+    SELECT n.id, n.type, n.actor_id, n.post_id, n.comment_id, n.group_id, n.group_key, n.read, n.created_at
       FROM notifications n
-     WHERE n.recipient_id = $1::bigint AND (n.created_at, n.id) < ($4::timestamptz, $5::bigint)
+     WHERE n.recipient_id = $1::bigint AND (n.created_at, n.id) < ($3::timestamptz, $4::bigint)
        AND n.actor_id <> ALL ($2::bigint[])
        AND (n.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
-            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, $1::bigint, $2::bigint[], $3::bigint[])
+            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, $1::bigint, $2::bigint[], $5::bigint[])
             FROM posts sp WHERE sp.id = n.post_id), false))
        AND (n.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = n.comment_id), false))
        AND (n.group_key IS NULL OR NOT EXISTS (
             SELECT 1 FROM notifications m
              WHERE m.recipient_id = $1::bigint AND m.group_key = n.group_key AND (m.created_at, m.id) > (n.created_at, n.id)
                AND m.actor_id <> ALL ($2::bigint[])
-       AND (m.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
-            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, $1::bigint, $2::bigint[], $3::bigint[])
-            FROM posts sp WHERE sp.id = m.post_id), false))
-       AND (m.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = m.comment_id), false))))
+               AND m.post_id IS NOT DISTINCT FROM n.post_id AND m.comment_id IS NOT DISTINCT FROM n.comment_id))
      ORDER BY n.created_at DESC, n.id DESC
      LIMIT $6::int)
 SELECT h.id, h.type, h.post_id, coalesce((SELECT g.name FROM feeds g WHERE g.id = h.group_id), '')::text AS group_name, h.created_at,
@@ -107,24 +104,22 @@ SELECT h.id, h.type, h.post_id, coalesce((SELECT g.name FROM feeds g WHERE g.id 
   CROSS JOIN LATERAL (
       SELECT 1 AS count, ARRAY[u.handle]::text[] AS actors FROM users u WHERE h.group_key IS NULL AND u.id = h.actor_id
       UNION ALL
-      SELECT count(*)::int, (array_agg(u.handle ORDER BY m.created_at DESC, m.id DESC))[1:3]::text[]
-        FROM notifications m JOIN users u ON u.id = m.actor_id
-       WHERE h.group_key IS NOT NULL AND m.recipient_id = $1::bigint AND m.group_key = h.group_key
-         AND m.actor_id <> ALL ($2::bigint[])
-       AND (m.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
-            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, $1::bigint, $2::bigint[], $3::bigint[])
-            FROM posts sp WHERE sp.id = m.post_id), false))
-       AND (m.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = m.comment_id), false))
-      HAVING count(*) > 0) a
+      SELECT g.count, ARRAY(SELECT u.handle FROM unnest(g.actors) WITH ORDINALITY x(id, o) JOIN users u ON u.id = x.id ORDER BY x.o)::text[]
+        FROM (SELECT count(*)::int AS count, (array_agg(m.actor_id ORDER BY m.created_at DESC, m.id DESC))[1:3] AS actors
+                FROM notifications m
+               WHERE h.group_key IS NOT NULL AND m.recipient_id = $1::bigint AND m.group_key = h.group_key
+                 AND m.actor_id <> ALL ($2::bigint[])
+                 AND m.post_id IS NOT DISTINCT FROM h.post_id AND m.comment_id IS NOT DISTINCT FROM h.comment_id
+              HAVING count(*) > 0) g) a
  ORDER BY h.created_at DESC, h.id DESC
 `
 
 type NotificationsParams struct {
 	ViewerID     int64
 	Blocked      []int64
-	PrivateFeeds []int64
 	BeforeAt     time.Time
 	BeforeID     int64
+	PrivateFeeds []int64
 	Lim          int32
 }
 
@@ -143,14 +138,15 @@ type NotificationsRow struct {
 // newest row the viewer may see (or a row that never groups), with its group's count and its
 // newest few actors. Every row is shown only while the viewer may see it (the rule
 // notification_unread states, spelled out so that the planner looks each
-// row's post up by id), so lines and counts change at once with access.
+// row's post up by id), so lines and counts change at once with access. A group's rows share
+// its head's post (the key names it), so only the head's post is looked up.
 func (q *Queries) Notifications(ctx context.Context, arg NotificationsParams) ([]NotificationsRow, error) {
 	rows, err := q.db.Query(ctx, notifications,
 		arg.ViewerID,
 		arg.Blocked,
-		arg.PrivateFeeds,
 		arg.BeforeAt,
 		arg.BeforeID,
+		arg.PrivateFeeds,
 		arg.Lim,
 	)
 	if err != nil {
