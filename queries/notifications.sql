@@ -10,13 +10,11 @@ WITH marker AS (
 heads AS (
     SELECT n.id, n.type, n.actor_id, n.post_id, n.comment_id, n.group_id, n.group_key, n.read, n.created_at
       FROM notifications n
-      -- joined, not a subquery of the filter: the group check below runs before it
-      LEFT JOIN LATERAL (SELECT sp.deleted_at IS NULL
-            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[]) AS ok
-            FROM posts sp WHERE sp.id = n.post_id) pa ON true
      WHERE n.recipient_id = @viewer_id::bigint AND (n.created_at, n.id) < (@before_at::timestamptz, @before_id::bigint)
        AND n.actor_id <> ALL (@blocked::bigint[])
-       AND (n.post_id IS NULL OR coalesce(pa.ok, false))
+       AND (n.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
+            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])
+            FROM posts sp WHERE sp.id = n.post_id), false))
        AND (n.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = n.comment_id), false))
        AND (n.group_key IS NULL OR NOT EXISTS (
             SELECT 1 FROM notifications m

@@ -82,13 +82,11 @@ WITH marker AS (
 heads AS (
     SELECT n.id, n.type, n.actor_id, n.post_id, n.comment_id, n.group_id, n.group_key, n.read, n.created_at
       FROM notifications n
-      -- joined, not a subquery of the filter: the group check below runs before it
-      LEFT JOIN LATERAL (SELECT sp.deleted_at IS NULL
-            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, $1::bigint, $2::bigint[], $3::bigint[]) AS ok
-            FROM posts sp WHERE sp.id = n.post_id) pa ON true
-     WHERE n.recipient_id = $1::bigint AND (n.created_at, n.id) < ($4::timestamptz, $5::bigint)
+     WHERE n.recipient_id = $1::bigint AND (n.created_at, n.id) < ($3::timestamptz, $4::bigint)
        AND n.actor_id <> ALL ($2::bigint[])
-       AND (n.post_id IS NULL OR coalesce(pa.ok, false))
+       AND (n.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
+            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, $1::bigint, $2::bigint[], $5::bigint[])
+            FROM posts sp WHERE sp.id = n.post_id), false))
        AND (n.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = n.comment_id), false))
        AND (n.group_key IS NULL OR NOT EXISTS (
             SELECT 1 FROM notifications m
@@ -119,9 +117,9 @@ SELECT h.id, h.type, h.post_id, coalesce((SELECT g.name FROM feeds g WHERE g.id 
 type NotificationsParams struct {
 	ViewerID     int64
 	Blocked      []int64
-	PrivateFeeds []int64
 	BeforeAt     time.Time
 	BeforeID     int64
+	PrivateFeeds []int64
 	Lim          int32
 }
 
@@ -146,9 +144,9 @@ func (q *Queries) Notifications(ctx context.Context, arg NotificationsParams) ([
 	rows, err := q.db.Query(ctx, notifications,
 		arg.ViewerID,
 		arg.Blocked,
-		arg.PrivateFeeds,
 		arg.BeforeAt,
 		arg.BeforeID,
+		arg.PrivateFeeds,
 		arg.Lim,
 	)
 	if err != nil {
