@@ -196,7 +196,9 @@ func restore(ctx context.Context, pool *pgxpool.Pool, d DatasetInfo) error {
 		arg int64
 	}{
 		{"DELETE FROM events WHERE id > $1", d.MaxEvent},
-		// The bench talks only about its own posts (foreign keys are not enforced here).
+		// The bench talks only about its own posts (foreign keys are not enforced here, so
+		// what cascades from them is deleted too: notifications of their likes and comments).
+		{"DELETE FROM notifications WHERE post_id > $1", d.MaxPost},
 		{"DELETE FROM likes WHERE post_id > $1", d.MaxPost},
 		{"DELETE FROM comments WHERE post_id > $1", d.MaxPost},
 		{"DELETE FROM post_bumps WHERE post_id > $1", d.MaxPost},
