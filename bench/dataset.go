@@ -227,7 +227,7 @@ func restore(ctx context.Context, pool *pgxpool.Pool, d DatasetInfo) error {
 	// Each run starts from the same tables: without this, the dead rows of the last run's
 	// writes (and of their deletion just above) wait for autovacuum, which then runs during
 	// the scenarios.
-	if _, err := pool.Exec(ctx, "VACUUM (ANALYZE) events, feed_posts, posts, feed_snapshot, snapshot_dirty, anchors, fences, fenceposts, sessions"); err != nil {
+	if _, err := pool.Exec(ctx, "VACUUM (ANALYZE) events, feed_posts, posts, notifications, feed_snapshot, snapshot_dirty, anchors, fences, fenceposts, sessions"); err != nil {
 		return fmt.Errorf("bench: restore dataset: vacuum: %w", err)
 	}
 	return nil
