@@ -113,14 +113,6 @@ func runTimeDelta(before, after map[int]time.Duration) time.Duration {
 	return d
 }
 
-func sumCPU(pids []int) time.Duration {
-	var d time.Duration
-	for _, p := range pids {
-		d += cpuTime(p)
-	}
-	return d
-}
-
 // cpuMeter adds up, per scenario of a group, the CPU time the server, the bench database's
 // backends and the driver itself spent over the scenario's measured phases.
 type cpuMeter struct {
@@ -128,22 +120,28 @@ type cpuMeter struct {
 	pool      *pgxpool.Pool
 	app, self int // pids
 	before    cpuUse
+	pgBefore  map[int]time.Duration // each backend's run time at the phase's start
 	used      []cpuUse
 }
 
 type cpuUse struct{ app, pg, self time.Duration }
 
 func (m *cpuMeter) now() cpuUse {
-	return cpuUse{app: cpuTime(m.app), pg: sumCPU(backendPIDs(m.ctx, m.pool)), self: cpuTime(m.self)}
+	return cpuUse{app: cpuTime(m.app), self: cpuTime(m.self)}
 }
 
-// start and stop bracket a measured phase of the group's scenario i.
-func (m *cpuMeter) start(int) { m.before = m.now() }
+// start and stop bracket a measured phase of the group's scenario i. The backends' time is
+// counted over those running at both ends (runTimeDelta): one that ended in the phase would
+// otherwise be taken off for its whole life.
+func (m *cpuMeter) start(int) {
+	m.before = m.now()
+	m.pgBefore = runTimes(backendPIDs(m.ctx, m.pool))
+}
 
 func (m *cpuMeter) stop(i int) {
 	n := m.now()
 	m.used[i].app += n.app - m.before.app
-	m.used[i].pg += n.pg - m.before.pg
+	m.used[i].pg += runTimeDelta(m.pgBefore, runTimes(backendPIDs(m.ctx, m.pool)))
 	m.used[i].self += n.self - m.before.self
 }
 

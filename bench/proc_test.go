@@ -1,10 +1,16 @@
 package bench
 
 import (
+	"context"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tributary/db/dbtest"
 )
 
 // runTime reads a single-threaded process's CPU to well under a tick, and agrees with the
@@ -41,4 +47,39 @@ func TestRunTimeOfASingleThreadedProcess(t *testing.T) {
 	if d := runTimeDelta(before, after); d < 0 || d > time.Second {
 		t.Fatalf("run time between readings %v: want the shell's alone", d)
 	}
+}
+
+// A phase's database CPU is the backends' over the phase: one that ends in it is not taken
+// off for its whole life.
+func TestCPUMeterOverABackendThatEnds(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.Pool(t)
+	gone, stays := acquire(t, pool), acquire(t, pool)
+	defer stays.Release()
+	var pid int
+	if err := gone.QueryRow(ctx, `SELECT pg_backend_pid() FROM (SELECT count(*) FROM generate_series(1, 3000000)) busy`).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	m := &cpuMeter{ctx: ctx, pool: pool, app: os.Getpid(), self: os.Getpid(), used: make([]cpuUse, 1)}
+	m.start(0)
+	var ended bool
+	if err := stays.QueryRow(ctx, `SELECT pg_terminate_backend($1, 5000) FROM (SELECT count(*) FROM generate_series(1, 300000)) busy`,
+		pid).Scan(&ended); err != nil || !ended {
+		t.Fatalf("ending the busy backend: %v, %v", ended, err)
+	}
+	gone.Conn().Close(ctx)
+	gone.Release()
+	m.stop(0)
+	if pg := m.used[0].pg; pg <= 0 {
+		t.Fatalf("the database's CPU over the phase: %v, want the backend that stayed's", pg)
+	}
+}
+
+func acquire(t *testing.T, pool *pgxpool.Pool) *pgxpool.Conn {
+	t.Helper()
+	c, err := pool.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
