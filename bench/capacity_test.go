@@ -5,11 +5,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
-
-	"tributary/db"
-	"tributary/db/dbtest"
-	seeding "tributary/seed"
 )
 
 // capacityReport is a run with round figures, so that each of the model's numbers can be
@@ -158,11 +153,7 @@ func TestGrowthTenfold(t *testing.T) {
 // The bench measures each table's rows and its size on disk, indexes included.
 func TestTableSizes(t *testing.T) {
 	ctx := context.Background()
-	pool := dbtest.Pool(t)
-	if _, err := seeding.Fill(ctx, db.NewStore(pool), seeding.Config{Users: 10, Posts: 30, Seed: 3,
-		End: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), DemoPasswordHash: "x", DemoPassword: "x"}); err != nil {
-		t.Fatal(err)
-	}
+	pool := smallWorld(t)
 	got, err := tableSizes(ctx, pool)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"tributary/db"
 	"tributary/db/dbtest"
 	seeding "tributary/seed"
@@ -14,11 +16,7 @@ import (
 // cascaded from them goes too, so that runs do not pile up notifications of posts long gone.
 func TestRestoreLeavesNoNotificationOfADeletedPost(t *testing.T) {
 	ctx := context.Background()
-	pool := dbtest.Pool(t)
-	if _, err := seeding.Fill(ctx, db.NewStore(pool), seeding.Config{Users: 10, Posts: 30, Seed: 3,
-		End: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), DemoPasswordHash: "x", DemoPassword: "x"}); err != nil {
-		t.Fatal(err)
-	}
+	pool := smallWorld(t)
 	var d DatasetInfo
 	if err := pool.QueryRow(ctx, `SELECT (SELECT max(id) FROM posts), (SELECT max(id) FROM anchors),
 		coalesce((SELECT max(id) FROM events), 0)`).Scan(&d.MaxPost, &d.MaxAnchor, &d.MaxEvent); err != nil {
@@ -62,4 +60,15 @@ func TestRestoreLeavesNoNotificationOfADeletedPost(t *testing.T) {
 	if n := orphans(); n != 0 {
 		t.Errorf("after restoring: %d notifications of posts that are gone", n)
 	}
+}
+
+// smallWorld is a fresh database holding a seeded world of 10 users and 30 posts.
+func smallWorld(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	pool := dbtest.Pool(t)
+	if _, err := seeding.Fill(context.Background(), db.NewStore(pool), seeding.Config{Users: 10, Posts: 30, Seed: 3,
+		End: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), DemoPasswordHash: "x", DemoPassword: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	return pool
 }

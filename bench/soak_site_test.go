@@ -8,10 +8,6 @@ import (
 	"reflect"
 	"testing"
 	"time"
-
-	"tributary/db"
-	"tributary/db/dbtest"
-	seeding "tributary/seed"
 )
 
 // Through the load balancer only a 503 with Retry-After is an expected failure: a 503
@@ -48,11 +44,7 @@ func TestSummarizeSoakSite(t *testing.T) {
 // others lost.
 func TestCheckLedger(t *testing.T) {
 	ctx := context.Background()
-	pool := dbtest.Pool(t)
-	if _, err := seeding.Fill(ctx, db.NewStore(pool), seeding.Config{Users: 10, Posts: 30, Seed: 3,
-		End: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), DemoPasswordHash: "x", DemoPassword: "x"}); err != nil {
-		t.Fatal(err)
-	}
+	pool := smallWorld(t)
 	var (
 		titles, bodies []string
 		user, post     int64
