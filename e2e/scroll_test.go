@@ -50,7 +50,7 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 func scrollForMore(t *testing.T, page playwright.Page, want int) {
 	t.Helper()
 	cards := page.GetByTestId("card")
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // under load a page has taken over 20 s
 	for {
 		page.GetByTestId("sentinel").ScrollIntoViewIfNeeded() // gone once the last page came
 		err := expect.Locator(cards).ToHaveCount(want, playwright.LocatorAssertionsToHaveCountOptions{Timeout: playwright.Float(2000)})
