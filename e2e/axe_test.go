@@ -14,7 +14,8 @@ import (
 // Every document a browser test opens and every fragment htmx swaps into it is audited by
 // axe-core (the npm package, pinned in package.json) in the page itself: an init script,
 // added to each browser context by newPage, runs axe after each load and after each htmx
-// swap and reports serious and critical violations to the test through a binding. So a page
+// swap (one audit for a burst of swaps: htmx settles each element a swap inserts) and reports
+// serious and critical violations to the test through a binding. So a page
 // added later is checked without anyone remembering to.
 
 // axeSource is axe-core's script followed by ours; read once.
@@ -29,13 +30,16 @@ var axeSource = sync.OnceValues(func() (string, error) {
 const auditScript = `(() => {
   if (window.top !== window || !window.axe) return;
   let pending = Promise.resolve();
+  let queued = false; // an audit waits to start: it will see every change made until it does
   const audit = (why) => {
-    pending = pending.then(() => axe.run(document, {resultTypes: ['violations']}).then(r => {
+    if (queued) return;
+    queued = true;
+    pending = pending.then(() => { queued = false; return axe.run(document, {resultTypes: ['violations']}); }).then(r => {
       const bad = r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => ({
         id: v.id, impact: v.impact, help: v.help,
         nodes: v.nodes.slice(0, 5).map(n => ({target: n.target.join(' '), html: n.html.slice(0, 240)}))}));
       return window.__tributaryAxe(JSON.stringify({url: location.href, why, violations: bad}));
-    }).catch(e => window.__tributaryAxe(JSON.stringify({url: location.href, why, error: String(e)}))));
+    }).catch(e => window.__tributaryAxe(JSON.stringify({url: location.href, why, error: String(e)})));
     window.__tributaryAxePending = pending;
   };
   addEventListener('load', () => audit('page'));
