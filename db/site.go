@@ -92,11 +92,11 @@ type SiteChange struct {
 }
 
 // Live reports whether the change is one that open pages hear of (new posts, the talk of
-// posts, a fetched link card) and no replica needs to: it changes neither who may read what
-// nor anything but the cards' talk and link cards that instances keep (feed/cards.go,
-// feed/linkcards.go).
+// posts, a fetched link card, a session ended) and no replica needs to: it changes neither
+// who may read what nor anything but the cards' talk and link cards that instances keep
+// (feed/cards.go, feed/linkcards.go), and sessions are read from the primary.
 func (c SiteChange) Live() bool {
-	return c.Kind == "new_posts" || c.Kind == "talk" || c.Kind == "cards"
+	return c.Kind == "new_posts" || c.Kind == "talk" || c.Kind == "cards" || c.Kind == "sessions"
 }
 
 // SiteLog reads the change log on one connection (the site listener's own, so that a

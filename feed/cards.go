@@ -143,7 +143,7 @@ func (c *cards) heard(changes []db.SiteChange, reset bool) {
 			// Empty: too many to list, or recorded before changes named their items.
 			d.all = d.all || len(ch.Anchors) == 0
 			d.anchors = append(d.anchors, ch.Anchors...)
-		case "bans", "feed_readers", "group_members", "follows", "cursor_keys", "past_posts", "notifications", "notification_reads":
+		case "bans", "feed_readers", "group_members", "follows", "cursor_keys", "past_posts", "notifications", "notification_reads", "sessions":
 			// Who may read what, per reader: public talk is read per reader for those in a
 			// ban; a private feed's posts are not public.
 		default: // users (names), feeds (access), and any other: drop it all

@@ -12,11 +12,11 @@ import (
 // a thousand open pages ask a thousand times per share. Its reader's state (the followed
 // set, the seen and hidden items, whether the page's fence has a fencepost) is read by the
 // first ask and kept by the stream for the asks after it, until the stream forgets it:
-// when who may read what changed, and at each heartbeat (web/live.go), as the stream does
-// with its reader's session and access. An ask then costs the arrivals' count alone, where
+// when who may read what changed, and at the heartbeats that read the reader again
+// (web/live.go), as the stream does with its reader's session and access. An ask then costs the arrivals' count alone, where
 // reading the state again cost ten times that (1.2 ms of PostgreSQL per ask, measured).
-// Between heartbeats a follow, or an item seen or hidden elsewhere, changes the count up to
-// a heartbeat late; the items the pill brings are read afresh.
+// Between those an item seen or hidden elsewhere changes the count up to a few heartbeats
+// late; the items the pill brings are read afresh.
 
 // NoticeState is what a live stream keeps of its reader between its asks.
 type NoticeState struct {

@@ -175,7 +175,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.live.accessChanged() // the ended sessions' open streams end (on other instances: at their heartbeat)
+	s.sessionsEnded(r)
 	s.flash(r, "Your password is changed; you are logged out everywhere else.")
 	http.Redirect(w, r, "/settings/password", http.StatusSeeOther)
 }
@@ -201,7 +201,7 @@ func (s *Server) endSession(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.live.accessChanged()
+	s.sessionsEnded(r)
 	if current {
 		s.loggedOut(w, r)
 		return
@@ -216,7 +216,7 @@ func (s *Server) endAllSessions(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.live.accessChanged()
+	s.sessionsEnded(r)
 	s.loggedOut(w, r)
 }
 

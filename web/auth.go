@@ -102,7 +102,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.live.accessChanged() // the session's open streams end (on other instances: at their heartbeat)
+	s.sessionsEnded(r)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 

@@ -247,12 +247,19 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, co
 			return
 		case <-conn.wake:
 			ask = true
-		case <-heartbeat.C: // and ask again: the session may have ended elsewhere
+		case <-heartbeat.C:
 			if out.send([]byte(": still here\n\n")) != nil {
 				return
 			}
-			ask, force, reader.read = true, true, false
 			reader.beats++
+			// While this instance hears the site's change log, the reader's session ended, their
+			// access and their notifications changed come through it (the hub wakes the stream);
+			// the reader is read again every liveStateBeats beats, for what the log names not:
+			// an item hidden or a word muted elsewhere, the session's expiry by time.
+			if s.bus.Up() && reader.beats%liveStateBeats != 0 {
+				continue
+			}
+			ask, force, reader.read = true, true, false
 			reader.keepState = reader.beats%liveStateBeats != 0
 		}
 	}

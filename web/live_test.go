@@ -106,8 +106,9 @@ func TestLiveNoticeAcrossInstances(t *testing.T) {
 	share(5)
 	bobs.wantQuiet("a private share, to a removed follower")
 
-	// Bob logs out: the stream ends.
-	bob.post("/logout", url.Values{})
+	// Bob logs out through the other instance: his stream on B ends at once (his session's
+	// end comes through the change log, not at a heartbeat).
+	bob.on(a).post("/logout", url.Values{})
 	select {
 	case ev := <-bobs.events:
 		if ev.name != "gone" {

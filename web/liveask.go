@@ -45,8 +45,10 @@ type liveReader struct {
 	unread int
 }
 
-// liveStateBeats is how many heartbeats a stream's notice state is kept through: 10,000
-// open pages re-reading their readers' state at every beat were most of the instances' work.
+// liveStateBeats is how many heartbeats a stream's reader and notice state are kept through
+// while the instance hears the site's change log (else its session and access are read at
+// every beat, the notice state kept through as many): 10,000 open pages re-reading their
+// readers at every beat were most of the instances' work.
 const liveStateBeats = 4
 
 // liveAskTimeout bounds a stream's wait for a slot, and then its ask: an ask that cannot be

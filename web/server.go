@@ -219,6 +219,15 @@ func (s *Server) readersChanged(ctx context.Context, users ...int64) {
 	s.live.accessOfChanged(users)
 }
 
+// sessionsEnded is called after sessions of the request's user ended (a logout, a password
+// changed): the change log names them (migration 00061), so the streams of those sessions end
+// on every instance, this one at once.
+func (s *Server) sessionsEnded(r *http.Request) {
+	if u := currentUser(r.Context()); u != nil {
+		s.readersChanged(r.Context(), u.ID)
+	}
+}
+
 // flash shows msg on the next page rendered for this session.
 func (s *Server) flash(r *http.Request, msg string) { s.sessions.Put(r.Context(), "flash", msg) }
 
