@@ -3,9 +3,12 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -312,6 +315,9 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 	asked := 0.0
 	for s := 1; s <= liveNoticeWarmShares+liveNoticeShares; s++ {
 		timed := s > liveNoticeWarmShares
+		if s == liveNoticeWarmShares+1 {
+			profileLive(cfg, a, b)
+		}
 		// The instances' counters are read before the clock starts: reading asks scrapes
 		// both instances' /metrics, which is not the share's time.
 		cpuBefore, asksBefore := cpuTime(a.cmd.Process.Pid)+cpuTime(b.cmd.Process.Pid), asks()
@@ -388,4 +394,31 @@ func liveNotice(ctx context.Context, cfg Config, a *server, dsn string, pool *pg
 		rep.Delivered, rep.Due, rep.P50ms, rep.P99ms, rep.HeldKiBPerStream, rep.KiBPerStream, rep.GoroutinesBefore, rep.GoroutinesOpen, rep.GoroutinesAfter,
 		asked, float64(cpu.Microseconds())/max(asked, 1))
 	return rep, nil
+}
+
+// profileLive saves a CPU profile of each instance over the timed shares, into the directory
+// BENCH_LIVE_PROFILE names (unset: none): what a notice's asks cost, where.
+func profileLive(cfg Config, servers ...*server) {
+	dir := os.Getenv("BENCH_LIVE_PROFILE")
+	if dir == "" {
+		return
+	}
+	secs := liveNoticeShares * 3 / 2
+	for i, s := range servers {
+		go func() {
+			res, err := http.Get(fmt.Sprintf("%sprofile?seconds=%d", s.Profiles, secs))
+			if err != nil {
+				fmt.Fprintf(cfg.Log, "bench: live profile: %v\n", err)
+				return
+			}
+			defer res.Body.Close()
+			b, err := io.ReadAll(res.Body)
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("live-cpu-%d.pprof", i)), b, 0o644)
+			}
+			if err != nil {
+				fmt.Fprintf(cfg.Log, "bench: live profile: %v\n", err)
+			}
+		}()
+	}
 }

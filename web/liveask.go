@@ -15,14 +15,19 @@ import (
 // A stream's asks: its notice asked as its reader, their session and access read again
 // when they may have changed.
 
-// askLiveAside asks on a goroutine of its own, so that the stream's goroutine, which waits for
-// hours, keeps the small stack of its loop rather than the deepest of its asks.
+// askLiveAside asks on one of the hub's ask workers, once it has a slot, so that the stream's
+// goroutine, which waits for hours, keeps the small stack of its loop rather than the deepest
+// of its asks; the workers keep theirs from ask to ask rather than growing a new one each.
 func (s *Server) askLiveAside(ctx context.Context, r *http.Request, src notice, reader *liveReader, countUnread bool) (notice []byte, ok, gone bool) {
+	if !s.live.takeSlot(ctx) {
+		return nil, false, false
+	}
 	done := make(chan struct{})
-	go func() {
+	s.live.run(func() {
 		defer close(done)
-		notice, ok, gone = s.askLive(ctx, r, src, reader, countUnread)
-	}()
+		defer s.live.freeSlot()
+		notice, ok, gone = s.askSlotted(ctx, r, src, reader, countUnread)
+	})
 	<-done
 	return notice, ok, gone
 }
@@ -60,22 +65,22 @@ const liveAskTimeout = 5 * time.Second
 // askLive asks the stream's notice as its reader and returns what the page's slot shows.
 // The reader's session and access are read afresh (the stream may be open for hours; a
 // follower removed meanwhile must not go on counting a private feed) when the hub said their
-// access changed, and at each heartbeat; between them only new posts and talk happened, and
+// access changed, and at the heartbeats that read it again; between them only new posts and talk happened, and
 // the last read holds (so does the feed's state of the reader the notice counts with:
 // feed.NoticeState). ok is false when no notice could be had (the database away, the ask
 // too slow): the page keeps what it shows; gone is true when the session no longer has the
 // stream's reader (logged out): the stream ends. With countUnread, the ask also has the
 // reader's unread count (reader.unread), read in its slot like the rest.
 func (s *Server) askLive(ctx context.Context, r *http.Request, src notice, reader *liveReader, countUnread bool) (notice []byte, ok, gone bool) {
-	wait, waited := context.WithTimeout(ctx, s.live.askTimeout)
-	select {
-	case s.live.asking <- struct{}{}:
-		waited()
-		defer func() { <-s.live.asking }()
-	case <-wait.Done():
-		waited()
+	if !s.live.takeSlot(ctx) {
 		return nil, false, false
 	}
+	defer s.live.freeSlot()
+	return s.askSlotted(ctx, r, src, reader, countUnread)
+}
+
+// askSlotted is askLive once the ask holds a slot.
+func (s *Server) askSlotted(ctx context.Context, r *http.Request, src notice, reader *liveReader, countUnread bool) (notice []byte, ok, gone bool) {
 	ctx, cancel := context.WithTimeout(ctx, s.live.askTimeout)
 	defer cancel()
 	s.live.asks.Add(1)

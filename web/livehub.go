@@ -59,6 +59,7 @@ type liveHub struct {
 	// a share that wakes a thousand streams never queues its own request (the session it
 	// saves after its commit) behind their asks.
 	asking chan struct{}
+	work   chan func() // asks handed to an idle worker (run)
 }
 
 // liveConn is one open stream as the hub sees it.
@@ -92,7 +93,7 @@ const liveTalkKept = 500
 func newLiveHub(store *db.Store, log *slog.Logger, caps LiveCaps) *liveHub {
 	return &liveHub{store: store, log: log, caps: caps, streams: map[*liveConn]struct{}{}, byAddr: map[string]int{},
 		byUser: map[int64]int{}, accessOf: map[int64]bool{}, accessEvery: liveAccessEvery, askTimeout: liveAskTimeout, done: make(chan struct{}),
-		asking: make(chan struct{}, askSlots(store))}
+		asking: make(chan struct{}, askSlots(store)), work: make(chan func())}
 }
 
 // askSlots is how many notices are asked at once: all of the pool's connections but one.
@@ -101,6 +102,50 @@ func askSlots(store *db.Store) int {
 		return 1
 	}
 	return max(1, int(store.Pool.Config().MaxConns)-1)
+}
+
+// takeSlot waits for an ask's slot, until askTimeout or ctx ends it (false: none was had).
+func (h *liveHub) takeSlot(ctx context.Context) bool {
+	wait, waited := context.WithTimeout(ctx, h.askTimeout)
+	defer waited()
+	select {
+	case h.asking <- struct{}{}:
+		return true
+	case <-wait.Done():
+		return false
+	}
+}
+
+func (h *liveHub) freeSlot() { <-h.asking }
+
+// askWorkerIdle is how long an ask worker waits for the next ask before it ends.
+const askWorkerIdle = 5 * time.Second
+
+// run runs an ask on an idle worker, or on a new one (at most one per slot are busy): a
+// worker's stack, grown by its first ask, serves the asks after it.
+func (h *liveHub) run(ask func()) {
+	select {
+	case h.work <- ask:
+	default:
+		go h.worker(ask)
+	}
+}
+
+func (h *liveHub) worker(ask func()) {
+	ask()
+	idle := time.NewTimer(askWorkerIdle)
+	defer idle.Stop()
+	for {
+		select {
+		case ask := <-h.work:
+			ask()
+			idle.Reset(askWorkerIdle)
+		case <-idle.C:
+			return
+		case <-h.done:
+			return
+		}
+	}
 }
 
 // setPage says whose page the stream is on (0: any author's posts may be new there).
