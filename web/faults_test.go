@@ -24,7 +24,7 @@ func TestDatabaseRestartAnswers503ThenRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	a, bus := startInstance(t, db.NewStore(pool), nil, 0)
+	a, bus := startInstance(t, db.NewStore(pool), nil, 0, nil)
 
 	ada := a.client()
 	ada.signup("ada")

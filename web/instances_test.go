@@ -25,8 +25,9 @@ import (
 // site is several instances on one database, each with its own pool, caches and listener,
 // as instances behind a load balancer are. Their clocks are one clock.
 type testSite struct {
-	t   *testing.T
-	dsn string
+	t      *testing.T
+	dsn    string
+	config func(*web.Config) // set before an instance starts: its server's settings
 
 	mu  sync.Mutex // the instances' live streams read the clock while the test moves it
 	now time.Time
@@ -61,13 +62,13 @@ func (ts *testSite) instance(tune ...func(*site.Bus)) (*app, *site.Bus) {
 	}
 	t.Cleanup(pool.Close)
 	// Changes must arrive by the event path, not by the poll.
-	return startInstance(t, db.NewStore(pool), ts.time, time.Hour, tune...)
+	return startInstance(t, db.NewStore(pool), ts.time, time.Hour, ts.config, tune...)
 }
 
 // startInstance runs an instance of the site on store: its listener (reading the log every
 // poll without a wake-up; 0: the default), its feed service and its server, stopped when t
 // ends. It returns once the listener is up.
-func startInstance(t *testing.T, store *db.Store, now func() time.Time, poll time.Duration, tune ...func(*site.Bus)) (*app, *site.Bus) {
+func startInstance(t *testing.T, store *db.Store, now func() time.Time, poll time.Duration, config func(*web.Config), tune ...func(*site.Bus)) (*app, *site.Bus) {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	bus := site.New(store, log)
@@ -82,7 +83,11 @@ func startInstance(t *testing.T, store *db.Store, now func() time.Time, poll tim
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); bus.Run(ctx) }()
-	s := web.NewServer(web.Config{Store: store, Feed: feeds, Bus: bus, Log: log, Now: now, HashCost: bcrypt.MinCost})
+	cfg := web.Config{Store: store, Feed: feeds, Bus: bus, Log: log, Now: now, HashCost: bcrypt.MinCost}
+	if config != nil {
+		config(&cfg)
+	}
+	s := web.NewServer(cfg)
 	a := &app{t: t, store: store, srv: httptest.NewServer(s.Handler()), web: s}
 	t.Cleanup(func() { s.CloseStreams(); a.srv.Close(); cancel(); <-done })
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)

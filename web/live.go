@@ -183,7 +183,7 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, co
 	sentUnread := -1      // the reader's unread notifications as last sent (the header's badge)
 	var reader liveReader // the reader's session and access as last read
 	conn.setPage(src.author)
-	heartbeat := time.NewTicker(heartbeatEvery())
+	heartbeat := time.NewTicker(heartbeatEvery(s.live.heartbeat))
 	defer heartbeat.Stop()
 	// The first ask is at once: after a reconnect (Last-Event-ID) the notice is brought up to
 	// date and the page checks its cards, rather than what was missed being replayed.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"tributary/site"
+	"tributary/web"
 )
 
 // An open page hears of new items through its stream, from whichever instance they were
@@ -313,5 +314,27 @@ func TestLiveStreamsLeaveWithTheirPages(t *testing.T) {
 			t.Fatalf("%v streams still open after their pages went", open())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A stream reads its reader again every fourth heartbeat, for what the site's change log does
+// not name: a session past its expiry ends its open streams within a few beats.
+func TestStreamOfAnExpiredSessionEnds(t *testing.T) {
+	ts := newTestSite(t)
+	ts.config = func(c *web.Config) { c.LiveHeartbeat = 200 * time.Millisecond }
+	a, _ := ts.instance()
+	ada := a.client()
+	ada.signup("ada")
+	ann := a.client()
+	ann.signup("ann")
+	anns := ann.openLive("/u/ada")
+	anns.wantQuiet("nothing new yet")
+	// The session's expiry passes: a change of time, which no change is logged for.
+	if _, err := a.store.Pool.Exec(context.Background(),
+		"UPDATE sessions SET expiry = now() - interval '1 second' WHERE user_id = (SELECT id FROM users WHERE handle = 'ann')"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := anns.event("gone", 5*time.Second); !ok {
+		t.Fatal("the stream of an expired session did not end")
 	}
 }

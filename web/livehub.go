@@ -21,12 +21,12 @@ const liveEvery = 250 * time.Millisecond
 // and asks again, at most.
 const liveHeartbeat = 25 * time.Second
 
-// heartbeatEvery is one stream's period: from 60 % of liveHeartbeat up to it, drawn when the
+// heartbeatEvery is one stream's period: from 60 % of the longest up to it, drawn when the
 // stream opens. Streams opened together (the reconnects after a deploy, a thousand pages of
 // one author's followers) would otherwise re-read their readers' state together at every
 // beat; with periods apart, they drift apart after a few beats.
-func heartbeatEvery() time.Duration {
-	return liveHeartbeat*3/5 + rand.N(liveHeartbeat*2/5)
+func heartbeatEvery(longest time.Duration) time.Duration {
+	return longest*3/5 + rand.N(longest*2/5)
 }
 
 // liveAccessEvery is the least time between two wake-ups for changes of access: a burst of
@@ -54,6 +54,7 @@ type liveHub struct {
 	accessTimer *time.Timer
 	accessEvery time.Duration
 	askTimeout  time.Duration // liveAskTimeout
+	heartbeat   time.Duration // the longest a stream stays silent (liveHeartbeat)
 	asks        atomic.Int64  // the notices asked for, since the start
 	// asking holds a slot per notice being asked: fewer than the pool's connections, so that
 	// a share that wakes a thousand streams never queues its own request (the session it
@@ -92,7 +93,7 @@ const liveTalkKept = 500
 
 func newLiveHub(store *db.Store, log *slog.Logger, caps LiveCaps) *liveHub {
 	return &liveHub{store: store, log: log, caps: caps, streams: map[*liveConn]struct{}{}, byAddr: map[string]int{},
-		byUser: map[int64]int{}, accessOf: map[int64]bool{}, accessEvery: liveAccessEvery, askTimeout: liveAskTimeout, done: make(chan struct{}),
+		byUser: map[int64]int{}, accessOf: map[int64]bool{}, accessEvery: liveAccessEvery, askTimeout: liveAskTimeout, heartbeat: liveHeartbeat, done: make(chan struct{}),
 		asking: make(chan struct{}, askSlots(store)), work: make(chan func())}
 }
 

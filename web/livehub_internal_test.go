@@ -15,7 +15,7 @@ func TestHeartbeatsOfStreamsOpenedTogetherDiffer(t *testing.T) {
 	lo, hi := liveHeartbeat, time.Duration(0)
 	seen := map[time.Duration]bool{}
 	for range 1000 {
-		d := heartbeatEvery()
+		d := heartbeatEvery(liveHeartbeat)
 		if d < liveHeartbeat*3/5 || d > liveHeartbeat {
 			t.Fatalf("period %s: want it from %s to %s", d, liveHeartbeat*3/5, liveHeartbeat)
 		}

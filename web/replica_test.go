@@ -36,7 +36,7 @@ func TestReadReplica(t *testing.T) {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go store.RunReplicaCheck(rctx, 20*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	a, _ := startInstance(t, store, nil, 0)
+	a, _ := startInstance(t, store, nil, 0, nil)
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
 		for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {

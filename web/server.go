@@ -66,6 +66,7 @@ type Config struct {
 	RateScale      float64            // multiplies every rate limit (0: 1; load tests raise it)
 	Bump           tributary.BumpRule // when a comment bumps its post (zero: tributary.DefaultBumpRule)
 	LiveCaps       LiveCaps           // open live streams per address, user and instance (0: DefaultLiveCaps')
+	LiveHeartbeat  time.Duration      // the longest a live stream stays silent (0: 25 s)
 }
 
 // NewServer builds a Server with sessions stored in PostgreSQL.
@@ -109,6 +110,9 @@ func NewServer(cfg Config) *Server {
 	}
 	s.log = slog.New(requestIDHandler{s.log.Handler()})
 	s.live = newLiveHub(cfg.Store, s.log, cfg.LiveCaps.orDefault())
+	if cfg.LiveHeartbeat > 0 {
+		s.live.heartbeat = cfg.LiveHeartbeat
+	}
 	s.names = newUserNames(cfg.Store, s.bus, s.now)
 	if s.bus != nil {
 		s.bus.Subscribe(s.live.siteChanged)
