@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -403,20 +402,10 @@ func profileLive(cfg Config, servers ...*server) {
 	if dir == "" {
 		return
 	}
-	secs := liveNoticeShares * 3 / 2
 	for i, s := range servers {
 		go func() {
-			res, err := http.Get(fmt.Sprintf("%sprofile?seconds=%d", s.Profiles, secs))
-			if err != nil {
-				fmt.Fprintf(cfg.Log, "bench: live profile: %v\n", err)
-				return
-			}
-			defer res.Body.Close()
-			b, err := io.ReadAll(res.Body)
-			if err == nil {
-				err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("live-cpu-%d.pprof", i)), b, 0o644)
-			}
-			if err != nil {
+			file := filepath.Join(dir, fmt.Sprintf("live-cpu-%d.pprof", i))
+			if err := saveCPUProfile(s, liveNoticeShares*3/2*time.Second, file); err != nil {
 				fmt.Fprintf(cfg.Log, "bench: live profile: %v\n", err)
 			}
 		}()

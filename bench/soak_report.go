@@ -145,6 +145,23 @@ func heldMemory(s *server) int64 {
 	return int64(metric(s, "go_gc_heap_live_bytes") + metric(s, "go_memstats_stack_inuse_bytes"))
 }
 
+// saveCPUProfile writes the server's CPU profile over the next d into file.
+func saveCPUProfile(s *server, d time.Duration, file string) error {
+	if s.Profiles == "" {
+		return fmt.Errorf("no profiles listener")
+	}
+	resp, err := http.Get(fmt.Sprintf("%sprofile?seconds=%d", s.Profiles, int(d.Seconds())))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, b, 0o644)
+}
+
 // metric reads one unlabelled metric from the server's metrics listener (0 when it cannot).
 func metric(s *server, name string) float64 {
 	s.mu.Lock()

@@ -199,7 +199,7 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, co
 				if news.reread {
 					reader.read, reader.keepState = false, false
 				}
-				notice, ok, gone := s.askLiveAside(ctx, r, src, &reader, countUnread)
+				notice, ok, gone := s.askLive(ctx, r, src, &reader, countUnread)
 				if gone {
 					out.send(eventBytes(seq+1, "gone", nil))
 					return

@@ -15,25 +15,8 @@ import (
 // A stream's asks: its notice asked as its reader, their session and access read again
 // when they may have changed.
 
-// askLiveAside asks on one of the hub's ask workers, once it has a slot, so that the stream's
-// goroutine, which waits for hours, keeps the small stack of its loop rather than the deepest
-// of its asks; the workers keep theirs from ask to ask rather than growing a new one each.
-func (s *Server) askLiveAside(ctx context.Context, r *http.Request, src notice, reader *liveReader, countUnread bool) (notice []byte, ok, gone bool) {
-	if !s.live.takeSlot(ctx) {
-		return nil, false, false
-	}
-	done := make(chan struct{})
-	s.live.run(func() {
-		defer close(done)
-		defer s.live.freeSlot()
-		notice, ok, gone = s.askSlotted(ctx, r, src, reader, countUnread)
-	})
-	<-done
-	return notice, ok, gone
-}
-
 // liveReader is a stream's reader as its last full ask read them: their user and access,
-// good until the hub says the reader's access changed (or the next heartbeat).
+// good until the hub says the reader's access changed (or a heartbeat reads them again).
 type liveReader struct {
 	read   bool
 	user   *tributary.User
@@ -65,18 +48,28 @@ const liveAskTimeout = 5 * time.Second
 // askLive asks the stream's notice as its reader and returns what the page's slot shows.
 // The reader's session and access are read afresh (the stream may be open for hours; a
 // follower removed meanwhile must not go on counting a private feed) when the hub said their
-// access changed, and at the heartbeats that read it again; between them only new posts and talk happened, and
-// the last read holds (so does the feed's state of the reader the notice counts with:
-// feed.NoticeState). ok is false when no notice could be had (the database away, the ask
+// access changed, and at the heartbeats that read it again; between them only new posts and
+// talk happened, and the last read holds (so does the feed's state of the reader the notice
+// counts with: feed.NoticeState). ok is false when no notice could be had (the database away, the ask
 // too slow): the page keeps what it shows; gone is true when the session no longer has the
 // stream's reader (logged out): the stream ends. With countUnread, the ask also has the
 // reader's unread count (reader.unread), read in its slot like the rest.
+//
+// Once it has a slot, the ask runs on one of the hub's ask workers, so that the stream's
+// goroutine, which waits for hours, keeps the small stack of its loop rather than the deepest
+// of its asks; the workers keep theirs from ask to ask rather than growing a new one each.
 func (s *Server) askLive(ctx context.Context, r *http.Request, src notice, reader *liveReader, countUnread bool) (notice []byte, ok, gone bool) {
 	if !s.live.takeSlot(ctx) {
 		return nil, false, false
 	}
-	defer s.live.freeSlot()
-	return s.askSlotted(ctx, r, src, reader, countUnread)
+	done := make(chan struct{})
+	s.live.run(func() {
+		defer close(done)
+		defer s.live.freeSlot()
+		notice, ok, gone = s.askSlotted(ctx, r, src, reader, countUnread)
+	})
+	<-done
+	return notice, ok, gone
 }
 
 // askSlotted is askLive once the ask holds a slot.
