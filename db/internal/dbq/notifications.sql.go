@@ -214,9 +214,10 @@ func (q *Queries) OpenNotification(ctx context.Context, arg OpenNotificationPara
 }
 
 const pruneNotifications = `-- name: PruneNotifications :execrows
-DELETE FROM notifications WHERE id IN (SELECT n.id FROM notifications n WHERE n.created_at < $1 ORDER BY n.created_at LIMIT 10000)
+DELETE FROM notifications WHERE id IN (SELECT n.id FROM notifications n WHERE n.created_at < $1 LIMIT 10000)
 `
 
+// Any 10,000 of the old rows at a time, found on the BRIN index of their times.
 func (q *Queries) PruneNotifications(ctx context.Context, before time.Time) (int64, error) {
 	result, err := q.db.Exec(ctx, pruneNotifications, before)
 	if err != nil {
