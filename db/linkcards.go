@@ -274,7 +274,9 @@ type previewKey struct{}
 // WithPreview marks ctx's fetches as a share form's preview: a person waits for them, so they
 // take their host's turn at once where the host asks for no more than the default spacing
 // (HostTurnNow), ahead of the background jobs.
-func WithPreview(ctx context.Context) context.Context { return context.WithValue(ctx, previewKey{}, true) }
+func WithPreview(ctx context.Context) context.Context {
+	return context.WithValue(ctx, previewKey{}, true)
+}
 
 // Previewing reports whether ctx's fetches are a preview's (WithPreview).
 func Previewing(ctx context.Context) bool { return ctx.Value(previewKey{}) != nil }
