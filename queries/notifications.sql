@@ -28,12 +28,17 @@ SELECT h.id, h.type, h.post_id, coalesce((SELECT g.name FROM feeds g WHERE g.id 
        a.count, a.actors
   FROM heads h
   -- A line that never groups is its head alone; a group's is counted on the group's index
-  -- (an OR of the two read both indexes for every line).
+  -- (an OR of the two read both indexes for every line), and its newest three actors read
+  -- down that index in its order (an ordered array_agg sorted every group's rows).
   CROSS JOIN LATERAL (
       SELECT 1 AS count, ARRAY[u.handle]::text[] AS actors FROM users u WHERE h.group_key IS NULL AND u.id = h.actor_id
       UNION ALL
-      SELECT g.count, ARRAY(SELECT u.handle FROM unnest(g.actors) WITH ORDINALITY x(id, o) JOIN users u ON u.id = x.id ORDER BY x.o)::text[]
-        FROM (SELECT count(*)::int AS count, (array_agg(m.actor_id ORDER BY m.created_at DESC, m.id DESC))[1:3] AS actors
+      SELECT g.count, ARRAY(SELECT (SELECT u.handle FROM users u WHERE u.id = m.actor_id) FROM notifications m
+               WHERE m.recipient_id = @viewer_id::bigint AND m.group_key = h.group_key
+                 AND m.actor_id <> ALL (@blocked::bigint[])
+                 AND m.post_id IS NOT DISTINCT FROM h.post_id AND m.comment_id IS NOT DISTINCT FROM h.comment_id
+               ORDER BY m.created_at DESC, m.id DESC LIMIT 3)::text[]
+        FROM (SELECT count(*)::int AS count
                 FROM notifications m
                WHERE h.group_key IS NOT NULL AND m.recipient_id = @viewer_id::bigint AND m.group_key = h.group_key
                  AND m.actor_id <> ALL (@blocked::bigint[])
