@@ -55,3 +55,29 @@ func dropLiveReaders(ctx context.Context, pool *pgxpool.Pool) error {
 	}
 	return nil
 }
+
+// pickLiveReaders picks the most followed author and the readers whose streams open: nf of the
+// author's followers (added when too few), then bystanders up to streams. It reports how many
+// readers it added; dropLiveReaders takes them away.
+func pickLiveReaders(ctx context.Context, pool *pgxpool.Pool, streams, nf int) (author int64, followers, bystanders []int64, added int, err error) {
+	err = dropLiveReaders(ctx, pool) // a run stopped before it dropped them
+	if err == nil {
+		err = pool.QueryRow(ctx, `SELECT followed_id FROM follows WHERE state = 'active'
+			GROUP BY followed_id ORDER BY count(*) DESC LIMIT 1`).Scan(&author)
+	}
+	if err == nil {
+		added, err = addLiveReaders(ctx, pool, author, nf)
+	}
+	if err == nil {
+		err = pool.QueryRow(ctx, `SELECT coalesce(array_agg(follower_id), '{}') FROM (SELECT follower_id FROM follows
+			WHERE followed_id = $1 AND state = 'active' ORDER BY follower_id LIMIT $2) f`, author, nf).Scan(&followers)
+	}
+	if err == nil && streams > nf {
+		bystanders, err = addBystanders(ctx, pool, author, streams-nf)
+		added += len(bystanders)
+	}
+	if err != nil {
+		return 0, nil, nil, 0, fmt.Errorf("bench: live notices: %w", err)
+	}
+	return author, followers, bystanders, added, nil
+}
