@@ -77,26 +77,10 @@ DELETE FROM notification_fanouts f
  WHERE f.id IN (SELECT x.id FROM notification_fanouts x ORDER BY x.id LIMIT @max_rows::int FOR UPDATE SKIP LOCKED)
 RETURNING f.post_id, f.comment_id;
 
--- name: FanOutComment :execrows
--- A comment's fan-out: the people it mentions (the first 20 handles) and the thread's other
--- commenters (replies), each once, none of them the commenter or the post's author (told
--- of the comment itself), none who muted the thread (replies) or whose policy or ban says no.
-WITH c AS (
-    SELECT x.id, x.post_id, x.author_id, x.created_at, x.mentions[1:20] AS mentions, p.author_id AS post_author
-      FROM comments x JOIN posts p ON p.id = x.post_id WHERE x.id = @comment_id),
-mentioned AS (
-    SELECT DISTINCT u.id FROM c, unnest(c.mentions) h(handle) JOIN users u ON lower(u.handle) = lower(h.handle)
-     WHERE u.id <> c.author_id AND u.id <> c.post_author AND notify_allowed(u.id, c.author_id, 'mention')),
-replied AS (
-    SELECT DISTINCT x.author_id AS id FROM c JOIN comments x ON x.post_id = c.post_id
-     WHERE x.author_id <> c.author_id AND x.author_id <> c.post_author AND x.id <> c.id
-       AND x.author_id NOT IN (SELECT id FROM mentioned)
-       AND NOT EXISTS (SELECT 1 FROM thread_mutes t WHERE t.user_id = x.author_id AND t.post_id = c.post_id)
-       AND notify_allowed(x.author_id, c.author_id, 'comment'))
-INSERT INTO notifications (recipient_id, type, actor_id, post_id, comment_id, created_at)
-SELECT r.id, r.type, c.author_id, c.post_id, c.id, c.created_at
-  FROM c, (SELECT id, 'mention' AS type FROM mentioned UNION ALL SELECT id, 'reply' FROM replied) r
-ON CONFLICT DO NOTHING;
+-- name: FanOutComment :one
+-- A comment's fan-out, its mentions and replies: fan_out_comment's (migration 00063), on its
+-- one generic plan. Returns how many notifications it wrote.
+SELECT fan_out_comment(@comment_id::bigint)::bigint AS written;
 
 -- name: FanOutPost :execrows
 -- A post's mentions (the first 20 handles), each once.
