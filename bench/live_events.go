@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -34,9 +35,18 @@ func readEvents(body io.Reader, fn func(event, data string)) {
 
 // counts reports whether a notice's count ("3", "99+") includes the s-th share: a stream
 // that was told of two shares at once says "4 new" and never "3 new".
-func counts(count string, s int) bool {
+func counts(count string, s int) bool { return told(count) >= s }
+
+// told is how many shares a notice's count includes (math.MaxInt for "99+"; 0 unreadable).
+func told(count string) int {
 	n, err := strconv.Atoi(strings.TrimSuffix(count, "+"))
-	return err == nil && (n >= s || strings.HasSuffix(count, "+"))
+	switch {
+	case err != nil:
+		return 0
+	case strings.HasSuffix(count, "+"):
+		return math.MaxInt
+	}
+	return n
 }
 
 // livePillRe finds the count of a notice ("3 new", "99+ new").
