@@ -83,15 +83,11 @@ func (s *Store) SetVisibility(ctx context.Context, userID int64, access string, 
 
 // Visibility returns the access of a user's posts feed.
 func (s *Store) Visibility(ctx context.Context, userID int64) (string, error) {
-	feed, err := s.q.PostsFeedOf(ctx, userID)
+	access, err := s.q.PostsFeedAccess(ctx, userID)
 	if err != nil {
 		return "", fmt.Errorf("db: posts feed: %w", err)
 	}
-	f, err := s.q.FeedByID(ctx, feed)
-	if err != nil {
-		return "", fmt.Errorf("db: feed: %w", err)
-	}
-	return f.Access, nil
+	return access, nil
 }
 
 // Follow makes follower follow followed: at once for public and protected accounts, as a

@@ -79,11 +79,15 @@ func (s *Store) ListsOf(ctx context.Context, owner, member int64) ([]List, error
 	if err != nil {
 		return nil, fmt.Errorf("db: lists: %w", err)
 	}
+	return listsOf(rows), nil
+}
+
+func listsOf(rows []dbq.ListsOfRow) []List {
 	out := make([]List, len(rows))
 	for i, r := range rows {
 		out[i] = List{ID: r.ID, Name: r.Name, Exclusive: r.Exclusive, Members: int(r.Members), HasMember: r.HasMember}
 	}
-	return out, nil
+	return out
 }
 
 // ListOf returns a list of owner's with its members; a list that is not theirs is not found.

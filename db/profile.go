@@ -17,38 +17,36 @@ type Profile struct {
 	FollowState string // "", "active" or "pending"
 	Banned      bool   // the viewer banned the user
 	Requests    int    // pending follow requests (oneself only)
+	Lists       []List // the viewer's lists, each saying whether the user is in it
 }
 
-// Profile loads a user page as the viewer may see it.
-func (s *Store) Profile(ctx context.Context, handle string, v tributary.Viewer) (Profile, error) {
-	viewerID := v.ID
-	u, err := s.UserByHandle(ctx, handle)
-	if err != nil {
+// Profile loads a user page's head as the viewer may see it, in one round trip: the user
+// (by id; not found when deleted), their counts and visibility, how the viewer stands with
+// them, and for a signed-in viewer other than the user, the viewer's lists.
+func (s *Store) Profile(ctx context.Context, userID int64, v tributary.Viewer) (Profile, error) {
+	var row dbq.ProfileOfRow
+	var lists []dbq.ListsOfRow
+	steps := []func(*dbq.Queries) error{func(q *dbq.Queries) (err error) {
+		row, err = q.ProfileOf(ctx, dbq.ProfileOfParams{ID: userID, ViewerID: v.ID,
+			Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
+		return err
+	}}
+	if v.ID != 0 && v.ID != userID {
+		steps = append(steps, func(q *dbq.Queries) (err error) {
+			lists, err = q.ListsOf(ctx, dbq.ListsOfParams{OwnerID: v.ID, MemberID: userID})
+			return err
+		})
+	}
+	errs := s.pipeline(ctx, steps...)
+	if err := notFound(errs[0], "No such user."); err != nil {
 		return Profile{}, err
 	}
-	p := Profile{User: u}
-	if p.Stats, err = s.Stats(ctx, u.ID, v); err != nil {
-		return p, err
+	if len(errs) > 1 && errs[1] != nil {
+		return Profile{}, fmt.Errorf("db: lists: %w", errs[1])
 	}
-	if p.Visibility, err = s.Visibility(ctx, u.ID); err != nil {
-		return p, err
-	}
-	switch {
-	case viewerID == u.ID:
-		reqs, err := s.FollowRequests(ctx, u.ID)
-		if err != nil {
-			return p, err
-		}
-		p.Requests = len(reqs)
-	case viewerID != 0:
-		if p.FollowState, err = s.FollowState(ctx, viewerID, u.ID); err != nil {
-			return p, err
-		}
-		if p.Banned, err = s.HasBanned(ctx, viewerID, u.ID); err != nil {
-			return p, err
-		}
-	}
-	return p, nil
+	return Profile{User: userOf(row.User), Stats: UserStats{Following: row.Following, Followers: row.Followers, Posts: row.Posts},
+		Visibility: row.Visibility, FollowState: row.FollowState, Banned: row.Banned, Requests: int(row.Requests),
+		Lists: listsOf(lists)}, nil
 }
 
 // Settings is what the settings page shows.

@@ -19,7 +19,7 @@ func TestEndedSessionsAreLoggedWithTheirUsers(t *testing.T) {
 	ss := store.Sessions()
 	log := db.NewSiteLog(store.Pool)
 	var from int64
-	seen := map[int64]bool{} // Since reads a change again while an older transaction runs
+	seen := map[int64]bool{}              // Since reads a change again while an older transaction runs
 	heard := func() (readers [][]int64) { // the sessions changes since the last call
 		t.Helper()
 		changes, next, err := log.Since(ctx, from)

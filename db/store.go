@@ -151,16 +151,6 @@ func (s *Store) Replicated() bool { return s.replica != nil }
 // UserStats counts what a profile shows.
 type UserStats struct{ Following, Followers, Posts int64 }
 
-// Stats counts a user's followees, followers and the posts of theirs the viewer may read.
-func (s *Store) Stats(ctx context.Context, userID int64, v tributary.Viewer) (UserStats, error) {
-	r, err := s.q.UserStats(ctx, dbq.UserStatsParams{ID: userID, ViewerID: v.ID,
-		Blocked: nonNilIDs(v.Blocked), PrivateFeeds: nonNilIDs(v.PrivateFeeds)})
-	if err != nil {
-		return UserStats{}, fmt.Errorf("db: user stats: %w", err)
-	}
-	return UserStats{Following: r.Following, Followers: r.Followers, Posts: r.Posts}, nil
-}
-
 func notFound(err error, format string, args ...any) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return tributary.Errorf(tributary.ENotFound, format, args...)

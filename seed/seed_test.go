@@ -241,8 +241,8 @@ func TestSeedWorld(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := s.Stats(context.Background(), grace.ID, tributary.Viewer{ID: grace.ID})
-		if err != nil || st.Following < 200 {
+		p, err := s.Profile(context.Background(), grace.ID, tributary.Viewer{ID: grace.ID})
+		if st := p.Stats; err != nil || st.Following < 200 {
 			t.Errorf("grace follows %d (%v), want at least 200 of 300", st.Following, err)
 		}
 		if res.Note == "" {

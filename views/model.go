@@ -177,7 +177,6 @@ type Profile struct {
 	IsSelf   bool
 	LoggedIn bool
 	Posts    PostList
-	Lists    []db.List // the viewer's lists, each saying whether this user is in it
 }
 
 // Ago renders a time relative to now: "just now", "5m", "3h", "2d", or a date.

@@ -40,22 +40,12 @@ func (s *Server) userPage(w http.ResponseWriter, r *http.Request) {
 	if done {
 		return
 	}
-	var viewerID int64
-	if viewer != nil {
-		viewerID = viewer.ID
-	}
-	p, err := s.store.Profile(r.Context(), u.Handle, s.viewerAccess(r))
+	p, err := s.store.Profile(r.Context(), u.ID, s.viewerAccess(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	pr := views.Profile{Profile: p, IsSelf: viewerID == p.User.ID, LoggedIn: viewer != nil, Posts: l}
-	if viewer != nil && !pr.IsSelf {
-		if pr.Lists, err = s.store.ListsOf(r.Context(), viewerID, p.User.ID); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-	}
+	pr := views.Profile{Profile: p, IsSelf: viewer != nil && viewer.ID == p.User.ID, LoggedIn: viewer != nil, Posts: l}
 	pg := s.page(r, p.User.DisplayName+" (@"+p.User.Handle+")")
 	pg.Preview, pg.URL = true, absoluteURL(r, "/u/"+p.User.Handle)
 	if p.Visibility == tributary.AccessPublic {

@@ -81,6 +81,89 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 	return i, err
 }
 
+const postsFeedAccess = `-- name: PostsFeedAccess :one
+SELECT access FROM feeds WHERE owner_id = $1 AND kind = 'posts' AND name = ''
+`
+
+func (q *Queries) PostsFeedAccess(ctx context.Context, ownerID int64) (string, error) {
+	row := q.db.QueryRow(ctx, postsFeedAccess, ownerID)
+	var access string
+	err := row.Scan(&access)
+	return access, err
+}
+
+const profileOf = `-- name: ProfileOf :one
+SELECT u.id, u.handle, u.display_name, u.password_hash, u.vip, u.notability, u.is_private, u.created_at, u.follows_version, u.home_activity, u.notify_grouping, u.bio, u.avatar, u.avatar_large, u.exported_at, u.deleted_at,
+    (SELECT count(*) FROM follows f WHERE f.follower_id = u.id AND f.state = 'active') AS following,
+    (SELECT count(*) FROM follows f WHERE f.followed_id = u.id AND f.state = 'active') AS followers,
+    (SELECT count(*) FROM posts p WHERE p.author_id = u.id AND p.deleted_at IS NULL
+        AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $1::bigint, $2::bigint[], $3::bigint[])) AS posts,
+    coalesce((SELECT fd.access FROM feeds fd WHERE fd.owner_id = u.id AND fd.kind = 'posts' AND fd.name = ''), '')::text AS visibility,
+    coalesce((SELECT f.state FROM follows f WHERE f.follower_id = $1::bigint AND f.followed_id = u.id AND u.id <> $1::bigint), '')::text AS follow_state,
+    EXISTS (SELECT 1 FROM bans b WHERE b.user_id = $1::bigint AND b.banned_id = u.id AND u.id <> $1::bigint) AS banned,
+    (SELECT count(*) FROM follows f WHERE f.followed_id = u.id AND f.state = 'pending' AND u.id = $1::bigint)::int AS requests
+  FROM users u
+ WHERE u.id = $4 AND u.deleted_at IS NULL
+`
+
+type ProfileOfParams struct {
+	ViewerID     int64
+	Blocked      []int64
+	PrivateFeeds []int64
+	ID           int64
+}
+
+type ProfileOfRow struct {
+	User        User
+	Following   int64
+	Followers   int64
+	Posts       int64
+	Visibility  string
+	FollowState string
+	Banned      bool
+	Requests    int32
+}
+
+// A user page's head in one statement: the user; their counts as a viewer sees them (their
+// posts only those the viewer may read: a direct or a private post is not told by the count);
+// their posts feed's access; and how the viewer stands with them: the viewer's follow and ban
+// of them, or for the user themself how many follow requests wait.
+func (q *Queries) ProfileOf(ctx context.Context, arg ProfileOfParams) (ProfileOfRow, error) {
+	row := q.db.QueryRow(ctx, profileOf,
+		arg.ViewerID,
+		arg.Blocked,
+		arg.PrivateFeeds,
+		arg.ID,
+	)
+	var i ProfileOfRow
+	err := row.Scan(
+		&i.User.ID,
+		&i.User.Handle,
+		&i.User.DisplayName,
+		&i.User.PasswordHash,
+		&i.User.Vip,
+		&i.User.Notability,
+		&i.User.IsPrivate,
+		&i.User.CreatedAt,
+		&i.User.FollowsVersion,
+		&i.User.HomeActivity,
+		&i.User.NotifyGrouping,
+		&i.User.Bio,
+		&i.User.Avatar,
+		&i.User.AvatarLarge,
+		&i.User.ExportedAt,
+		&i.User.DeletedAt,
+		&i.Following,
+		&i.Followers,
+		&i.Posts,
+		&i.Visibility,
+		&i.FollowState,
+		&i.Banned,
+		&i.Requests,
+	)
+	return i, err
+}
+
 const setAvatar = `-- name: SetAvatar :exec
 UPDATE users SET avatar = $1, avatar_large = $2 WHERE id = $3
 `
@@ -206,41 +289,6 @@ func (q *Queries) UserByID(ctx context.Context, id int64) (User, error) {
 		&i.ExportedAt,
 		&i.DeletedAt,
 	)
-	return i, err
-}
-
-const userStats = `-- name: UserStats :one
-SELECT
-    (SELECT count(*) FROM follows f WHERE f.follower_id = $1 AND f.state = 'active') AS following,
-    (SELECT count(*) FROM follows f WHERE f.followed_id = $1 AND f.state = 'active') AS followers,
-    (SELECT count(*) FROM posts p WHERE p.author_id = $1 AND p.deleted_at IS NULL
-        AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, $2::bigint, $3::bigint[], $4::bigint[])) AS posts
-`
-
-type UserStatsParams struct {
-	ID           int64
-	ViewerID     int64
-	Blocked      []int64
-	PrivateFeeds []int64
-}
-
-type UserStatsRow struct {
-	Following int64
-	Followers int64
-	Posts     int64
-}
-
-// A user's counts as a viewer sees them: their posts only those the viewer may read (a
-// direct or a private post is not told by the count).
-func (q *Queries) UserStats(ctx context.Context, arg UserStatsParams) (UserStatsRow, error) {
-	row := q.db.QueryRow(ctx, userStats,
-		arg.ID,
-		arg.ViewerID,
-		arg.Blocked,
-		arg.PrivateFeeds,
-	)
-	var i UserStatsRow
-	err := row.Scan(&i.Following, &i.Followers, &i.Posts)
 	return i, err
 }
 
