@@ -343,6 +343,7 @@ func (s *Service) NewCount(ctx context.Context, viewer *tributary.User, q tribut
 			n++
 		}
 	}
+	noteCount(ctx, viewer, q, after, max, arrived, n)
 	return n, nil
 }
 

@@ -199,7 +199,19 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, co
 				if news.reread {
 					reader.read, reader.keepState = false, false
 				}
-				notice, ok, gone := s.askLive(ctx, r, src, &reader, countUnread)
+				// Only posts made: the notice may be told from the last count, without asking.
+				onlyPosts := !countUnread && !news.must && !news.reread && !news.lost && len(news.talk) == 0
+				var notice []byte
+				ok, gone := false, false
+				if onlyPosts {
+					notice, ok = s.countArrived(ctx, src, &reader, news.arrived)
+				}
+				if !ok {
+					notice, ok, gone = s.askLive(ctx, r, src, &reader, countUnread)
+				}
+				if !ok {
+					reader.notice.Missed() // what woke the stream is in no count: the next is asked
+				}
 				if gone {
 					out.send(eventBytes(seq+1, "gone", nil))
 					return

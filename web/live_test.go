@@ -226,15 +226,16 @@ func TestLiveStreamsAskOnlyWhenNewToThePage(t *testing.T) {
 	share(ada, "https://example.com/asks/0")
 	carol.get("/u/ada")                      // the site's first cursor key, made on B ...
 	share(bob, "https://example.com/asks/1") // ... and a wake-up that brings it round
-	asks := func() int {
+	metric := func(name string) int {
 		t.Helper()
-		m := regexp.MustCompile(`(?m)^tributary_live_asks_total (\d+)$`).FindStringSubmatch(carol.a.metrics())
+		m := regexp.MustCompile(`(?m)^` + name + ` (\d+)$`).FindStringSubmatch(carol.a.metrics())
 		if m == nil {
-			t.Fatal("no tributary_live_asks_total on /metrics")
+			t.Fatalf("no %s on /metrics", name)
 		}
 		n, _ := strconv.Atoi(m[1])
 		return n
 	}
+	asks := func() int { return metric("tributary_live_asks_total") }
 	adas := carol.openLive("/u/ada") // on B
 	bobs := carol.openLive("/u/bob")
 	adas.wantQuiet("nothing new yet")
@@ -266,6 +267,21 @@ func TestLiveStreamsAskOnlyWhenNewToThePage(t *testing.T) {
 	home.wantQuiet("ada's share on the home of someone who does not follow her")
 	share(bob, "https://example.com/asks/5")
 	home.wantPill("bob's share on his follower's home", "1")
+	bobs.wantPill("bob's second share on bob's page", "2")
+
+	// Once the home's notice is counted, the next share that reaches it is told from that
+	// count, unasked (bob's page, open too, asks); one of an item counted already changes
+	// nothing.
+	before, counted := asks(), metric("tributary_live_counted_total")
+	share(bob, "https://example.com/asks/6")
+	home.wantPill("bob's next share", "2")
+	bobs.wantPill("bob's next share on bob's page", "3")
+	if n, c := asks()-before, metric("tributary_live_counted_total")-counted; n != 1 || c != 1 {
+		t.Errorf("bob's next share: %d asks and %d told from the count on B, want 1 (bob's page) and 1 (carol's home)", n, c)
+	}
+	share(ada, "https://example.com/asks/6") // the same item, by someone carol does not follow
+	share(bob, "https://example.com/asks/7")
+	home.wantPill("the share after", "3")
 }
 
 // A stream leaves net/http once its head is written (it keeps its own connection): its answer

@@ -114,6 +114,32 @@ func (s *Server) askSlotted(ctx context.Context, r *http.Request, src notice, re
 	return b.Bytes(), true, false
 }
 
+// countArrived is the stream's ranked notice after the posts made, told from what its last
+// ask counted (feed.NoticeState.Arrive) when each post its reader may read allows: no slot,
+// no query. ok is false when the stream must ask.
+func (s *Server) countArrived(ctx context.Context, src notice, reader *liveReader, arrived []db.LivePost) (notice []byte, ok bool) {
+	if !src.ranked || !reader.read || reader.user == nil {
+		return nil, false
+	}
+	count, told := 0, false
+	for _, p := range arrived {
+		if !reader.access.CanRead(p.Access) || !reader.notice.MayCount(p.AuthorID, p.InGroup) {
+			continue
+		}
+		if count, ok = reader.notice.Arrive(src.after, p.AnchorID, p.AuthorID, p.InGroup); !ok {
+			return nil, false
+		}
+		told = true
+	}
+	var b bytes.Buffer
+	if !told || src.rankedPill(count).Render(ctx, &b) != nil {
+		return nil, false
+	}
+	s.live.counted.Add(1)
+	reader.unread = -1
+	return b.Bytes(), true
+}
+
 // liveSession reads the stream's session as it is now: its user (nil: none), their access,
 // and their unread notification lines when the session's read brought them (else -1).
 func (s *Server) liveSession(ctx context.Context, r *http.Request) (*tributary.User, tributary.Viewer, int, error) {

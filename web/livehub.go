@@ -56,6 +56,7 @@ type liveHub struct {
 	askTimeout  time.Duration // liveAskTimeout
 	heartbeat   time.Duration // the longest a stream stays silent (liveHeartbeat)
 	asks        atomic.Int64  // the notices asked for, since the start
+	counted     atomic.Int64  // ... and those told from a stream's last count (countArrived)
 	// asking holds a slot per notice being asked: fewer than the pool's connections, so that
 	// a share that wakes a thousand streams never queues its own request (the session it
 	// saves after its commit) behind their asks.

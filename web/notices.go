@@ -55,11 +55,19 @@ func chronoNotice(c feed.Chrono, path, fencepost string) (notice, error) {
 // slot shows.
 func (s *Server) pill(ctx context.Context, viewer *tributary.User, access tributary.Viewer, n notice) (templ.Component, error) {
 	if n.ranked {
-		c, err := s.feed.NewCount(ctx, viewer, n.q, n.after, 100)
-		return views.NewPill(c, views.FeedView{Base: n.base}, feed.FormatFencepost(n.after)), err
+		c, err := s.feed.NewCount(ctx, viewer, n.q, n.after, noticeMax)
+		return n.rankedPill(c), err
 	}
 	c, err := s.feed.ChronoNewCount(ctx, access, n.chrono, n.after, 100)
 	return views.ChronoPill(c, n.path, n.fencepost), err
+}
+
+// noticeMax is the most a notice counts.
+const noticeMax = 100
+
+// rankedPill is what a ranked notice's slot shows for c new items.
+func (n notice) rankedPill(c int) templ.Component {
+	return views.NewPill(c, views.FeedView{Base: n.base}, feed.FormatFencepost(n.after))
 }
 
 // errLiveSource refuses a stream's src that is not a notice of this site's feeds.

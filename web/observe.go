@@ -133,6 +133,8 @@ func newMetrics(pool *pgxpool.Pool, anon, rivers CacheStats, up func() bool, liv
 			func() float64 { return float64(live.open()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tributary_live_asks_total", Help: "Notices live streams asked for as their readers."},
 			func() float64 { return float64(live.asks.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tributary_live_counted_total", Help: "Notices live streams told from their last count, without asking."},
+			func() float64 { return float64(live.counted.Load()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tributary_site_listener_up", Help: "1 while this instance hears of every change on the site."},
 			func() float64 {
 				if up() {
