@@ -15,14 +15,14 @@ import (
 
 // Assumptions of the model: what a deployment plans for, not what the bench measured.
 const (
-	capUtilisation   = 0.7  // a core is planned busy at most this share of the time
-	capStreamMiB     = 1024 // memory an instance gives its open streams
-	capAsksPerSecond = 0.1  // how often a stream is asked, on average (one share it hears every 10 s)
-	capReadsPerWrite = 20   // page reads per write (share, like or comment) of the site
-	capPrimaryCores  = 8    // the primary the thresholds are stated for
-	capPrimaryRAMGiB = 64   // its memory
-	capLargestCores  = 64   // the largest single machine a primary is bought as
-	capHotRAMShare   = 0.5  // posts and events may take this share of the primary's memory
+	capUtilisation      = 0.7  // a core is planned busy at most this share of the time
+	capStreamMiB        = 1024 // memory an instance gives its open streams
+	capNoticesPerSecond = 0.1  // how often a stream tells its notice, on average (one share it hears every 10 s)
+	capReadsPerWrite    = 20   // page reads per write (share, like or comment) of the site
+	capPrimaryCores     = 8    // the primary the thresholds are stated for
+	capPrimaryRAMGiB    = 64   // its memory
+	capLargestCores     = 64   // the largest single machine a primary is bought as
+	capHotRAMShare      = 0.5  // posts and events may take this share of the primary's memory
 )
 
 // mixPart is a scenario and its share of a mix.
@@ -170,8 +170,8 @@ func capacity(r Report) Capacity {
 		if l.HeldKiBPerStream > 0 {
 			c.StreamsByMemory = capStreamMiB * 1024 / l.HeldKiBPerStream
 		}
-		if l.CPUusPerAsk > 0 {
-			c.StreamsByCPU = capUtilisation * 1e6 / (l.CPUusPerAsk * capAsksPerSecond)
+		if l.CPUusPerNotice > 0 {
+			c.StreamsByCPU = capUtilisation * 1e6 / (l.CPUusPerNotice * capNoticesPerSecond)
 		}
 	}
 	for _, t := range capacityTables {
@@ -259,16 +259,16 @@ func capacityMarkdown(r Report, growth []Report) string {
 		mixNote = fmt.Sprintf("; %s %s, the rest renormalised", strings.Join(missing, ", "), notMeasured)
 	}
 	row("writes per second per primary core, the write mix", fmt.Sprintf("1000 / weighted PostgreSQL ms (%.3f; %s%s)", c.Writes.PgMs, mixWeights(writeMix), mixNote), c.WriteMixPerCore, "/s")
-	heldKiB, askUs := 0.0, 0.0
+	heldKiB, noticeUs := 0.0, 0.0
 	if r.Live != nil {
-		heldKiB, askUs = r.Live.HeldKiBPerStream, r.Live.CPUusPerAsk
+		heldKiB, noticeUs = r.Live.HeldKiBPerStream, r.Live.CPUusPerNotice
 	}
 	row("live streams per instance, memory-bound", fmt.Sprintf("%d MiB × 1024 / held KiB per stream (%.3f)", capStreamMiB, heldKiB), c.StreamsByMemory, "")
-	formula := fmt.Sprintf("%.1f × 10⁶ µs / (µs per ask × asks per stream a second (%g))", capUtilisation, capAsksPerSecond)
-	if askUs > 0 {
-		formula = fmt.Sprintf("%.1f × 10⁶ µs / (µs per ask (%.1f) × asks per stream a second (%g))", capUtilisation, askUs, capAsksPerSecond)
+	formula := fmt.Sprintf("%.1f × 10⁶ µs / (µs per notice × notices per stream a second (%g))", capUtilisation, capNoticesPerSecond)
+	if noticeUs > 0 {
+		formula = fmt.Sprintf("%.1f × 10⁶ µs / (µs per notice (%.1f) × notices per stream a second (%g))", capUtilisation, noticeUs, capNoticesPerSecond)
 	}
-	row("live streams per instance core, CPU-bound (each share asks every stream of a follower once)", formula, c.StreamsByCPU, "")
+	row("live streams per instance core, CPU-bound (each share tells every stream of a follower its notice once)", formula, c.StreamsByCPU, "")
 	for _, k := range capacityTables {
 		formula, v := fmt.Sprintf("pg_total_relation_size('%s') / rows", k.Table), 0.0
 		for _, x := range c.Bytes {

@@ -24,7 +24,7 @@ func capacityReport() Report {
 		Result{Name: "like", AppCPUms: 0.3, PgCPUms: 0.5},
 		Result{Name: "comment_bump", AppCPUms: 0.4, PgCPUms: 1},
 		Result{Name: "baseline_naive_light", PgCPUms: 9}) // SQL alone: no page
-	r.Live = &LiveReport{HeldKiBPerStream: 16, CPUusPerAsk: 50, ShareAppCPUms: 1, SharePgCPUms: 2}
+	r.Live = &LiveReport{HeldKiBPerStream: 16, CPUusPerNotice: 50, ShareAppCPUms: 1, SharePgCPUms: 2}
 	r.Tables = []TableSize{
 		{Table: "posts", Rows: 1000, Bytes: 1_000_000},  // 1000 B a post
 		{Table: "events", Rows: 10_000, Bytes: 500_000}, // 50 B an event, 10 a post
@@ -104,7 +104,7 @@ func TestCapacityMarkdown(t *testing.T) {
 		{"an older run without the new figures", old, []string{
 			"| writes per second per primary core: share | 1000 / PostgreSQL ms per write | not measured in this run |",
 			"| bytes per notification | pg_total_relation_size('notifications') / rows | not measured in this run |",
-			"(µs per ask × asks per stream a second (0.1)) | not measured in this run |",
+			"(µs per notice × notices per stream a second (0.1)) | not measured in this run |",
 			"share not measured in this run, the rest renormalised",
 		}},
 	}

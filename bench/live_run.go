@@ -54,9 +54,11 @@ func (r *liveRun) cpu() time.Duration {
 	return cpuTime(r.a.cmd.Process.Pid) + cpuTime(r.b.cmd.Process.Pid)
 }
 
-// asks is how many notices the instances' streams have asked for so far.
-func (r *liveRun) asks() float64 {
-	return metric(r.a, "tributary_live_asks_total") + metric(r.b, "tributary_live_asks_total")
+// noticesTold is how many notices the instances' streams have told so far: asked for, and
+// (counted) told from their last counts.
+func (r *liveRun) noticesTold() (told, counted float64) {
+	counted = metric(r.a, "tributary_live_counted_total") + metric(r.b, "tributary_live_counted_total")
+	return metric(r.a, "tributary_live_asks_total") + metric(r.b, "tributary_live_asks_total") + counted, counted
 }
 
 // loadPages loads every reader's home page first, as a browser does: what the pages cost the
@@ -210,7 +212,7 @@ func (r *liveRun) openStreams(ctx context.Context) (closeStreams func(), closed 
 // and the instances' goroutines.
 func (r *liveRun) measureOpen(rssBefore, heldBefore int64) {
 	for last, deadline := -1.0, time.Now().Add(time.Minute); time.Now().Before(deadline); {
-		n := r.asks()
+		n, _ := r.noticesTold()
 		if n >= float64(len(r.readers)) && n == last {
 			break
 		}
@@ -263,16 +265,17 @@ func (r *liveRun) awaitNotices(s int, deadline time.Time) {
 
 // timedShares shares with every stream open and times each share's notice on every
 // follower's stream; it returns the asks the streams made meanwhile and the instances' CPU.
-func (r *liveRun) timedShares(ctx context.Context) (asked float64, cpu time.Duration, err error) {
+func (r *liveRun) timedShares(ctx context.Context) (told float64, cpu time.Duration, err error) {
 	var lat, acks []float64
 	for s := 1; s <= liveNoticeWarmShares+liveNoticeShares; s++ {
 		timed := s > liveNoticeWarmShares
 		if s == liveNoticeWarmShares+1 {
 			profileLive(r.cfg, r.a, r.b)
 		}
-		// The instances' counters are read before the clock starts: reading asks scrapes
+		// The instances' counters are read before the clock starts: reading them scrapes
 		// both instances' /metrics, which is not the share's time.
-		cpuBefore, asksBefore := r.cpu(), r.asks()
+		cpuBefore := r.cpu()
+		toldBefore, countedBefore := r.noticesTold()
 		start := time.Now()
 		ack, err := r.share(ctx, "open", s)
 		if err != nil {
@@ -285,7 +288,9 @@ func (r *liveRun) timedShares(ctx context.Context) (asked float64, cpu time.Dura
 		}
 		acks = append(acks, ack)
 		cpu += r.cpu() - cpuBefore
-		asked += r.asks() - asksBefore
+		n, c := r.noticesTold()
+		told += n - toldBefore
+		r.rep.Counted += int(c - countedBefore)
 		r.mu.Lock()
 		for i := range r.followers {
 			r.rep.Due++
@@ -304,15 +309,15 @@ func (r *liveRun) timedShares(ctx context.Context) (asked float64, cpu time.Dura
 		r.rep.MaxMs = round3(lat[len(lat)-1])
 	}
 	r.rep.ShareP50ms = round3(quantile(acks, 0.50))
-	if asked > 0 {
-		r.rep.CPUusPerAsk = round3(float64(cpu.Microseconds()) / asked)
+	if told > 0 {
+		r.rep.CPUusPerNotice = round3(float64(cpu.Microseconds()) / told)
 	}
 	r.mu.Lock()
 	for _, ns := range r.notices[r.followers:] {
 		r.rep.BystanderNotices += len(ns)
 	}
 	r.mu.Unlock()
-	return asked, cpu, nil
+	return told, cpu, nil
 }
 
 // measureClosed waits for the instances to let the closed streams go and counts what is
