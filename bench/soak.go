@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // SoakConfig says how to soak: the bench's dataset and database, two instances of the real
@@ -141,6 +144,10 @@ func Soak(ctx context.Context, cfg SoakConfig) (SoakReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	anchors, err := soakAnchors(ctx, pool)
+	if err != nil {
+		return rep, err
+	}
 	pool.Close() // the soak's own connection would only be in the way of the restart
 
 	tr := newTransport(cfg.Conns * 2)
@@ -164,7 +171,7 @@ func Soak(ctx context.Context, cfg SoakConfig) (SoakReport, error) {
 	var wg sync.WaitGroup
 	for i := range cfg.Conns {
 		w := &soakWorker{kind: kinds[i%len(kinds)], servers: servers, tr: tr, token: tokens[i%len(tokens)], urls: urls,
-			maxAnchor: maxAnchor, r: rand.New(rand.NewPCG(uint64(i), 42)), record: record, seq: i}
+			anchors: anchors, r: rand.New(rand.NewPCG(uint64(i), 42)), record: record, seq: i}
 		wg.Go(func() { w.run(runCtx) })
 	}
 	fmt.Fprintf(log, "soak: %d clients of mixed traffic on 2 instances for %s\n", cfg.Conns, cfg.Duration)
@@ -213,22 +220,22 @@ func cmpOr(s, def string) string {
 // soakWorker is one client: it sends one kind of request again and again, to either
 // instance (next pages alternate: the cursor of one instance is used on the other).
 type soakWorker struct {
-	kind      string
-	servers   []*server
-	tr        *http.Transport
-	token     string
-	user      int64 // the token's user (site soak)
-	urls      []string
-	posts     []int64 // what likes and comments go to (site soak)
-	maxAnchor int64
-	r         *rand.Rand
-	record    func(soakSample)
-	seq       int
-	cursor    string
-	n         int
-	ledger    *ledger // the site soak's: its writes are unique and recorded
-	runID     string  // makes this soak's titles and comments unique
-	text      string  // the unique title or comment just sent
+	kind    string
+	servers []*server
+	tr      *http.Transport
+	token   string
+	user    int64 // the token's user (site soak)
+	urls    []string
+	posts   []int64 // what likes and comments go to (site soak)
+	anchors []int64 // items that exist, for dwell reports
+	r       *rand.Rand
+	record  func(soakSample)
+	seq     int
+	cursor  string
+	n       int
+	ledger  *ledger // the site soak's: its writes are unique and recorded
+	runID   string  // makes this soak's titles and comments unique
+	text    string  // the unique title or comment just sent
 }
 
 func (w *soakWorker) run(ctx context.Context) {
@@ -268,7 +275,7 @@ func (w *soakWorker) run(ctx context.Context) {
 		case "events":
 			var evs []string
 			for range 5 {
-				evs = append(evs, fmt.Sprintf(`{"item":%d,"dwell_ms":%d}`, 1+w.r.Int64N(w.maxAnchor), 300+w.r.IntN(4000)))
+				evs = append(evs, fmt.Sprintf(`{"item":%d,"dwell_ms":%d}`, w.anchors[w.r.IntN(len(w.anchors))], 300+w.r.IntN(4000)))
 			}
 			req, _ = http.NewRequestWithContext(ctx, "POST", base+"/events", strings.NewReader(`{"events":[`+strings.Join(evs, ",")+`]}`))
 			req.Header.Set("Content-Type", "application/json")
@@ -323,6 +330,17 @@ func (w *soakWorker) run(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// soakAnchors are the newest items (up to 5,000) for the dwell reports: item ids have gaps
+// (a share of a known link spends one), and a report naming no item is refused.
+func soakAnchors(ctx context.Context, pool *pgxpool.Pool) ([]int64, error) {
+	var ids []int64
+	err := pool.QueryRow(ctx, `SELECT coalesce(array_agg(id), '{}') FROM (SELECT id FROM anchors ORDER BY id DESC LIMIT 5000) a`).Scan(&ids)
+	if err == nil && len(ids) == 0 {
+		err = errors.New("bench: soak: no items")
+	}
+	return ids, err
 }
 
 // unique is text made unique to this soak and request, so the ledger can find it.

@@ -95,6 +95,10 @@ func soakSite(ctx context.Context, cfg SoakConfig) (SoakReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	anchors, err := soakAnchors(ctx, pool)
+	if err != nil {
+		return rep, err
+	}
 	var posts []int64 // public posts anyone may like and comment on
 	if err := pool.QueryRow(ctx, `SELECT coalesce(array_agg(id), '{}') FROM (SELECT id FROM posts
 		WHERE is_public AND deleted_at IS NULL ORDER BY id DESC LIMIT 500) p`).Scan(&posts); err != nil || len(posts) == 0 {
@@ -125,7 +129,7 @@ func soakSite(ctx context.Context, cfg SoakConfig) (SoakReport, error) {
 	var wg sync.WaitGroup
 	for i := range cfg.Conns {
 		w := &soakWorker{kind: kinds[i%len(kinds)], servers: lb, tr: tr, token: tokens[i%len(tokens)], user: users[i%len(users)],
-			urls: urls, posts: posts, maxAnchor: maxAnchor, r: rand.New(rand.NewPCG(uint64(i), 42)), record: record, seq: i,
+			urls: urls, posts: posts, anchors: anchors, r: rand.New(rand.NewPCG(uint64(i), 42)), record: record, seq: i,
 			ledger: &led, runID: run}
 		wg.Go(func() { w.run(runCtx) })
 	}
