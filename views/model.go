@@ -355,6 +355,12 @@ func withParam(base, key, value string) string {
 	return u.String()
 }
 
+// NewItemsHref is where a ranked feed's page (base) brings the items that arrived after its
+// fencepost.
+func NewItemsHref(base, fencepost string) string {
+	return withParam(onPath("/feed/new/items", base), "fencepost", fencepost)
+}
+
 // onPath moves a local URL's query onto another path.
 func onPath(path, base string) string {
 	u, err := url.Parse(base)

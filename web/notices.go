@@ -21,10 +21,11 @@ import (
 // polls, and no other route of the site.
 type notice struct {
 	after time.Time // the page's fencepost
-	// The ranked feed (/feed/new): its query and its page's address without a cursor.
+	// The ranked feed (/feed/new): its query, and where its pill brings the new items (from
+	// its page's address without a cursor; made once, as a stream tells its pill often).
 	ranked bool
 	q      tributary.FeedQuery
-	base   string
+	href   string
 	// A chronological feed: the feed, its page, the fencepost as the page has it, and the
 	// author of a user's page (only their posts are new there; 0 for other pages).
 	chrono    feed.Chrono
@@ -41,7 +42,7 @@ func rankedNotice(v url.Values) (notice, error) {
 	}
 	v.Del("fencepost")
 	q, err := tributary.ParseFeedQuery(v)
-	return notice{after: after, ranked: true, q: q, base: "/?" + feedLink(q)}, err
+	return notice{after: after, ranked: true, q: q, href: views.NewItemsHref("/?"+feedLink(q), feed.FormatFencepost(after))}, err
 }
 
 // chronoNotice is the notice of a chronological feed's page at path, after the page's
@@ -67,7 +68,7 @@ const noticeMax = 100
 
 // rankedPill is what a ranked notice's slot shows for c new items.
 func (n notice) rankedPill(c int) templ.Component {
-	return views.NewPill(c, views.FeedView{Base: n.base}, feed.FormatFencepost(n.after))
+	return views.NewPill(c, n.href)
 }
 
 // errLiveSource refuses a stream's src that is not a notice of this site's feeds.
