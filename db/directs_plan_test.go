@@ -115,11 +115,17 @@ func explain(t *testing.T, pool *pgxpool.Pool, sql string, args []any) planNode 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return planOf(t, plan)
+}
+
+// planOf reads the root of EXPLAIN's JSON.
+func planOf(t *testing.T, plan string) planNode {
+	t.Helper()
 	var root []struct {
 		Plan planNode `json:"Plan"`
 	}
-	if err := json.Unmarshal([]byte(plan), &root); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal([]byte(plan), &root); err != nil || len(root) == 0 {
+		t.Fatalf("EXPLAIN's JSON: %v (%.100s)", err, plan)
 	}
 	return root[0].Plan
 }

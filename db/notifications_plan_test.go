@@ -3,7 +3,6 @@ package db_test
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -79,16 +78,11 @@ func TestSessionReadSkipsOthersNotifications(t *testing.T) {
 		token[:]).Scan(&plan); err != nil {
 		t.Fatal(err)
 	}
-	var root []struct {
-		Plan planNode `json:"Plan"`
-	}
-	if err := json.Unmarshal([]byte(plan), &root); err != nil {
-		t.Fatal(err)
-	}
-	if n := root[0].Plan.rowsOf("sessions"); n != 1 {
+	root := planOf(t, plan)
+	if n := root.rowsOf("sessions"); n != 1 {
 		t.Fatalf("the plan read %.0f sessions, want bob's", n)
 	}
-	if n := root[0].Plan.scannedOf("notifications"); n > 0 {
+	if n := root.scannedOf("notifications"); n > 0 {
 		t.Errorf("bob's session read scanned %.0f rows of notifications (of %d), want none: he has none", n, held)
 	}
 }
