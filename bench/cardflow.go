@@ -335,30 +335,17 @@ func openStreams(ctx context.Context, servers []*server, tr *http.Transport, tok
 			closeAll()
 			return nil, fmt.Errorf("home page: %w", err)
 		}
-		req, err := http.NewRequestWithContext(sctx, "GET", c.base+"/live?src="+url.QueryEscape(src), nil)
-		if err != nil {
-			closeAll()
-			return nil, err
-		}
-		opened.Add(1)
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			c.http.Timeout = 0
-			r, err := c.http.Do(req)
-			opened.Done()
-			if err != nil {
-				return
-			}
-			defer r.Body.Close()
-			if r.StatusCode != http.StatusOK {
+		answered := func(status int) { // refused: answered, but not with a stream
+			if status != 0 && status != http.StatusOK {
 				mu.Lock()
 				refused++
 				mu.Unlock()
-				return
 			}
-			readEvents(r.Body, func(event, data string) { on(i, event, data) })
-		}()
+		}
+		if err := c.openLive(sctx, src, &opened, &done, answered, func(event, data string) { on(i, event, data) }); err != nil {
+			closeAll()
+			return nil, err
+		}
 	}
 	opened.Wait()
 	if refused > 0 {

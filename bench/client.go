@@ -155,6 +155,34 @@ func (c *client) putGetter(g *rawGetter) {
 	pool.idle = append(pool.idle, g)
 }
 
+// openLive opens c's live stream of src's notice on a goroutine of its own and hands each of
+// its events to on. answered has the stream's status (0: no answer) before opened is done;
+// done is done once the stream has ended (ctx ends it).
+func (c *client) openLive(ctx context.Context, src string, opened, done *sync.WaitGroup, answered func(status int), on func(event, data string)) error {
+	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/live?src="+url.QueryEscape(src), nil)
+	if err != nil {
+		return err
+	}
+	opened.Add(1)
+	done.Add(1)
+	go func() {
+		defer done.Done()
+		c.http.Timeout = 0
+		res, err := c.http.Do(req)
+		status := 0
+		if err == nil {
+			defer res.Body.Close()
+			status = res.StatusCode
+		}
+		answered(status)
+		opened.Done()
+		if status == http.StatusOK {
+			readEvents(res.Body, on)
+		}
+	}()
+	return nil
+}
+
 // postJSON posts a JSON body the way the dwell tracker does, and expects want.
 func (c *client) postJSON(ctx context.Context, path string, body []byte, want int) (latency, error) {
 	req, err := http.NewRequestWithContext(ctx, "POST", c.base+path, bytes.NewReader(body))

@@ -171,37 +171,23 @@ func (r *liveRun) openStreams(ctx context.Context) (closeStreams func(), closed 
 	closed = &sync.WaitGroup{}
 	fmt.Fprintf(r.cfg.Log, "bench: live notices: opening %d streams on 2 instances\n", len(r.readers))
 	for i := range r.readers {
-		c := r.reader(i)
-		req, err := http.NewRequestWithContext(sctx, "GET", c.base+"/live?src="+url.QueryEscape(src), nil)
+		err := r.reader(i).openLive(sctx, src, &opened, closed, func(int) {}, func(event, data string) {
+			if m := livePillRe.FindStringSubmatch(data); event == "pill" && m != nil {
+				at := time.Now() // before the lock, which the waiter's scan may hold
+				r.mu.Lock()
+				r.notices[i] = append(r.notices[i], liveNoticeAt{at: at, count: m[1]})
+				r.told[i] = max(r.told[i], told(m[1]))
+				r.mu.Unlock()
+				select {
+				case r.arrival <- struct{}{}:
+				default:
+				}
+			}
+		})
 		if err != nil {
 			opened.Wait()
 			return closeStreams, closed, err
 		}
-		opened.Add(1)
-		closed.Add(1)
-		go func() {
-			defer closed.Done()
-			c.http.Timeout = 0
-			res, err := c.http.Do(req)
-			opened.Done()
-			if err != nil {
-				return
-			}
-			defer res.Body.Close()
-			readEvents(res.Body, func(event, data string) {
-				if m := livePillRe.FindStringSubmatch(data); event == "pill" && m != nil {
-					at := time.Now() // before the lock, which the waiter's scan may hold
-					r.mu.Lock()
-					r.notices[i] = append(r.notices[i], liveNoticeAt{at: at, count: m[1]})
-					r.told[i] = max(r.told[i], told(m[1]))
-					r.mu.Unlock()
-					select {
-					case r.arrival <- struct{}{}:
-					default:
-					}
-				}
-			})
-		}()
 	}
 	opened.Wait()
 	return closeStreams, closed, nil
