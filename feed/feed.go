@@ -343,7 +343,7 @@ func (s *Service) NewCount(ctx context.Context, viewer *tributary.User, q tribut
 			n++
 		}
 	}
-	noteCount(ctx, viewer, q, after, max, arrived, n)
+	noteCount(ctx, viewer, q, after, max, arrived)
 	return n, nil
 }
 

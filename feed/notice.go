@@ -33,12 +33,11 @@ type NoticeState struct {
 	v      viewerState
 	fenced bool
 	// The last count (NewCount with the state kept), for the fencepost after: the items it
-	// found, the hidden and seen ones among them, and how many it counted (at most max).
+	// found (at most max), the hidden and seen ones among them, which it did not count.
 	counted bool
 	after   time.Time
 	max     int
 	found   []int64
-	count   int
 }
 
 // Forget makes the next ask read the reader's state again.
@@ -78,8 +77,8 @@ func (s *Service) noticeSource(ctx context.Context, viewer *tributary.User, q tr
 }
 
 // noteCount keeps a count NewCount made with ctx's stream state: the items found (all of
-// them, hidden ones too, as each takes a place under max) and the count.
-func noteCount(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery, after time.Time, max int, arrived []db.Arrival, count int) {
+// them, hidden ones too, as each takes a place under max).
+func noteCount(ctx context.Context, viewer *tributary.User, q tributary.FeedQuery, after time.Time, max int, arrived []db.Arrival) {
 	n, _ := ctx.Value(noticeKey{}).(*NoticeState)
 	if n == nil || viewer == nil {
 		return
@@ -89,7 +88,7 @@ func noteCount(ctx context.Context, viewer *tributary.User, q tributary.FeedQuer
 	if !n.kept || n.viewer != viewer.ID || n.q.Signature() != q.Signature() {
 		return
 	}
-	n.counted, n.after, n.max, n.count = true, after, max, count
+	n.counted, n.after, n.max = true, after, max
 	n.found = n.found[:0]
 	for _, a := range arrived {
 		n.found = append(n.found, a.AnchorID)
@@ -118,17 +117,18 @@ func (n *NoticeState) Arrive(after time.Time, anchor, author int64, inGroup bool
 		!q.Since.IsZero() || !q.Until.IsZero() || inGroup || author == n.viewer || !n.v.followed.Has(author) {
 		return 0, false
 	}
-	if slices.Contains(n.found, anchor) {
-		return n.count, true
+	if !slices.Contains(n.found, anchor) {
+		if len(n.found) >= n.max {
+			return 0, false
+		}
+		n.found = append(n.found, anchor)
 	}
-	if len(n.found) >= n.max {
-		return 0, false
+	for _, id := range n.found {
+		if !n.v.hides(id, q.IncludeSeen) {
+			count++
+		}
 	}
-	n.found = append(n.found, anchor)
-	if !(!q.IncludeSeen && n.v.seen[anchor]) && !n.v.access.HidesItem(anchor) {
-		n.count++
-	}
-	return n.count, true
+	return count, true
 }
 
 // MayCount reports whether a new post by author (inGroup: posted to a group) may change a

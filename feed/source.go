@@ -286,9 +286,7 @@ func (src *source) muted(it tributary.Item) (tributary.Mute, bool) {
 }
 
 // Hidden: the viewer hid the item, or has seen it (and asked to leave seen items out).
-func (src *source) Hidden(id int64) bool {
-	return (!src.q.IncludeSeen && src.v.seen[id]) || src.v.access.HidesItem(id)
-}
+func (src *source) Hidden(id int64) bool { return src.v.hides(id, src.q.IncludeSeen) }
 
 // member reports whether an item belongs to this feed for this viewer: someone in the
 // followed set shared it, or it is in one of the viewer's groups, in a post the viewer may

@@ -50,6 +50,11 @@ func (v viewerState) forNotice() viewerState {
 	return v
 }
 
+// hides reports whether the viewer hid the item, or has seen it (unless includeSeen).
+func (v viewerState) hides(id int64, includeSeen bool) bool {
+	return (!includeSeen && v.seen[id]) || v.access.HidesItem(id)
+}
+
 // freshIDs lists the anchors of the viewer's fresh shares.
 func (v viewerState) freshIDs() []int64 {
 	ids := make([]int64, 0, len(v.fresh))
