@@ -281,15 +281,18 @@ func (s *Server) streamLive(ctx context.Context, r *http.Request, src notice, co
 // read, by the page's author on a user's page, by someone the reader follows (or in a group)
 // on their home. Any other post changes no notice of theirs.
 func newToPage(arrived []db.LivePost, reader *liveReader, author int64) bool {
-	return slices.ContainsFunc(arrived, func(p db.LivePost) bool {
-		if !reader.access.CanRead(p.Access) {
-			return false
-		}
-		if author != 0 {
-			return p.AuthorID == author
-		}
-		return reader.notice.MayCount(p.AuthorID, p.InGroup)
-	})
+	return slices.ContainsFunc(arrived, func(p db.LivePost) bool { return mayBeNew(p, reader, author) })
+}
+
+// mayBeNew is newToPage's test of one post.
+func mayBeNew(p db.LivePost, reader *liveReader, author int64) bool {
+	if !reader.access.CanRead(p.Access) {
+		return false
+	}
+	if author != 0 {
+		return p.AuthorID == author
+	}
+	return reader.notice.MayCount(p.AuthorID, p.InGroup)
 }
 
 // talkedCards names the cards whose talk changed, among the posts talked of, that the reader

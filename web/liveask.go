@@ -123,7 +123,7 @@ func (s *Server) countArrived(ctx context.Context, src notice, reader *liveReade
 	}
 	count, told := 0, false
 	for _, p := range arrived {
-		if !reader.access.CanRead(p.Access) || !reader.notice.MayCount(p.AuthorID, p.InGroup) {
+		if !mayBeNew(p, reader, 0) {
 			continue
 		}
 		if count, ok = reader.notice.Arrive(src.after, p.AnchorID, p.AuthorID, p.InGroup); !ok {
