@@ -52,7 +52,8 @@ type LiveReport struct {
 	// ClosedAfterS: how long after the pages closed the instances had let every stream go.
 	ClosedAfterS float64 `json:"closed_after_s,omitempty"`
 	// CPUusPerNotice is the instances' CPU over the timed shares and their notices, per
-	// notice told (asked, or told from the stream's last count: Counted of them); ShareAppCPUms and SharePgCPUms are a share's CPU with no stream open, of the
+	// notice told (asked, or told from the stream's last count: Counted of them).
+	// ShareAppCPUms and SharePgCPUms are a share's CPU with no stream open, of the
 	// instances and of the database's backends, from the share to a second after its answer
 	// (the work it starts after commit included) less an idle second's.
 	CPUusPerNotice float64 `json:"cpu_us_per_notice,omitempty"`
