@@ -118,3 +118,38 @@ func TestLinkCardsShowNoUnreadableShare(t *testing.T) {
 		}
 	}
 }
+
+// A card's text shows once on the pages of its post and of its item: whole in the post's
+// card, and in an item's head with its discussions' cards showing none of it; feeds show
+// its first lines.
+func TestLinkCardTextShowsOnceOnItsPages(t *testing.T) {
+	ts := newTestSite(t)
+	a, _ := ts.instance()
+	ada, bob := a.client(), a.client()
+	ada.signup("ada")
+	bob.signup("bob")
+	bob.post("/u/ada/follow", url.Values{})
+	cards := []tributary.LinkCard{
+		{Kind: "paper", Title: "Rivers, a Paper", Authors: []string{"Ada Lovelace"}, Abstract: "Feeds that end are read to the end."},
+		{Kind: "model", Title: "rivers/tiny · Hugging Face", Description: "On a journey to read rivers."},
+	}
+	for i, card := range cards {
+		text := card.Abstract + card.Description
+		post, anchor := ada.shareOn(ts, "https://example.com/rivers-"+itoa(int64(i)), "")
+		if err := a.store.SaveCard(t.Context(), anchor, card); err != nil {
+			t.Fatal(err)
+		}
+		if r := bob.post("/p/"+itoa(post)+"/comments", url.Values{"body": {"Read it."}}); r.status != http.StatusSeeOther {
+			t.Fatalf("comment: %d %s", r.status, r.body)
+		}
+		for _, path := range []string{"/p/" + itoa(post), "/i/" + itoa(anchor), "/"} {
+			if r := bob.get(path); r.status != http.StatusOK || strings.Count(r.body, text) != 1 {
+				t.Errorf("%s shows the card's text %d times, not once: %.600s", path, strings.Count(r.body, text), r.body)
+			}
+		}
+		if r := bob.get("/p/" + itoa(post)); !strings.Contains(r.body, `data-testid="link-card-full"`) ||
+			(card.Abstract != "" && !strings.Contains(r.body, "Ada Lovelace")) {
+			t.Errorf("the post's page shows no whole card: %.600s", r.body)
+		}
+	}
+}
