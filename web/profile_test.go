@@ -110,6 +110,14 @@ func TestProfileHead(t *testing.T) {
 	cy.post("/u/ada/ban", url.Values{})
 	check("cy, banning", cy, "ada", profileHead{"0", "0", "1", []string{"unban", "private-notice"}})
 
+	// An empty page asks its owner to share; another reader reads that it has nothing.
+	if r := cy.get("/u/cy"); !strings.Contains(r.body, `You have shared nothing yet. <a href="/share">`) {
+		t.Errorf("cy's own empty page: %.400s", r.body)
+	}
+	if r := bob.get("/u/cy"); !strings.Contains(r.body, "No posts to show.") || strings.Contains(r.body, "You have shared") {
+		t.Errorf("cy's empty page to bob: %.400s", r.body)
+	}
+
 	if r := bob.get("/u/nobody"); r.status != http.StatusNotFound {
 		t.Errorf("/u/nobody: status %d, want 404", r.status)
 	}
