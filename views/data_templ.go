@@ -78,7 +78,7 @@ func DeleteAccountForm() templ.Component {
 			templ_7745c5c3_Var3 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<section class=\"panel\"><h2>Delete your account</h2><p>Your posts, comments and likes disappear at once, everywhere; your follows, lists and memberships are removed. Your handle stays taken. This cannot be undone: <a href=\"/settings/export\">download your data</a> first if you want to keep it.</p><form method=\"post\" action=\"/settings/delete\"><label for=\"delete-password\">Your password</label> <input id=\"delete-password\" type=\"password\" name=\"password\" autocomplete=\"current-password\" required data-testid=\"delete-password\"> <button class=\"btn\" type=\"submit\" data-testid=\"delete-account\">Delete my account</button></form></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<section class=\"panel\"><h2>Delete your account</h2><p>Your posts, comments and likes disappear at once, everywhere; your follows, lists and memberships are removed. Your handle stays taken. This cannot be undone: <a href=\"/settings/export\">download your data</a> first if you want to keep it.</p><form method=\"post\" action=\"/settings/delete\"><div class=\"field\"><label for=\"delete-password\">Your password</label> <input id=\"delete-password\" type=\"password\" name=\"password\" autocomplete=\"current-password\" required data-testid=\"delete-password\"></div><button class=\"btn btn-danger\" type=\"submit\" data-testid=\"delete-account\">Delete my account</button></form></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
