@@ -821,7 +821,7 @@ func GroupsPage(p Page, groups []db.Group, f Form) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 77, "<div class=\"field\"><label for=\"f-access\">Who can read it</label> <select id=\"f-access\" name=\"access\"><option value=\"public\">public: anyone</option> <option value=\"protected\">protected: logged-in people</option> <option value=\"private\">private: members only</option></select></div><label class=\"radio\"><input type=\"checkbox\" name=\"moderated\" value=\"1\"> Admins approve who joins</label> <button class=\"btn btn-primary\" type=\"submit\" data-testid=\"create-group\">Create group</button></form></section>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 77, "<div class=\"field\"><label for=\"f-access\">Who can read it</label> <select id=\"f-access\" name=\"access\"><option value=\"public\">Public: anyone</option> <option value=\"protected\">Protected: people who are logged in</option> <option value=\"private\">Private: members only</option></select></div><label class=\"radio\"><input type=\"checkbox\" name=\"moderated\" value=\"1\"> Admins approve who joins</label> <button class=\"btn btn-primary\" type=\"submit\" data-testid=\"create-group\">Create group</button></form></section>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
