@@ -1163,7 +1163,7 @@ func postCards(l PostList, now time.Time, own bool) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else if len(l.Posts) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 87, "<p class=\"end\" data-testid=\"end\">You're all caught up.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 87, "<p class=\"end\" data-testid=\"end\">No older posts.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
