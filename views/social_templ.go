@@ -869,7 +869,7 @@ func DirectsPage(p Page, l PostList) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 78, "<section class=\"feed-head\"><h1>Directs</h1><p class=\"muted\">Posts you sent to people, or that people sent to you. Only the sender and the recipients can read them.</p></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 78, "<section class=\"feed-head\"><h1>Directs</h1><p class=\"muted\">Posts you sent to people, or that people sent to you. Only the sender and the recipients can read them. <a href=\"/share\">Send a direct</a> from the share form: name its people under \"Share to\".</p></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
