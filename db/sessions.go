@@ -228,6 +228,7 @@ func (ss SessionStore) withAccess(ctx context.Context, token string) (r dbq.Sess
 	defer func() {
 		if err == nil {
 			unread = ss.s.unread.answer(kept, gen, r)
+			ss.s.unread.keepSession(token, gen, r)
 		}
 	}()
 	if su == nil || su.Ahead == nil || !known {
@@ -311,6 +312,7 @@ func (ss SessionStore) CommitCtx(ctx context.Context, token string, b []byte, ex
 // DeleteCtx removes a session.
 func (ss SessionStore) DeleteCtx(ctx context.Context, token string) error {
 	ss.users.Delete(token)
+	ss.s.unread.dropSession(token)
 	if err := ss.s.q.DeleteSession(ctx, tokenHash(token)); err != nil {
 		return fmt.Errorf("db: delete session: %w", err)
 	}

@@ -24,6 +24,20 @@ type unreadKept struct {
 	// counts holds kept counts and, as invalid entries, when a reader's last change was
 	// heard: a count read before it is not kept.
 	counts *lru.Cache[int64, unreadCount]
+	// sessions holds, per token, the session this instance last read and whose it was, so
+	// that the badge's request can be answered from the kept count without a read
+	// (Store.KeptUnread); ended, per user, the generation of the last change heard that ended
+	// or moved one of their sessions: a session read before it is not answered for.
+	sessions *lru.Cache[string, keptSession]
+	ended    *lru.Cache[int64, uint64]
+}
+
+// keptSession is a session as a read found it: whose it is, until when it lasts (its
+// deadline, and sessionIdle after its recorded use), and the generation it was read at.
+type keptSession struct {
+	user           int64
+	deadline, idle time.Time
+	gen            uint64
 }
 
 type unreadCount struct {
@@ -43,7 +57,9 @@ const (
 )
 
 func newUnreadKept() *unreadKept {
-	return &unreadKept{gen: 1, counts: lru.New[int64, unreadCount](unreadKeptTTL, unreadKeptMax, time.Now)}
+	return &unreadKept{gen: 1, counts: lru.New[int64, unreadCount](unreadKeptTTL, unreadKeptMax, time.Now),
+		sessions: lru.New[string, keptSession](unreadKeptTTL, unreadKeptMax, time.Now),
+		ended:    lru.New[int64, uint64](unreadKeptTTL, unreadKeptMax, time.Now)}
 }
 
 // KeepUnread lets this store keep unread counts while up reports the instance caught up
@@ -62,7 +78,18 @@ func (s *Store) UnreadHeard(changes []SiteChange, reset bool) {
 	for _, c := range changes {
 		switch {
 		case reset:
-		case c.Kind == "notifications" || c.Kind == "notification_reads":
+		case c.Kind == "sessions":
+			u.gen++
+			if c.Readers == nil {
+				u.sessions.Clear()
+			}
+			for _, r := range c.Readers {
+				u.ended.Put(r, u.gen)
+			}
+			continue
+		case c.Kind == "notifications" || c.Kind == "notification_reads" || c.Kind == "bans" || c.Kind == "feed_readers":
+			// a reader's notifications, or what they may read of them (the session read checks
+			// bans and private feeds itself; the badge answered from a kept count does not)
 			if c.Readers != nil {
 				u.gen++
 				for _, r := range c.Readers {
@@ -73,7 +100,7 @@ func (s *Store) UnreadHeard(changes []SiteChange, reset bool) {
 		case c.Kind == "posts" || c.Kind == "users":
 			// a post's access or deletion, a user's privacy or deletion: any reader's
 		default:
-			continue // bans and private feeds are checked by the read itself
+			continue
 		}
 		reset = true
 	}
@@ -81,7 +108,55 @@ func (s *Store) UnreadHeard(changes []SiteChange, reset bool) {
 		u.gen++
 		u.all = u.gen
 		u.counts.Clear()
+		u.sessions.Clear()
 	}
+}
+
+// KeptUnread is the unread count of the user whose session token names, from what this
+// instance kept of both (false: it kept nothing it may answer with). It holds while the
+// instance is caught up with the site's change log and has heard, since the session's and
+// the count's reads, of no change that ended the session or may have changed the count;
+// so it may be as stale as the log is late (a WakeEvery), as pages' live streams are.
+func (s *Store) KeptUnread(token string, now time.Time) (int, bool) {
+	u := s.unread
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.up == nil || !u.up() {
+		return 0, false
+	}
+	k, ok := u.sessions.Get(token)
+	if !ok || u.all > k.gen || !now.Before(k.deadline) || !now.Before(k.idle) {
+		return 0, false
+	}
+	if ended, ok := u.ended.Get(k.user); ok && ended > k.gen {
+		return 0, false
+	}
+	c, ok := u.counts.Get(k.user)
+	if !ok || !c.valid {
+		return 0, false
+	}
+	return c.n, true
+}
+
+// keepSession keeps a session read at gen (a signed-in one, r.ID not 0), for KeptUnread.
+func (u *unreadKept) keepSession(token string, gen uint64, r dbq.SessionWithAccessRow) {
+	deadline, _, err := SessionCodec{}.Decode(r.Data)
+	if gen == 0 || r.ID == 0 || err != nil {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if ended, ok := u.ended.Get(r.ID); u.all > gen || ok && ended > gen {
+		return
+	}
+	u.sessions.Put(token, keptSession{user: r.ID, deadline: deadline, idle: r.SeenAt.Add(sessionIdle), gen: gen})
+}
+
+// dropSession forgets a session this instance ended (the others hear of it through the log).
+func (u *unreadKept) dropSession(token string) {
+	u.mu.Lock()
+	u.sessions.Delete(token)
+	u.mu.Unlock()
 }
 
 // query fills in what a session read asks of the count kept for user (0: whose the session

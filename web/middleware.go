@@ -77,10 +77,14 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 
 // session loads the request's session and puts its user in the request context: read with
 // the session when its row names them (db.SessionStore), else by id. Over HTTPS the session
-// cookie is a Secure __Host- cookie (hostCookies).
+// cookie is a Secure __Host- cookie (hostCookies). The badge's request may be answered
+// before, from what this instance kept (keptBadge).
 func (s *Server) session(next http.Handler) http.Handler {
 	load := s.sessions.LoadAndSave(s.loadUser(next))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.keptBadge(w, r) {
+			return
+		}
 		ctx, su := db.WithSessionUser(r.Context())
 		su.Ahead = s.readAhead(r)
 		su.UserAgent = userAgent(r)

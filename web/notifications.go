@@ -93,6 +93,9 @@ func (s *Server) openNotification(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, views.NotificationTarget(n), http.StatusSeeOther)
 }
 
+// badgeRoute is the badge's request (pages without a live stream ask it).
+const badgeRoute = "GET /notifications/unread"
+
 // unreadBadge answers the header's badge for pages without a live stream (on focus, and on
 // a slow timer).
 func (s *Server) unreadBadge(w http.ResponseWriter, r *http.Request) {
@@ -101,8 +104,39 @@ func (s *Server) unreadBadge(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	s.writeBadge(w, r, n)
+}
+
+func (s *Server) writeBadge(w http.ResponseWriter, r *http.Request, n int) {
 	w.Header().Set("Cache-Control", "no-store")
 	s.render(w, r, http.StatusOK, views.UnreadBadge(n))
+}
+
+// keptBadge answers the badge's request, before its session is read, from what this
+// instance kept of the session and of its user's unread count (db.Store.KeptUnread): no
+// read at all. False: it did not answer, and the request goes on as any other.
+func (s *Server) keptBadge(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method+" "+r.URL.Path != badgeRoute {
+		return false
+	}
+	name := sessionCookie
+	if s.isHTTPS(r) {
+		name = hostPrefix + sessionCookie
+	}
+	c, err := r.Cookie(name)
+	if err != nil || c.Value == "" {
+		return false
+	}
+	n, ok := s.store.KeptUnread(c.Value, s.now())
+	if !ok {
+		return false
+	}
+	s.metrics.badgeKept.Inc()
+	if ri := infoOf(r.Context()); ri != nil {
+		ri.route = badgeRoute
+	}
+	s.writeBadge(w, r, n)
+	return true
 }
 
 // unread is the signed-in reader's unread count: the one their session's read brought, or

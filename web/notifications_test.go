@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"tributary/site"
 )
 
 // notificationsJSON is GET /api/notifications as a client reads it.
@@ -169,5 +172,94 @@ func TestOpeningAPostReadsItsNotifications(t *testing.T) {
 	}
 	if got := unreadOf(t, bob.get("/p/"+read).body); got != "0" { // nobody else's notifications move
 		t.Errorf("bob's badge says %s, want 0", got)
+	}
+}
+
+// The badge's request is answered from the session and count an instance kept, with no read,
+// while nothing it heard since could have changed them: a like, a ban or a session ended on
+// another instance is heard of, and the next badge is read again.
+func TestBadgeAnsweredFromKeptCount(t *testing.T) {
+	ts := newTestSite(t)
+	// A's wake-ups come at most every half second: a request right after A's own write
+	// comes before A has heard of it.
+	a, busA := ts.instance(func(b *site.Bus) { b.WakeEvery = 500 * time.Millisecond })
+	b, _ := ts.instance()
+	ann, bob := a.client(), b.client()
+	ann.signup("ann")
+	bob.signup("bob")
+	post, _ := ann.shareOn(ts, "https://example.com/kept-badge", "")
+	kept := func() int {
+		t.Helper()
+		m := regexp.MustCompile(`(?m)^tributary_badge_kept_total (\d+)$`).FindStringSubmatch(a.metrics())
+		if m == nil {
+			t.Fatal("no tributary_badge_kept_total on /metrics")
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	badge := func(want string, fromKept bool) {
+		t.Helper()
+		before := kept()
+		r := ann.get("/notifications/unread")
+		if r.status != http.StatusOK || unreadOf(t, r.body) != want {
+			t.Fatalf("ann's badge: %d %.200s, want %s", r.status, r.body, want)
+		}
+		if got := kept() - before; got != map[bool]int{true: 1}[fromKept] {
+			t.Errorf("badge %s answered from kept state %d times, want %v", want, got, fromKept)
+		}
+	}
+	busA.Sync(t.Context())
+	ann.get("/notifications/unread") // read, and kept, if no request before was
+	badge("0", true)
+	if !strings.Contains(a.metrics(), `tributary_http_request_duration_seconds_count{method="GET",route="GET /notifications/unread",status="200"} 2`) {
+		t.Error("the badge's answers are not timed under its route")
+	}
+
+	bob.post("/p/"+itoa(post)+"/like", url.Values{})
+	busA.Sync(t.Context())
+	badge("1", false)
+	badge("1", true)
+
+	// A ban made elsewhere hides the like at once.
+	ann.on(b).post("/u/bob/ban", url.Values{})
+	busA.Sync(t.Context())
+	badge("0", false)
+	badge("0", true)
+
+	// Past its session's idle time (by this instance's clock) nothing is answered from what
+	// was kept; the database, on its own clock, reads the session again.
+	ts.advance(31 * 24 * time.Hour)
+	before := kept()
+	ann.get("/notifications/unread")
+	if kept() != before {
+		t.Error("a badge answered from kept state for a session idle past its time")
+	}
+	ts.advance(-31 * 24 * time.Hour)
+	badge("0", true)
+
+	// Ann's other device, on B, ends her other sessions: this one's too, on A.
+	other := b.client()
+	if r := other.post("/login", url.Values{"handle": {"ann"}, "password": {"correct horse"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("login: %d", r.status)
+	}
+	if r := other.post("/settings/sessions/end-all", url.Values{}); r.status != http.StatusSeeOther {
+		t.Fatalf("end the other sessions: %d %.200s", r.status, r.body)
+	}
+	busA.Sync(t.Context())
+	if r := ann.get("/notifications/unread"); r.status == http.StatusOK || strings.Contains(r.body, "data-unread") {
+		t.Errorf("after its session was ended elsewhere the badge still answers: %d %.200s", r.status, r.body)
+	}
+
+	// A session logged out on A answers nothing there at once, even to a copy of its cookie.
+	third := a.client()
+	third.post("/login", url.Values{"handle": {"ann"}, "password": {"correct horse"}})
+	third.get("/notifications/unread")
+	site, _ := url.Parse(a.srv.URL)
+	copied := a.client()
+	copied.http.Jar.SetCookies(site, third.http.Jar.Cookies(site))
+	third.post("/logout", url.Values{})
+	before = kept()
+	if r := copied.get("/notifications/unread"); r.status == http.StatusOK || kept() != before {
+		t.Errorf("a logged-out session's copied cookie got a badge: %d %.200s", r.status, r.body)
 	}
 }

@@ -98,6 +98,8 @@ type Metrics struct {
 	requests *prometheus.HistogramVec
 	refresh  prometheus.Histogram
 	rows     prometheus.Gauge
+	// badgeKept counts the badge's requests answered from kept state (Server.keptBadge).
+	badgeKept prometheus.Counter
 }
 
 // CacheStats reports a cache's hits and misses so far.
@@ -118,7 +120,9 @@ func newMetrics(pool *pgxpool.Pool, anon, rivers CacheStats, up func() bool, liv
 			Help: "How long snapshot refreshes took.", Buckets: prometheus.ExponentialBuckets(0.25, 2, 10)}),
 		rows: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tributary_snapshot_rows", Help: "Rows of the last snapshot refresh."}),
 	}
-	m.reg.MustRegister(m.requests, m.refresh, m.rows,
+	m.badgeKept = prometheus.NewCounter(prometheus.CounterOpts{Name: "tributary_badge_kept_total",
+		Help: "Unread badge requests answered from the session and count this instance kept, without a read."})
+	m.reg.MustRegister(m.requests, m.refresh, m.rows, m.badgeKept,
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(liveHeap)), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		poolCollector{pool},
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tributary_anon_cache_hits_total", Help: "Anonymous pages served from the cache."},

@@ -90,7 +90,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /notifications", s.requireUser(s.notifications))
 	mux.HandleFunc("GET /api/notifications", s.requireUser(s.apiNotifications))
 	mux.HandleFunc("POST /notifications/read", s.requireUser(s.markNotificationsRead))
-	mux.HandleFunc("GET /notifications/unread", s.requireUser(s.unreadBadge))
+	mux.HandleFunc(badgeRoute, s.requireUser(s.unreadBadge))
 	mux.HandleFunc("GET /notifications/settings", s.requireUser(s.notificationSettings))
 	mux.HandleFunc("POST /notifications/settings", s.requireUser(s.setNotificationSettings))
 	mux.HandleFunc("GET /notifications/{id}", s.requireUser(s.openNotification))
