@@ -27,6 +27,8 @@ type Notification struct {
 	Actors    []string // handles, newest first, at most three
 	Count     int      // rows in the line: Count-len(Actors) are "others"
 	PostID    int64    // 0: none
+	PostTitle string   // the post's title, or its first words ("": no post)
+	Comment   string   // the first lines of the comment the line is about ("": none)
 	Group     string   // a group's name for join requests and approvals
 	CreatedAt time.Time
 	Unread    bool

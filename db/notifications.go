@@ -36,7 +36,7 @@ func (s *Store) Notifications(ctx context.Context, v tributary.Viewer, from trib
 	var page tributary.NotificationPage
 	for _, r := range rows {
 		page.Lines = append(page.Lines, tributary.Notification{ID: r.ID, Type: r.Type, Actors: r.Actors, Count: int(r.Count),
-			PostID: r.PostID.Int64, Group: r.GroupName, CreatedAt: r.CreatedAt, Unread: r.Unread})
+			PostID: r.PostID.Int64, PostTitle: r.PostTitle, Comment: r.CommentExcerpt, Group: r.GroupName, CreatedAt: r.CreatedAt, Unread: r.Unread})
 	}
 	if len(page.Lines) > limit {
 		page.Lines = page.Lines[:limit]

@@ -25,7 +25,10 @@ heads AS (
      LIMIT @lim::int)
 SELECT h.id, h.type, h.post_id, coalesce((SELECT g.name FROM feeds g WHERE g.id = h.group_id), '')::text AS group_name, h.created_at,
        (NOT h.read AND h.created_at > (SELECT upto FROM marker))::boolean AS unread,
-       a.count, a.actors
+       a.count, a.actors,
+       -- what the line is about: its post's title (or first words), its comment's first lines
+       coalesce((SELECT CASE WHEN p.title <> '' THEN p.title ELSE left(p.body, 120) END FROM posts p WHERE p.id = h.post_id), '')::text AS post_title,
+       coalesce((SELECT left(c.body, 280) FROM comments c WHERE c.id = h.comment_id), '')::text AS comment_excerpt
   FROM heads h
   -- A line that never groups is its head alone; a group's is counted on the group's index
   -- (an OR of the two read both indexes for every line), and its newest three actors read

@@ -42,6 +42,8 @@ type notificationJSON struct {
 	Actors    []string  `json:"actors"`
 	Count     int       `json:"count"`
 	PostID    int64     `json:"post_id,omitempty"`
+	PostTitle string    `json:"post_title,omitempty"`
+	Comment   string    `json:"comment,omitempty"`
 	Group     string    `json:"group,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	Unread    bool      `json:"unread"`
@@ -59,7 +61,7 @@ func (s *Server) apiNotifications(w http.ResponseWriter, r *http.Request) {
 	}{Notifications: make([]notificationJSON, len(page.Lines)), NextCursor: page.Next.String()}
 	for i, l := range page.Lines {
 		out.Notifications[i] = notificationJSON{ID: l.ID, Type: l.Type, Actors: l.Actors, Count: l.Count, PostID: l.PostID,
-			Group: l.Group, CreatedAt: l.CreatedAt, Unread: l.Unread}
+			PostTitle: l.PostTitle, Comment: l.Comment, Group: l.Group, CreatedAt: l.CreatedAt, Unread: l.Unread}
 	}
 	writeJSON(w, http.StatusOK, out)
 }

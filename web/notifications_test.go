@@ -16,12 +16,14 @@ import (
 // notificationsJSON is GET /api/notifications as a client reads it.
 type notificationsJSON struct {
 	Notifications []struct {
-		ID     int64    `json:"id"`
-		Type   string   `json:"type"`
-		Actors []string `json:"actors"`
-		Count  int      `json:"count"`
-		PostID int64    `json:"post_id"`
-		Unread bool     `json:"unread"`
+		ID      int64    `json:"id"`
+		Type    string   `json:"type"`
+		Actors  []string `json:"actors"`
+		Count   int      `json:"count"`
+		PostID  int64    `json:"post_id"`
+		Title   string   `json:"post_title"`
+		Comment string   `json:"comment"`
+		Unread  bool     `json:"unread"`
 	} `json:"notifications"`
 	NextCursor string `json:"next_cursor"`
 }
@@ -81,6 +83,15 @@ func TestNotificationsFlow(t *testing.T) {
 	}
 	if want := "follow cy|comment bob|like cy,bob"; strings.Join(lines, "|") != want {
 		t.Errorf("ann's notifications %q, want %q", strings.Join(lines, "|"), want)
+	}
+	// A line says what it is about: the post, and the comment's words.
+	if n := got.Notifications; len(n) == 3 && (n[0].Title != "" || n[1].Title != "Ann's note" || n[1].Comment != "Nice one" ||
+		n[2].Title != "Ann's note" || n[2].Comment != "") {
+		t.Errorf("the lines' subjects: %+v", n)
+	}
+	if page := ann.get("/notifications").body; !strings.Contains(page, `data-testid="notification-comment">Nice one</p>`) ||
+		!strings.Contains(page, `data-testid="notification-post">Ann&#39;s note</p>`) {
+		t.Errorf("the page does not show the lines' subjects: %.1500s", page)
 	}
 	if got := unreadOf(t, ann.get("/notifications").body); got != "3" {
 		t.Errorf("the header's badge says %s, want 3", got)
