@@ -306,6 +306,9 @@ func loadDemo(ctx context.Context, e *env, store *db.Store) error {
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
+	if err := seed.Activity(ctx, store, res.Logins, 1, time.Now()); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
 	fmt.Fprintf(e.stderr, "demo dataset loaded in %.1fs. Demo logins (password %q):\n", time.Since(started).Seconds(), seedDemoPassword)
 	for _, l := range res.Logins {
 		fmt.Fprintf(e.stderr, "  %-6s %s\n", l.Handle, l.Note)
