@@ -387,3 +387,41 @@ func TestSeedTiny(t *testing.T) {
 		})
 	}
 }
+
+// The demo's activity gives each login notifications to find: likes, a comment with its
+// words, follows (a mention comes through the job queue, not running here).
+func TestSeedActivity(t *testing.T) {
+	s, res := seeded(t, seedSmall(1))
+	ctx := context.Background()
+	if err := seed.Activity(ctx, s, res.Logins, 1, seedEnd.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range res.Logins {
+		u, v, err := userAccess(ctx, s, l.Handle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := s.Notifications(ctx, v, tributary.NotificationCursor{}, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := map[string]int{}
+		for _, n := range page.Lines {
+			kinds[n.Type]++
+			if n.Type == "comment" && n.Comment == "" {
+				t.Errorf("%s: a comment line without its words: %+v", u.Handle, n)
+			}
+		}
+		if kinds["like"] == 0 || kinds["follow"] == 0 || kinds["comment"] == 0 {
+			t.Errorf("%s's notifications: %v", u.Handle, kinds)
+		}
+	}
+}
+
+func userAccess(ctx context.Context, s *db.Store, handle string) (tributary.User, tributary.Viewer, error) {
+	u, err := s.UserByHandle(ctx, handle)
+	if err != nil {
+		return u, tributary.Viewer{}, err
+	}
+	return s.UserWithAccess(ctx, u.ID)
+}
