@@ -43,17 +43,20 @@ SELECT count(*) FROM users;
 -- A user page's head in one statement: the user; their counts as a viewer sees them (their
 -- posts only those the viewer may read: a direct or a private post is not told by the count);
 -- their posts feed's access; and how the viewer stands with them: the viewer's follow and ban
--- of them, or for the user themself how many follow requests wait.
+-- of them, or for the user themself how many follow requests wait. The follow counts are
+-- kept on write (user_stats, migration 64); posts are counted on two partial indexes: the
+-- public ones, and those restricted ones the viewer may read.
 SELECT sqlc.embed(u),
-    (SELECT count(*) FROM follows f WHERE f.follower_id = u.id AND f.state = 'active') AS following,
-    (SELECT count(*) FROM follows f WHERE f.followed_id = u.id AND f.state = 'active') AS followers,
-    (SELECT count(*) FROM posts p WHERE p.author_id = u.id AND p.deleted_at IS NULL
-        AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])) AS posts,
+    coalesce(s.following, 0)::bigint AS following,
+    coalesce(s.followers, 0)::bigint AS followers,
+    ((SELECT count(*) FROM posts p WHERE p.author_id = u.id AND p.is_public AND p.deleted_at IS NULL)
+        + (SELECT count(*) FROM posts p WHERE p.author_id = u.id AND NOT p.is_public AND p.deleted_at IS NULL
+            AND can_read(p.is_public, p.protected_owner_ids, p.private_feed_ids, @viewer_id::bigint, @blocked::bigint[], @private_feeds::bigint[])))::bigint AS posts,
     coalesce((SELECT fd.access FROM feeds fd WHERE fd.owner_id = u.id AND fd.kind = 'posts' AND fd.name = ''), '')::text AS visibility,
     coalesce((SELECT f.state FROM follows f WHERE f.follower_id = @viewer_id::bigint AND f.followed_id = u.id AND u.id <> @viewer_id::bigint), '')::text AS follow_state,
     EXISTS (SELECT 1 FROM bans b WHERE b.user_id = @viewer_id::bigint AND b.banned_id = u.id AND u.id <> @viewer_id::bigint) AS banned,
-    (SELECT count(*) FROM follows f WHERE f.followed_id = u.id AND f.state = 'pending' AND u.id = @viewer_id::bigint)::int AS requests
-  FROM users u
+    CASE WHEN u.id = @viewer_id::bigint THEN coalesce(s.requests, 0) ELSE 0 END::int AS requests
+  FROM users u LEFT JOIN user_stats s ON s.user_id = u.id
  WHERE u.id = @id AND u.deleted_at IS NULL;
 
 -- name: PostsFeedAccess :one

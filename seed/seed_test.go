@@ -425,3 +425,19 @@ func userAccess(ctx context.Context, s *db.Store, handle string) (tributary.User
 	}
 	return s.UserWithAccess(ctx, u.ID)
 }
+
+// The seeded world's kept counts (user_stats) agree with counting afresh.
+func TestSeedKeepsUserStats(t *testing.T) {
+	s, _ := seeded(t, seedSmall(2))
+	wrong := seedInt(t, s, `SELECT count(*) FROM users u LEFT JOIN user_stats s ON s.user_id = u.id
+		WHERE (coalesce(s.following, 0), coalesce(s.followers, 0), coalesce(s.requests, 0)) <>
+		      ((SELECT count(*) FROM follows f WHERE f.follower_id = u.id AND f.state = 'active'),
+		       (SELECT count(*) FROM follows f WHERE f.followed_id = u.id AND f.state = 'active'),
+		       (SELECT count(*) FROM follows f WHERE f.followed_id = u.id AND f.state = 'pending'))`)
+	if wrong != 0 {
+		t.Errorf("%v users' kept counts differ from their counts", wrong)
+	}
+	if n := seedInt(t, s, "SELECT count(*) FROM user_stats WHERE followers > 0"); n == 0 {
+		t.Error("no user has followers")
+	}
+}

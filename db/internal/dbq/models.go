@@ -519,6 +519,13 @@ type User struct {
 	DeletedAt      *time.Time
 }
 
+type UserStat struct {
+	UserID    int64
+	Following int64
+	Followers int64
+	Requests  int64
+}
+
 type UserTag struct {
 	UserID int64
 	Tag    string
