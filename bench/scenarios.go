@@ -59,6 +59,7 @@ func (w *world) scenarios(conc, tconc int) []scenario {
 	out = append(out, w.notifyScenarios(conc)...)
 	out = append(out, w.filterScenarios(conc)...)
 	out = append(out, w.directsScenario(conc))
+	out = append(out, w.userPages(conc)...)
 	out = append(out, w.searchScenarios(conc)...)
 	out = append(out, w.cardScenarios(conc)...)
 	return out
