@@ -184,7 +184,7 @@ func TestFilterTagFeedScrollsToTheEnd(t *testing.T) {
 	}
 	end := page.GetByTestId("end")
 	must(t, end.ScrollIntoViewIfNeeded())
-	must(t, expect.Locator(end).ToHaveText("You're all caught up."))
+	must(t, expect.Locator(end).ToHaveText("No older posts."))
 	must(t, expect.Locator(page.GetByTestId("sentinel")).ToHaveCount(0))
 	got := postIDs(t, page)
 	if !slices.Equal(got, want) {
