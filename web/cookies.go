@@ -13,6 +13,20 @@ const (
 	hostPrefix    = "__Host-"
 )
 
+// sessionToken is the session token a request carries ("": none): over HTTPS only under
+// the cookie's __Host- name, as hostCookies shows it to the session manager.
+func sessionToken(r *http.Request, https bool) string {
+	name := sessionCookie
+	if https {
+		name = hostPrefix + sessionCookie
+	}
+	c, err := r.Cookie(name)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
 // hostCookies serves an HTTPS request with the session cookie under its __Host- name: the
 // request's cookie of that name is shown to the session manager under the plain name (and a
 // plain one the request carries is dropped), and the cookie the manager sets goes out

@@ -95,8 +95,11 @@ func (s *Server) openNotification(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, views.NotificationTarget(n), http.StatusSeeOther)
 }
 
-// badgeRoute is the badge's request (pages without a live stream ask it).
-const badgeRoute = "GET /notifications/unread"
+// badgePath is the badge's request (pages without a live stream ask it), badgeRoute its route.
+const (
+	badgePath  = "/notifications/unread"
+	badgeRoute = "GET " + badgePath
+)
 
 // unreadBadge answers the header's badge for pages without a live stream (on focus, and on
 // a slow timer).
@@ -118,18 +121,14 @@ func (s *Server) writeBadge(w http.ResponseWriter, r *http.Request, n int) {
 // instance kept of the session and of its user's unread count (db.Store.KeptUnread): no
 // read at all. False: it did not answer, and the request goes on as any other.
 func (s *Server) keptBadge(w http.ResponseWriter, r *http.Request) bool {
-	if r.Method+" "+r.URL.Path != badgeRoute {
+	if r.Method != http.MethodGet || r.URL.Path != badgePath {
 		return false
 	}
-	name := sessionCookie
-	if s.isHTTPS(r) {
-		name = hostPrefix + sessionCookie
-	}
-	c, err := r.Cookie(name)
-	if err != nil || c.Value == "" {
+	token := sessionToken(r, s.isHTTPS(r))
+	if token == "" {
 		return false
 	}
-	n, ok := s.store.KeptUnread(c.Value, s.now())
+	n, ok := s.store.KeptUnread(token, s.now())
 	if !ok {
 		return false
 	}
