@@ -63,14 +63,17 @@ const notifications = `-- name: Notifications :many
 WITH marker AS (
     SELECT coalesce((SELECT r.read_upto FROM notification_reads r WHERE r.user_id = $1::bigint), '-infinity'::timestamptz) AS upto),
 heads AS (
-    SELECT n.id, n.type, n.actor_id, n.post_id, n.comment_id, n.group_id, n.group_key, n.read, n.created_at
+    SELECT n.id, n.type, n.actor_id, n.post_id, n.comment_id, n.group_id, n.group_key, n.read, n.created_at,
+           CASE WHEN sp.title <> '' THEN sp.title ELSE left(sp.body, 120) END AS post_title,
+           left(sc.body, 280) AS comment_excerpt
       FROM notifications n
+      LEFT JOIN posts sp ON sp.id = n.post_id
+      LEFT JOIN comments sc ON sc.id = n.comment_id
      WHERE n.recipient_id = $1::bigint AND (n.created_at, n.id) < ($3::timestamptz, $4::bigint)
        AND n.actor_id <> ALL ($2::bigint[])
-       AND (n.post_id IS NULL OR coalesce((SELECT sp.deleted_at IS NULL
-            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, $1::bigint, $2::bigint[], $5::bigint[])
-            FROM posts sp WHERE sp.id = n.post_id), false))
-       AND (n.comment_id IS NULL OR coalesce((SELECT true FROM comments sc WHERE sc.id = n.comment_id), false))
+       AND (n.post_id IS NULL OR (sp.id IS NOT NULL AND sp.deleted_at IS NULL
+            AND can_read(sp.is_public, sp.protected_owner_ids, sp.private_feed_ids, $1::bigint, $2::bigint[], $5::bigint[])))
+       AND (n.comment_id IS NULL OR sc.id IS NOT NULL)
        AND (n.group_key IS NULL OR NOT EXISTS (
             SELECT 1 FROM notifications m
              WHERE m.recipient_id = $1::bigint AND m.group_key = n.group_key AND (m.created_at, m.id) > (n.created_at, n.id)
@@ -81,9 +84,8 @@ heads AS (
 SELECT h.id, h.type, h.post_id, coalesce((SELECT g.name FROM feeds g WHERE g.id = h.group_id), '')::text AS group_name, h.created_at,
        (NOT h.read AND h.created_at > (SELECT upto FROM marker))::boolean AS unread,
        a.count, a.actors,
-       -- what the line is about: its post's title (or first words), its comment's first lines
-       coalesce((SELECT CASE WHEN p.title <> '' THEN p.title ELSE left(p.body, 120) END FROM posts p WHERE p.id = h.post_id), '')::text AS post_title,
-       coalesce((SELECT left(c.body, 280) FROM comments c WHERE c.id = h.comment_id), '')::text AS comment_excerpt
+       coalesce(h.post_title, '')::text AS post_title,
+       coalesce(h.comment_excerpt, '')::text AS comment_excerpt
   FROM heads h
   -- A line that never groups is its head alone; a group's is counted on the group's index
   -- (an OR of the two read both indexes for every line), and its newest three actors read
@@ -132,7 +134,8 @@ type NotificationsRow struct {
 // newest few actors. Every row is shown only while the viewer may see it (the rule
 // notification_unread states, spelled out so that the planner looks each
 // row's post up by id), so lines and counts change at once with access. A group's rows share
-// its head's post (the key names it), so only the head's post is looked up.
+// its head's post (the key names it), so only the head's post is looked up; what the line is
+// about (its post's title, its comment's first lines) is read in the same probes.
 func (q *Queries) Notifications(ctx context.Context, arg NotificationsParams) ([]NotificationsRow, error) {
 	rows, err := q.db.Query(ctx, notifications,
 		arg.ViewerID,
