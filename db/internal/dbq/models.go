@@ -519,6 +519,17 @@ type User struct {
 	DeletedAt      *time.Time
 }
 
+type UserAccess struct {
+	UserID        int64
+	Blocked       []int64
+	PrivateFeeds  []int64
+	Hidden        []int64
+	Muted         []string
+	MutedCollapse []bool
+	Groups        []int64
+	GroupNames    []string
+}
+
 type UserStat struct {
 	UserID    int64
 	Following int64
@@ -532,6 +543,17 @@ type UserTag struct {
 }
 
 type ViewerAccess struct {
+	ViewerID      int64
+	Blocked       []int64
+	PrivateFeeds  []int64
+	Hidden        []int64
+	Muted         []string
+	MutedCollapse []bool
+	Groups        []int64
+	GroupNames    []string
+}
+
+type ViewerAccessComputed struct {
 	ViewerID      int64
 	Blocked       []int64
 	PrivateFeeds  []int64
