@@ -67,7 +67,7 @@ func (w *world) scenarios(conc, tconc int) []scenario {
 
 // unloaded are the logged-in scenarios, the naive baseline and the floor again with conc clients (one,
 // usually), named with a _c<conc> suffix; and the median class's pages of readers with many
-// notifications, right after the same pages without.
+// notifications, in turns with the same pages without (notifiedPages).
 func (w *world) unloaded(pool *pgxpool.Pool, conc, headSize int) []scenario {
 	var out []scenario
 	for _, c := range w.classes {
@@ -83,6 +83,9 @@ func (w *world) unloaded(pool *pgxpool.Pool, conc, headSize int) []scenario {
 	}
 	for i := range out {
 		out[i].Name += unloadedSuffix(conc)
+		if out[i].Alternate != "" {
+			out[i].Alternate += unloadedSuffix(conc)
+		}
 	}
 	return out
 }
