@@ -79,6 +79,39 @@ func TestTimelineAppendJSON(t *testing.T) {
 	}
 }
 
+// A page of notifications' AppendJSON writes what encoding/json writes of its lines and
+// cursor, [] for no lines.
+func TestNotificationPageAppendJSON(t *testing.T) {
+	type schema struct {
+		Notifications []Notification `json:"notifications"`
+		NextCursor    string         `json:"next_cursor"`
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	pages := []NotificationPage{{}, {Lines: []Notification{}}, {Lines: []Notification{{}}}}
+	for range 3000 {
+		var p NotificationPage
+		fill(r, reflect.ValueOf(&p).Elem(), 0)
+		pages = append(pages, p)
+	}
+	for i, p := range pages {
+		want, err := json.Marshal(schema{Notifications: append([]Notification{}, p.Lines...), NextCursor: p.Next.String()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.AppendJSON([]byte("prefix"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got[len("prefix"):], want) {
+			t.Fatalf("page %d:\nAppendJSON %s\njson       %s", i, got[len("prefix"):], want)
+		}
+	}
+	bad := NotificationPage{Lines: []Notification{{CreatedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}}
+	if _, err := bad.AppendJSON(nil); err == nil {
+		t.Error("AppendJSON accepts a time past year 9999")
+	}
+}
+
 // PostList's AppendJSON writes what encoding/json writes, as Timeline's does.
 func TestPostListAppendJSON(t *testing.T) {
 	checkAppendJSON(t, rand.New(rand.NewPCG(3, 4)), PostList.AppendJSON)

@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"time"
 
 	"tributary"
 	"tributary/db"
@@ -35,35 +34,15 @@ func (s *Server) notifications(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, views.NotificationsPage(s.page(r, "Notifications"), page))
 }
 
-// notificationJSON is one line of GET /api/notifications.
-type notificationJSON struct {
-	ID        int64     `json:"id"`
-	Type      string    `json:"type"`
-	Actors    []string  `json:"actors"`
-	Count     int       `json:"count"`
-	PostID    int64     `json:"post_id,omitempty"`
-	PostTitle string    `json:"post_title,omitempty"`
-	Comment   string    `json:"comment,omitempty"`
-	Group     string    `json:"group,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
-	Unread    bool      `json:"unread"`
-}
-
+// apiNotifications is GET /api/notifications: a page of lines as JSON
+// (tributary.NotificationPage.AppendJSON).
 func (s *Server) apiNotifications(w http.ResponseWriter, r *http.Request) {
 	page, err := s.notificationPage(r)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	out := struct {
-		Notifications []notificationJSON `json:"notifications"`
-		NextCursor    string             `json:"next_cursor"`
-	}{Notifications: make([]notificationJSON, len(page.Lines)), NextCursor: page.Next.String()}
-	for i, l := range page.Lines {
-		out.Notifications[i] = notificationJSON{ID: l.ID, Type: l.Type, Actors: l.Actors, Count: l.Count, PostID: l.PostID,
-			PostTitle: l.PostTitle, Comment: l.Comment, Group: l.Group, CreatedAt: l.CreatedAt, Unread: l.Unread}
-	}
-	writeJSON(w, http.StatusOK, out)
+	s.writeJSON(w, r, page.AppendJSON)
 }
 
 // markNotificationsRead is "mark all read": every device's badge goes to 0.
