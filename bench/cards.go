@@ -48,11 +48,8 @@ func (w *world) pageVariants(prefix, group, note string, conc int, give, take fu
 		}
 		for _, s := range []scenario{w.coldFirst(c, conc), w.nextPages(c, conc)} {
 			s.Name, s.Group, s.Note = prefix+s.Name, s.Group+group, s.Note+"; "+note
-			setup, teardown := s.setup, s.teardown
+			setup := s.setup
 			s.setup = func(ctx context.Context) error {
-				if err := give(ctx); err != nil {
-					return err
-				}
 				if setup != nil {
 					if err := setup(ctx); err != nil {
 						return err
@@ -67,20 +64,37 @@ func (w *world) pageVariants(prefix, group, note string, conc int, give, take fu
 				}
 				return nil
 			}
-			s.teardown = func() {
-				if teardown != nil {
-					teardown()
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				if err := take(ctx); err != nil {
-					fmt.Fprintf(os.Stderr, "bench: %s: the dataset is left changed: %v\n", s.Name, err)
-				}
-			}
+			s = around(s, give, take)
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// around has sc's setup begin with give and its teardown end with take (which must undo
+// give: an error is reported, the run goes on).
+func around(sc scenario, give, take func(context.Context) error) scenario {
+	setup, teardown := sc.setup, sc.teardown
+	sc.setup = func(ctx context.Context) error {
+		if err := give(ctx); err != nil {
+			return err
+		}
+		if setup != nil {
+			return setup(ctx)
+		}
+		return nil
+	}
+	sc.teardown = func() {
+		if teardown != nil {
+			teardown()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := take(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %s: the dataset is left changed: %v\n", sc.Name, err)
+		}
+	}
+	return sc
 }
 
 // benchCardTitle marks the cards the bench made.

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"sync/atomic"
-	"time"
 )
 
 // Notifications (issue 46): a reader's first page of /api/notifications and their unread
@@ -102,8 +100,7 @@ func (w *world) notifiedPages(conc int) []scenario {
 // takes them away after.
 func (w *world) withNotifications(sc scenario, c class) scenario {
 	var before int64 // the newest notification before the seed: those after it go after
-	setup, teardown := sc.setup, sc.teardown
-	sc.setup = func(ctx context.Context) error {
+	give := func(ctx context.Context) error {
 		if err := w.pool.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM notifications`).Scan(&before); err != nil {
 			return fmt.Errorf("bench: seed notifications: %w", err)
 		}
@@ -112,26 +109,17 @@ func (w *world) withNotifications(sc scenario, c class) scenario {
 				return err
 			}
 		}
-		if setup != nil {
-			return setup(ctx)
-		}
 		return nil
 	}
-	sc.teardown = func() {
-		if teardown != nil {
-			teardown()
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
+	take := func(ctx context.Context) error {
 		ids := make([]int64, len(c.Viewers))
 		for i, v := range c.Viewers {
 			ids[i] = v.ID
 		}
-		if _, err := w.pool.Exec(ctx, `DELETE FROM notifications WHERE recipient_id = ANY($1) AND id > $2`, ids, before); err != nil {
-			fmt.Fprintf(os.Stderr, "bench: %s: the dataset is left changed: %v\n", sc.Name, err)
-		}
+		_, err := w.pool.Exec(ctx, `DELETE FROM notifications WHERE recipient_id = ANY($1) AND id > $2`, ids, before)
+		return err
 	}
-	return sc
+	return around(sc, give, take)
 }
 
 // notifiedGap is the crossover's estimate of what 10,000 unread notifications add to a page
